@@ -1,0 +1,105 @@
+#include "check/server_check.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "ndjson/writer.h"
+
+namespace cdc::check {
+
+namespace {
+
+constexpr std::string_view kVariables =
+    "'log_bin','binlog_format','binlog_row_image','binlog_row_metadata','binlog_row_value_options',"
+    "'gtid_mode','enforce_gtid_consistency','gtid_strict_mode','gtid_binlog_pos','gtid_domain_id',"
+    "'binlog_expire_logs_seconds','expire_logs_days','server_id','binlog_checksum',"
+    "'binlog_transaction_compression'";
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+}  // namespace
+
+std::string_view status_name(Status status) {
+  switch (status) {
+    case Status::ok: return "ok";
+    case Status::warn: return "warn";
+    case Status::fail: return "fail";
+  }
+  return "fail";
+}
+
+Result<ServerFacts> gather_facts(mysql::Connection& connection) {
+  ServerFacts facts;
+  auto identity = connection.query("SELECT VERSION(), @@version_comment, CURRENT_USER()");
+  if (!identity) return fail(std::move(identity).error());
+  if (identity->rows.size() != 1 || identity->rows[0].size() != 3)
+    return fail(Errc::server, "SELECT VERSION() returned an unexpected result");
+  const auto& row = identity->rows[0];
+  facts.version = row[0].value_or("");
+  facts.version_comment = row[1].value_or("");
+  facts.current_user = row[2].value_or("");
+
+  // SHOW VARIABLES rather than SELECT @@x: a variable this server lacks is simply absent,
+  // where @@x would fail the whole query.
+  auto variables =
+      connection.query(fmt::format("SHOW GLOBAL VARIABLES WHERE Variable_name IN ({})", kVariables));
+  if (!variables) return fail(std::move(variables).error());
+  for (const auto& variable : variables->rows)
+    if (variable.size() == 2 && variable[0]) facts.variables[lower(*variable[0])] = variable[1].value_or("");
+
+  auto grants = connection.query("SHOW GRANTS");
+  if (!grants) return fail(std::move(grants).error());
+  for (const auto& grant : grants->rows)
+    if (!grant.empty() && grant[0]) facts.grants.push_back(*grant[0]);
+  return facts;
+}
+
+void write_report(const Report& report, ndjson::Writer& out) {
+  std::vector<std::string_view> failed;
+  std::vector<std::string_view> warnings;
+  for (const CheckLine& line : report.lines) {
+    out.begin_object();
+    out.field("op", "check");
+    out.field("v", 1);
+    out.field("name", line.name);
+    out.field("status", status_name(line.status));
+    out.field("value", line.value);
+    out.field("want", line.want);
+    if (!line.message.empty()) {
+      out.field("message", line.message);
+    }
+    if (!line.fix.empty()) {
+      out.field("fix", line.fix);
+    }
+    out.end_object();
+    out.end_record();
+    if (line.status == Status::fail) failed.push_back(line.name);
+    if (line.status == Status::warn) warnings.push_back(line.name);
+  }
+  out.begin_object();
+  out.field("op", "check_summary");
+  out.field("v", 1);
+  out.field("flavor", report.flavor == Flavor::mariadb ? "mariadb" : "mysql");
+  out.field("usable", report.usable());
+  out.key("failed");
+  out.begin_array();
+  for (const auto name : failed) out.string(name);
+  out.end_array();
+  out.key("warnings");
+  out.begin_array();
+  for (const auto name : warnings) out.string(name);
+  out.end_array();
+  out.end_object();
+  out.end_record();
+}
+
+std::string describe_problem(const CheckLine& line) {
+  return fmt::format("{}: {} is '{}', want {}: {}; fix: {}", status_name(line.status), line.name, line.value,
+                     line.want, line.message, line.fix);
+}
+
+}  // namespace cdc::check

@@ -1,0 +1,58 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mysql/connection.h"
+#include "util/result.h"
+
+namespace cdc::ndjson {
+class Writer;
+}
+
+namespace cdc::check {
+
+enum class Flavor { mysql, mariadb };
+enum class Status { ok, warn, fail };
+
+// What the check reads from the server. Kept separate from the verdicts so that every rule
+// can be tested on hand-written facts, for server versions we do not have at hand.
+struct ServerFacts {
+  std::string version;                           // VERSION()
+  std::string version_comment;                   // @@version_comment
+  std::string current_user;                      // CURRENT_USER(), user@host
+  std::map<std::string, std::string> variables;  // lower-case name -> value; absent: no such variable
+  std::vector<std::string> grants;               // SHOW GRANTS, one statement per entry
+};
+
+// One line of the report. A failing or warning line always says what was found, what is
+// wanted and the exact statement or config line that fixes it.
+struct CheckLine {
+  std::string name;
+  Status status = Status::ok;
+  std::string value;
+  std::string want;
+  std::string message;
+  std::string fix;
+};
+
+struct Report {
+  Flavor flavor = Flavor::mysql;
+  std::vector<CheckLine> lines;
+
+  [[nodiscard]] bool usable() const;  // no line failed
+};
+
+[[nodiscard]] Flavor flavor_of(const ServerFacts& facts);
+[[nodiscard]] Result<ServerFacts> gather_facts(mysql::Connection& connection);
+[[nodiscard]] Report evaluate(const ServerFacts& facts);
+
+// NDJSON: one {"op":"check",...} line per CheckLine, then {"op":"check_summary",...}.
+void write_report(const Report& report, ndjson::Writer& out);
+// One human line per warning or failure, for stderr.
+[[nodiscard]] std::string describe_problem(const CheckLine& line);
+
+[[nodiscard]] std::string_view status_name(Status status);
+
+}  // namespace cdc::check

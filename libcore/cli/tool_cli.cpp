@@ -1,0 +1,190 @@
+#include "cli/tool_cli.h"
+
+#include <fcntl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "util/exit_code.h"
+#include "util/fd_io.h"
+
+namespace cdc::cli {
+
+namespace {
+
+// CLI11's default formatter, with "Default:" spelled the way --help texts of jq and kcat do.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  HelpFormatter() { label("REQUIRED", "(required)"); }
+};
+
+void print_stdout(std::string_view text) {
+  (void)write_all(STDOUT_FILENO, text, "stdout");
+}
+
+}  // namespace
+
+ToolCli::ToolCli(std::string tool_name, std::string purpose)
+    : tool_name_(std::move(tool_name)), app_(std::move(purpose), tool_name_) {
+  app_.formatter(std::make_shared<HelpFormatter>());
+  app_.set_help_flag("-?,--help", "Print this help and exit");
+  app_.get_formatter()->column_width(34);
+  app_.add_flag_callback(
+      "--version",
+      [this] {
+        print_stdout(version_text(tool_name_));
+        throw CLI::Success();
+      },
+      "Print the version and the libraries it was built with, then exit");
+}
+
+void ToolCli::add_connection_options(mysql::ConnectionOptions& options) {
+  connection_ = &options;
+  const std::string group = "Connection";
+  app_.add_option("-h,--host", options.host, "Server host name or IP address. Default: localhost")
+      ->group(group);
+  app_.add_option("-P,--port", options.port, "TCP port. Default: 3306")->group(group);
+  app_.add_option("-u,--user", options.user, "User name. Default: the option files' user, else the login name")
+      ->group(group);
+  app_.add_flag("-p,--password", prompt_password_,
+                "Password: -pSECRET or --password=SECRET as in the mysql client (visible in ps); "
+                "-p alone prompts on the terminal. Prefer MYSQL_PWD or --defaults-file")
+      ->group(group);
+  app_.add_option("-S,--socket", options.socket, "Unix socket file, for connections to localhost")->group(group);
+  app_.add_option("--defaults-file", options.defaults_file,
+                  "Read connection options only from this option file ([client] and --defaults-group)")
+      ->group(group)
+      ->check(CLI::ExistingFile);
+  app_.add_option("--defaults-group", options.defaults_group,
+                  "Option-file group read besides [client] and [client-mariadb]")
+      ->group(group)
+      ->capture_default_str();
+  app_.add_option("--ssl-mode", ssl_mode_text_,
+                  "DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY. Default: the client "
+                  "library's (no TLS unless the option files ask for it)")
+      ->group(group)
+      ->transform(CLI::IsMember({"DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY"},
+                                CLI::ignore_case));
+  app_.add_option("--ssl-ca", options.ssl_ca, "File with the certificate authorities to trust")
+      ->group(group)
+      ->check(CLI::ExistingFile);
+  app_.add_option("--connect-timeout", options.connect_timeout_seconds, "Seconds to wait for the connection")
+      ->group(group)
+      ->capture_default_str()
+      ->check(CLI::Range(1U, 31536000U));
+}
+
+void ToolCli::set_examples(std::string examples) { app_.footer(std::move(examples)); }
+
+std::optional<int> ToolCli::parse(int argc, const char* const* argv) {
+  // The mysql client's -p takes its value only when attached (-pSECRET, --password=SECRET):
+  // "-p name" means prompt, then an operand. CLI11 cannot express that, so attached values
+  // are taken out here and CLI11 only sees the bare flag.
+  std::vector<std::string> args;
+  args.reserve(static_cast<std::size_t>(argc));
+  bool options_ended = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (!options_ended && connection_ != nullptr) {
+      if (arg.starts_with("--password=")) {
+        argv_password_ = std::string(arg.substr(11));
+        continue;
+      }
+      if (arg.starts_with("-p") && arg.size() > 2) {
+        argv_password_ = std::string(arg.substr(2));
+        continue;
+      }
+    }
+    if (arg == "--") options_ended = true;
+    args.emplace_back(arg);
+  }
+  std::vector<const char*> rebuilt;
+  rebuilt.reserve(args.size() + 1);
+  rebuilt.push_back(argv[0]);
+  for (const std::string& arg : args) rebuilt.push_back(arg.c_str());
+
+  try {
+    app_.parse(static_cast<int>(rebuilt.size()), rebuilt.data());
+  } catch (const CLI::CallForHelp&) {
+    print_stdout(app_.help());
+    return static_cast<int>(ExitCode::success);
+  } catch (const CLI::Success&) {
+    return static_cast<int>(ExitCode::success);
+  } catch (const CLI::ParseError& error) {
+    return usage_error(error.what());
+  }
+  return finish_password();
+}
+
+std::optional<int> ToolCli::finish_password() {
+  if (connection_ == nullptr) return std::nullopt;
+  if (!ssl_mode_text_.empty()) {
+    static const std::pair<std::string_view, mysql::SslMode> kModes[] = {
+        {"DISABLED", mysql::SslMode::disabled},   {"PREFERRED", mysql::SslMode::preferred},
+        {"REQUIRED", mysql::SslMode::required},   {"VERIFY_CA", mysql::SslMode::verify_ca},
+        {"VERIFY_IDENTITY", mysql::SslMode::verify_identity}};
+    for (const auto& [name, mode] : kModes)
+      if (name == ssl_mode_text_) connection_->ssl_mode = mode;
+  }
+  if (argv_password_) {
+    connection_->password = argv_password_;
+    return std::nullopt;
+  }
+  if (prompt_password_) {
+    auto typed = prompt_password("Enter password: ");
+    if (!typed)
+      return usage_error("-p without a value needs a terminal to prompt on; use MYSQL_PWD or a "
+                         "password= line in --defaults-file instead");
+    connection_->password = std::move(typed);
+  }
+  return std::nullopt;
+}
+
+int ToolCli::usage_error(std::string_view message) const {
+  diagnostic("error", message);
+  const std::string hint = fmt::format("Try '{} --help' for more information.\n", tool_name_);
+  (void)write_all(STDERR_FILENO, hint, "stderr");
+  return static_cast<int>(ExitCode::usage);
+}
+
+int ToolCli::report(const Error& error) const {
+  diagnostic("error", error.message);
+  return exit_code_for(error.code);
+}
+
+void ToolCli::diagnostic(std::string_view kind, std::string_view message) const {
+  (void)write_all(STDERR_FILENO, fmt::format("{}: {}: {}\n", tool_name_, kind, message), "stderr");
+}
+
+std::optional<std::string> prompt_password(std::string_view prompt) {
+  const int tty = ::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (tty < 0) return std::nullopt;
+  termios saved{};
+  const bool have_termios = ::tcgetattr(tty, &saved) == 0;
+  if (have_termios) {
+    termios quiet = saved;
+    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+    ::tcsetattr(tty, TCSAFLUSH, &quiet);
+  }
+  (void)write_all(tty, prompt, "/dev/tty");
+  std::string password;
+  char c = 0;
+  bool got_line = false;
+  while (::read(tty, &c, 1) == 1) {
+    if (c == '\n' || c == '\r') {
+      got_line = true;
+      break;
+    }
+    password.push_back(c);
+  }
+  if (have_termios) ::tcsetattr(tty, TCSAFLUSH, &saved);
+  (void)write_all(tty, "\n", "/dev/tty");
+  ::close(tty);
+  if (!got_line && password.empty()) return std::nullopt;
+  return password;
+}
+
+}  // namespace cdc::cli

@@ -1,0 +1,176 @@
+#include "mysql/connection.h"
+
+#include <fmt/format.h>
+#include <mariadb_version.h>
+#include <mysql.h>
+#include <mysqld_error.h>
+#include <errmsg.h>
+
+#include <utility>
+
+namespace cdc::mysql {
+
+struct Connection::Impl {
+  MYSQL* handle = nullptr;
+  std::string endpoint;
+
+  Impl() = default;
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  ~Impl() {
+    if (handle != nullptr) mysql_close(handle);
+  }
+};
+
+namespace {
+
+const char* c_str_or_null(const std::optional<std::string>& text) {
+  return text ? text->c_str() : nullptr;
+}
+
+std::string describe_endpoint(const ConnectionOptions& options, MYSQL* handle) {
+  // After a connect attempt the handle knows what the option files chose.
+  if (handle != nullptr && handle->host != nullptr && handle->unix_socket != nullptr &&
+      std::string_view(handle->host) == "localhost")
+    return fmt::format("socket {}", handle->unix_socket);
+  if (handle != nullptr && handle->host != nullptr)
+    return fmt::format("{}:{}", handle->host, handle->port);
+  if (options.socket) return fmt::format("socket {}", *options.socket);
+  return fmt::format("{}:{}", options.host.value_or("localhost"), options.port.value_or(3306));
+}
+
+// Connector/C has no MYSQL_OPT_SSL_MODE. PREFERRED is its default behaviour only when TLS
+// options are set; REQUIRED is SSL_ENFORCE; both VERIFY modes turn on server certificate
+// verification, which in Connector/C checks the chain against --ssl-ca and the host name
+// together, so VERIFY_CA is as strict as VERIFY_IDENTITY here.
+void apply_tls(MYSQL* handle, const ConnectionOptions& options) {
+  const my_bool yes = 1;
+  const my_bool no = 0;
+  if (options.ssl_ca) mysql_optionsv(handle, MYSQL_OPT_SSL_CA, options.ssl_ca->c_str());
+  switch (options.ssl_mode) {
+    case SslMode::unset:
+      break;
+    case SslMode::disabled:
+      mysql_optionsv(handle, MYSQL_OPT_SSL_ENFORCE, &no);
+      mysql_optionsv(handle, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &no);
+      handle->options.use_ssl = 0;
+      break;
+    case SslMode::preferred:
+      break;
+    case SslMode::required:
+      mysql_optionsv(handle, MYSQL_OPT_SSL_ENFORCE, &yes);
+      break;
+    case SslMode::verify_ca:
+    case SslMode::verify_identity:
+      mysql_optionsv(handle, MYSQL_OPT_SSL_ENFORCE, &yes);
+      mysql_optionsv(handle, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &yes);
+      break;
+  }
+}
+
+std::string connect_hint(unsigned error_number) {
+  switch (error_number) {
+    case ER_ACCESS_DENIED_ERROR:
+    case ER_DBACCESS_DENIED_ERROR:
+      return "check --user and the password (-p, MYSQL_PWD or --defaults-file)";
+    case CR_CONNECTION_ERROR:
+    case CR_CONN_HOST_ERROR:
+    case CR_UNKNOWN_HOST:
+    case CR_SERVER_LOST:
+      return "check --host/--port or --socket, and that the server is running";
+    case CR_SSL_CONNECTION_ERROR:
+      return "check --ssl-mode and --ssl-ca, and whether the server has TLS enabled";
+    default:
+      return "check the connection options (see --help)";
+  }
+}
+
+}  // namespace
+
+Connection::Connection(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Connection::Connection(Connection&&) noexcept = default;
+Connection& Connection::operator=(Connection&&) noexcept = default;
+Connection::~Connection() = default;
+
+Result<Connection> Connection::open(const ConnectionOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->handle = mysql_init(nullptr);
+  if (impl->handle == nullptr) return fail(Errc::internal, "mysql_init failed: out of memory");
+  MYSQL* handle = impl->handle;
+
+  // Read [client], [client-server], [client-mariadb] and our group from the default option
+  // files (or only from --defaults-file), exactly as the mysql client does.
+  if (options.defaults_file) mysql_optionsv(handle, MYSQL_READ_DEFAULT_FILE, options.defaults_file->c_str());
+  mysql_optionsv(handle, MYSQL_READ_DEFAULT_GROUP, options.defaults_group.c_str());
+  const unsigned timeout = options.connect_timeout_seconds;
+  mysql_optionsv(handle, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+  mysql_optionsv(handle, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+  if (options.socket && !options.host) {
+    const mysql_protocol_type protocol = MYSQL_PROTOCOL_SOCKET;
+    mysql_optionsv(handle, MYSQL_OPT_PROTOCOL, &protocol);
+  }
+  apply_tls(handle, options);
+
+  // A null password lets the library take the option files' password, then MYSQL_PWD.
+  if (mysql_real_connect(handle, c_str_or_null(options.host), c_str_or_null(options.user),
+                         c_str_or_null(options.password), nullptr, options.port.value_or(0),
+                         c_str_or_null(options.socket), CLIENT_MULTI_RESULTS) == nullptr) {
+    const unsigned error_number = mysql_errno(handle);
+    return fail(Errc::unavailable,
+                fmt::format("cannot connect to {}: {} [{}]; {}", describe_endpoint(options, handle),
+                            mysql_error(handle), error_number, connect_hint(error_number)));
+  }
+  impl->endpoint = describe_endpoint(options, handle);
+  return Connection(std::move(impl));
+}
+
+Result<QueryResult> Connection::query(std::string_view sql) {
+  MYSQL* handle = impl_->handle;
+  if (mysql_real_query(handle, sql.data(), static_cast<unsigned long>(sql.size())) != 0) {
+    const unsigned error_number = mysql_errno(handle);
+    const Errc code = error_number >= CR_MIN_ERROR && error_number <= CR_MAX_ERROR ? Errc::unavailable
+                                                                                   : Errc::server;
+    return fail(code, fmt::format("{}: query '{}' failed: {} [{}]", impl_->endpoint, sql,
+                                  mysql_error(handle), error_number));
+  }
+  QueryResult result;
+  MYSQL_RES* rows = mysql_store_result(handle);
+  if (rows == nullptr) {
+    if (mysql_field_count(handle) == 0) return result;  // a statement without a result set
+    return fail(Errc::unavailable, fmt::format("{}: reading the result of '{}' failed: {}",
+                                               impl_->endpoint, sql, mysql_error(handle)));
+  }
+  const unsigned field_count = mysql_num_fields(rows);
+  const MYSQL_FIELD* fields = mysql_fetch_fields(rows);
+  result.columns.reserve(field_count);
+  for (unsigned i = 0; i < field_count; ++i) result.columns.emplace_back(fields[i].name);
+  while (MYSQL_ROW row = mysql_fetch_row(rows)) {
+    const unsigned long* lengths = mysql_fetch_lengths(rows);
+    auto& out = result.rows.emplace_back();
+    out.reserve(field_count);
+    for (unsigned i = 0; i < field_count; ++i) {
+      if (row[i] == nullptr)
+        out.emplace_back(std::nullopt);
+      else
+        out.emplace_back(std::string(row[i], lengths[i]));
+    }
+  }
+  mysql_free_result(rows);
+  // Drain further result sets (CLIENT_MULTI_RESULTS) so the connection stays usable.
+  while (mysql_more_results(handle) && mysql_next_result(handle) == 0) {
+    if (MYSQL_RES* extra = mysql_store_result(handle)) mysql_free_result(extra);
+  }
+  return result;
+}
+
+std::string Connection::server_version() const { return mysql_get_server_info(impl_->handle); }
+
+const std::string& Connection::endpoint() const { return impl_->endpoint; }
+
+bool Connection::uses_tls() const { return mysql_get_ssl_cipher(impl_->handle) != nullptr; }
+
+std::string client_library_version() {
+  return fmt::format("MariaDB Connector/C {}", mysql_get_client_info());
+}
+
+}  // namespace cdc::mysql

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace cdc::mysql {
+
+// TLS modes as the mysql client spells them. MariaDB Connector/C has no single "ssl mode"
+// switch, so connection.cpp maps each mode onto its TLS options (see there for the limits).
+enum class SslMode { unset, disabled, preferred, required, verify_ca, verify_identity };
+
+// What the user asked for; unset fields fall back to the option files ([client] and the
+// defaults group) and then to the client library's defaults, as in the mysql client.
+struct ConnectionOptions {
+  std::optional<std::string> host;
+  std::optional<unsigned> port;
+  std::optional<std::string> user;
+  std::optional<std::string> password;  // from -pSECRET / --password=SECRET or the prompt
+  std::optional<std::string> socket;
+  std::optional<std::string> defaults_file;
+  std::string defaults_group = "cdc";   // read along with [client] and [client-mariadb]
+  SslMode ssl_mode = SslMode::unset;
+  std::optional<std::string> ssl_ca;
+  unsigned connect_timeout_seconds = 10;
+};
+
+}  // namespace cdc::mysql

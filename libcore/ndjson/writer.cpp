@@ -1,0 +1,328 @@
+#include "ndjson/writer.h"
+
+#include <array>
+#include <cassert>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/compile.h>
+
+#include "ndjson/utf8.h"
+#include "util/fd_io.h"
+
+namespace cdc::ndjson {
+
+namespace {
+
+enum ByteClass : std::uint8_t {
+  kPlain = 0,     // copied as is
+  kEscape = 1,    // '"', '\\' or a control character
+  kNonAscii = 2,  // starts (or wrongly continues) a multi-byte sequence: validate it
+};
+
+constexpr std::array<std::uint8_t, 256> kByteClass = [] {
+  std::array<std::uint8_t, 256> table{};
+  for (std::size_t c = 0; c < 0x20; ++c) table[c] = kEscape;
+  table['"'] = kEscape;
+  table['\\'] = kEscape;
+  for (std::size_t c = 0x80; c < 0x100; ++c) table[c] = kNonAscii;
+  return table;
+}();
+
+constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+
+constexpr std::uint64_t has_zero_byte(std::uint64_t word) { return (word - kOnes) & ~word & kHighBits; }
+
+// True when any of the 8 bytes is not kPlain. It may also flag a plain byte sitting above a
+// flagged one (borrow propagation); the byte loop then sorts that out, so only "nothing
+// flagged" has to be exact, and it is.
+constexpr bool word_needs_attention(std::uint64_t word) {
+  const std::uint64_t control = (word - kOnes * 0x20) & ~word;
+  const std::uint64_t quote = has_zero_byte(word ^ (kOnes * '"'));
+  const std::uint64_t backslash = has_zero_byte(word ^ (kOnes * '\\'));
+  return ((control | quote | backslash | word) & kHighBits) != 0;
+}
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
+
+constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+// RFC 8259 section 6 number grammar; only used to check raw_number() in debug builds.
+[[maybe_unused]] bool is_json_number(std::string_view text) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const std::size_t from = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i - from;
+  };
+  if (i < text.size() && text[i] == '-') ++i;
+  if (i < text.size() && text[i] == '0') {
+    ++i;
+  } else if (i >= text.size() || text[i] < '1' || text[i] > '9' || digits() == 0) {
+    return false;
+  }
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    if (digits() == 0) return false;
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == text.size();
+}
+
+}  // namespace
+
+void Writer::before_value() {
+  if (depth_ == 0) {
+    assert(!record_has_value_ && "one top-level value per record: call end_record() first");
+    record_has_value_ = true;
+    return;
+  }
+  if (stack_[depth_ - 1] == Container::object) {
+    // key() already wrote the comma and the colon.
+    assert(after_key_ && "a value inside an object needs key() first");
+    after_key_ = false;
+    return;
+  }
+  if (need_comma_) buf_.push_back(',');
+}
+
+void Writer::push(Container container) {
+  assert(depth_ < kMaxDepth && "nesting deeper than Writer::kMaxDepth");
+  // With NDEBUG the assert is gone; stop rather than write past stack_.
+  if (depth_ >= kMaxDepth) std::abort();
+  stack_[depth_++] = container;
+  buf_.push_back(container == Container::object ? '{' : '[');
+  need_comma_ = false;
+}
+
+void Writer::pop(Container container) {
+  assert(depth_ > 0 && stack_[depth_ - 1] == container && "end_object/end_array does not match");
+  assert(!after_key_ && "key() without a value");
+  if (depth_ > 0) --depth_;
+  buf_.push_back(container == Container::object ? '}' : ']');
+  need_comma_ = true;
+}
+
+void Writer::begin_object() {
+  before_value();
+  push(Container::object);
+}
+
+void Writer::end_object() { pop(Container::object); }
+
+void Writer::begin_array() {
+  before_value();
+  push(Container::array);
+}
+
+void Writer::end_array() { pop(Container::array); }
+
+void Writer::key(std::string_view name) {
+  assert(depth_ > 0 && stack_[depth_ - 1] == Container::object && "key() outside an object");
+  assert(!after_key_ && "two keys in a row");
+  if (need_comma_) buf_.push_back(',');
+  append_quoted(name);
+  buf_.push_back(':');
+  after_key_ = true;
+}
+
+void Writer::string(std::string_view text) {
+  before_value();
+  append_quoted(text);
+  need_comma_ = true;
+}
+
+void Writer::append_quoted(std::string_view text) {
+  buf_.push_back('"');
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  // [run, p) is text that goes out unchanged: plain ASCII and valid multi-byte sequences. It
+  // is appended in one piece when something must be rewritten, or at the end.
+  const char* run = p;
+  while (p < end) {
+    while (end - p >= 8) {
+      std::uint64_t word;
+      std::memcpy(&word, p, sizeof word);
+      if (word_needs_attention(word)) break;
+      p += 8;
+    }
+    if (p == end) break;
+    const auto byte = static_cast<unsigned char>(*p);
+    const std::uint8_t byte_class = kByteClass[byte];
+    if (byte_class == kPlain) {
+      ++p;
+      continue;
+    }
+    if (byte_class == kNonAscii) {
+      const Utf8Step step = utf8_step(std::string_view(p, static_cast<std::size_t>(end - p)));
+      if (step.valid) {
+        p += step.length;
+        continue;
+      }
+      buf_.append(run, p);
+      append_literal(kReplacement);
+      p += step.length;
+      run = p;
+      continue;
+    }
+    buf_.append(run, p);
+    switch (byte) {
+      case '"': append_literal("\\\""); break;
+      case '\\': append_literal("\\\\"); break;
+      case '\b': append_literal("\\b"); break;
+      case '\f': append_literal("\\f"); break;
+      case '\n': append_literal("\\n"); break;
+      case '\r': append_literal("\\r"); break;
+      case '\t': append_literal("\\t"); break;
+      default: {
+        constexpr char kHex[] = "0123456789abcdef";
+        const char escaped[] = {'\\', 'u', '0', '0', kHex[byte >> 4], kHex[byte & 0xFU]};
+        buf_.append(escaped, escaped + sizeof escaped);
+        break;
+      }
+    }
+    ++p;
+    run = p;
+  }
+  buf_.append(run, p);
+  buf_.push_back('"');
+}
+
+void Writer::string_base64(std::string_view bytes) {
+  string_base64(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())));
+}
+
+void Writer::string_base64(std::span<const std::byte> bytes) {
+  before_value();
+  const std::size_t size = bytes.size();
+  const std::size_t at = buf_.size();
+  // Sized once and filled through a pointer: a BLOB can be megabytes, push_back per
+  // character would be the slow part.
+  buf_.resize(at + 2 + (size + 2) / 3 * 4);
+  char* out = buf_.data() + at;
+  const auto at_byte = [bytes](std::size_t i) { return std::to_integer<std::uint32_t>(bytes[i]); };
+  *out++ = '"';
+  std::size_t i = 0;
+  for (; size - i >= 3; i += 3) {
+    const std::uint32_t group = (at_byte(i) << 16) | (at_byte(i + 1) << 8) | at_byte(i + 2);
+    *out++ = kBase64[group >> 18];
+    *out++ = kBase64[(group >> 12) & 0x3FU];
+    *out++ = kBase64[(group >> 6) & 0x3FU];
+    *out++ = kBase64[group & 0x3FU];
+  }
+  if (size - i == 1) {
+    const std::uint32_t group = at_byte(i) << 16;
+    *out++ = kBase64[group >> 18];
+    *out++ = kBase64[(group >> 12) & 0x3FU];
+    *out++ = '=';
+    *out++ = '=';
+  } else if (size - i == 2) {
+    const std::uint32_t group = (at_byte(i) << 16) | (at_byte(i + 1) << 8);
+    *out++ = kBase64[group >> 18];
+    *out++ = kBase64[(group >> 12) & 0x3FU];
+    *out++ = kBase64[(group >> 6) & 0x3FU];
+    *out++ = '=';
+  }
+  *out = '"';
+  need_comma_ = true;
+}
+
+void Writer::raw_number(std::string_view digits) {
+  assert(is_json_number(digits) && "raw_number() needs a JSON number");
+  before_value();
+  append_literal(digits);
+  need_comma_ = true;
+}
+
+void Writer::integer(std::int64_t value) {
+  before_value();
+  const fmt::format_int text(value);
+  buf_.append(text.data(), text.data() + text.size());
+  need_comma_ = true;
+}
+
+void Writer::unsigned_integer(std::uint64_t value) {
+  before_value();
+  const fmt::format_int text(value);
+  buf_.append(text.data(), text.data() + text.size());
+  need_comma_ = true;
+}
+
+void Writer::floating(double value) {
+  before_value();
+  if (std::isfinite(value)) {
+    fmt::format_to(fmt::appender(buf_), FMT_COMPILE("{}"), value);
+  } else {
+    append_literal("null");
+  }
+  need_comma_ = true;
+}
+
+// Not a widening to double: (double)0.1f prints as 0.10000000149011612, while the float's own
+// shortest form is 0.1, which is what the server stored for FLOAT.
+void Writer::floating(float value) {
+  before_value();
+  if (std::isfinite(value)) {
+    fmt::format_to(fmt::appender(buf_), FMT_COMPILE("{}"), value);
+  } else {
+    append_literal("null");
+  }
+  need_comma_ = true;
+}
+
+void Writer::boolean(bool value) {
+  before_value();
+  append_literal(value ? "true" : "false");
+  need_comma_ = true;
+}
+
+void Writer::null() {
+  before_value();
+  append_literal("null");
+  need_comma_ = true;
+}
+
+void Writer::end_record() {
+  assert(depth_ == 0 && "end_record() inside an object or array");
+  assert(record_has_value_ && "end_record() without a value would be a blank line");
+  buf_.push_back('\n');
+  record_start_ = buf_.size();
+  record_has_value_ = false;
+  need_comma_ = false;
+  after_key_ = false;
+}
+
+void Writer::abandon_record() {
+  buf_.resize(record_start_);
+  depth_ = 0;
+  record_has_value_ = false;
+  need_comma_ = false;
+  after_key_ = false;
+}
+
+void Writer::clear() noexcept {
+  buf_.clear();
+  record_start_ = 0;
+  depth_ = 0;
+  record_has_value_ = false;
+  need_comma_ = false;
+  after_key_ = false;
+}
+
+Result<void> Writer::flush_to(int fd, std::string_view what) {
+  Result<void> written = write_all(fd, std::string_view(buf_.data(), record_start_), what);
+  // Keep a record in progress: the caller may flush on size between two fields.
+  const std::size_t pending = buf_.size() - record_start_;
+  if (pending > 0) std::memmove(buf_.data(), buf_.data() + record_start_, pending);
+  buf_.resize(pending);
+  record_start_ = 0;
+  return written;
+}
+
+}  // namespace cdc::ndjson

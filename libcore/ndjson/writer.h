@@ -1,0 +1,166 @@
+#pragma once
+
+// Builds NDJSON records (one JSON value per line, "\n"-terminated) into a reused buffer.
+//
+// Output policy, relied on by every tool that emits NDJSON and by cdc-ndjson(5):
+//
+// * Escaping follows RFC 8259 section 7: '"' and '\\' are escaped; U+0000..U+001F become
+//   \b \f \n \r \t or \u00xx (lowercase hex). DEL (0x7F), '/' and valid non-ASCII UTF-8 are
+//   written as they are, so output stays byte-identical to the input text where it can.
+// * Invalid UTF-8: every maximal ill-formed subsequence (see utf8_step() in utf8.h: overlong
+//   forms, encoded surrogates D800..DFFF, code points above U+10FFFF, truncated sequences,
+//   stray continuation bytes, C0/C1/F5..FF) is replaced by one U+FFFD. Output is therefore
+//   always valid UTF-8 and every JSON parser accepts it. This is lossy on purpose: string()
+//   is for text. Bytes that are not text (BINARY, BLOB, a string column in a charset we do
+//   not convert) must go through string_base64(), which is lossless.
+// * floating() writes the shortest text that parses back to the same double/float (fmt's
+//   "{}"), so 0.1f is "0.1" and 1.0 is "1": JSON has one number type. NaN and +-Inf have no
+//   JSON form and are written as null.
+// * Keys are escaped exactly like string values and written in call order: the writer never
+//   reorders, so key order is the caller's stable order.
+//
+// Commas and nesting are tracked by the writer; a call out of place (a value in an object
+// without a key, end_array() closing an object, more than kMaxDepth levels) is a bug in the
+// caller and asserts. Nothing here fails at runtime except flush_to().
+//
+// Usage:
+//   writer.begin_object();
+//   writer.field("v", 1);
+//   writer.field("table", name);
+//   writer.end_object();
+//   writer.end_record();
+//   if (writer.bytes_buffered() >= kFlushThreshold) {
+//     if (auto flushed = writer.flush_to(1, "stdout"); !flushed) return fail(flushed.error());
+//   }
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "util/result.h"
+
+namespace cdc::ndjson {
+
+class Writer {
+ public:
+  // Row images nest at most a few levels; 64 leaves room for JSON columns copied verbatim.
+  static constexpr std::size_t kMaxDepth = 64;
+
+  Writer() = default;
+
+  void begin_object();
+  void end_object();
+  void begin_array();
+  void end_array();
+  void key(std::string_view name);
+
+  void string(std::string_view text);
+  void string_base64(std::span<const std::byte> bytes);
+  void string_base64(std::string_view bytes);
+  // The caller vouches that digits is a valid JSON number (e.g. DECIMAL text from the binlog
+  // decoder); checked only in debug builds.
+  void raw_number(std::string_view digits);
+  void integer(std::int64_t value);
+  void unsigned_integer(std::uint64_t value);
+  void floating(double value);
+  void floating(float value);
+  void boolean(bool value);
+  void null();
+
+  // Ends the current record with exactly one '\n'. The top-level value must be complete.
+  void end_record();
+  // Drops the record being built (e.g. a row whose decoding failed halfway), keeping the
+  // records already ended.
+  void abandon_record();
+
+  // key(name) followed by the value.
+  void field(std::string_view name, std::string_view text) {
+    key(name);
+    string(text);
+  }
+  // Without this, a string literal would pick the bool overload (pointer-to-bool is a
+  // standard conversion, string_view's constructor a user-defined one).
+  void field(std::string_view name, const char* text) { field(name, std::string_view(text)); }
+  void field(std::string_view name, bool value) {
+    key(name);
+    boolean(value);
+  }
+  void field(std::string_view name, std::nullptr_t) {
+    key(name);
+    null();
+  }
+  void field(std::string_view name, double value) {
+    key(name);
+    floating(value);
+  }
+  void field(std::string_view name, float value) {
+    key(name);
+    floating(value);
+  }
+  // One template for every integer type, so field("n", 5) is not ambiguous between
+  // int64_t, uint64_t and double.
+  template <std::integral T>
+    requires(!std::same_as<T, bool> && !std::same_as<T, char>)
+  void field(std::string_view name, T value) {
+    key(name);
+    if constexpr (std::is_signed_v<T>) {
+      integer(static_cast<std::int64_t>(value));
+    } else {
+      unsigned_integer(static_cast<std::uint64_t>(value));
+    }
+  }
+  void field_base64(std::string_view name, std::span<const std::byte> bytes) {
+    key(name);
+    string_base64(bytes);
+  }
+  void field_base64(std::string_view name, std::string_view bytes) {
+    key(name);
+    string_base64(bytes);
+  }
+  void field_raw_number(std::string_view name, std::string_view digits) {
+    key(name);
+    raw_number(digits);
+  }
+  void field_null(std::string_view name) {
+    key(name);
+    null();
+  }
+
+  // Everything written since the last clear()/flush_to(), including a record in progress.
+  [[nodiscard]] std::string_view buffered() const noexcept { return {buf_.data(), buf_.size()}; }
+  [[nodiscard]] std::size_t bytes_buffered() const noexcept { return buf_.size(); }
+  // Capacity of the reused buffer; exposed so tests can check that it stops growing.
+  [[nodiscard]] std::size_t capacity() const noexcept { return buf_.capacity(); }
+  // Discards the buffer and any record in progress; the allocation is kept for reuse.
+  void clear() noexcept;
+
+  // Writes the ended records to fd and clears the buffer. A record in progress stays
+  // buffered, so flushing mid-record is safe. The buffer is cleared even when the write
+  // fails: we cannot know how much reached fd, and a retry could duplicate records. A reader
+  // that went away is Errc::io "<what>: broken pipe" (see is_broken_pipe()).
+  [[nodiscard]] Result<void> flush_to(int fd, std::string_view what);
+
+ private:
+  enum class Container : std::uint8_t { object, array };
+
+  void before_value();
+  void push(Container container);
+  void pop(Container container);
+  void append_quoted(std::string_view text);
+  void append_literal(std::string_view text) { buf_.append(text.data(), text.data() + text.size()); }
+
+  fmt::memory_buffer buf_;
+  std::array<Container, kMaxDepth> stack_{};
+  std::size_t depth_ = 0;
+  std::size_t record_start_ = 0;  // where the record in progress begins in buf_
+  bool need_comma_ = false;       // the innermost container already holds a member
+  bool after_key_ = false;        // key() was written; its value must come next
+  bool record_has_value_ = false; // one top-level value per record
+};
+
+}  // namespace cdc::ndjson

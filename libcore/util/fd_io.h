@@ -1,0 +1,19 @@
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace cdc {
+
+// Writes every byte or fails; retries EINTR and short writes. A closed reader (EPIPE) is
+// reported as Errc::io with the message "broken pipe" so callers can end quietly.
+Result<void> write_all(int fd, std::string_view bytes, std::string_view what);
+
+// Reads up to size bytes; 0 means end of input. Retries EINTR.
+Result<std::size_t> read_some(int fd, char* buffer, std::size_t size, std::string_view what);
+
+[[nodiscard]] bool is_broken_pipe(const Error& error) noexcept;
+
+}  // namespace cdc

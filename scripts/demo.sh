@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The main job on the embedded default: starts a throwaway MariaDB in a temp directory
+# (its own datadir, socket and port), loads scripts/sample/shop.sql, runs the tools on it
+# and prints their NDJSON. The server is stopped and removed at the end, whatever happens.
+set -euo pipefail
+
+CDC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$CDC_ROOT/scripts/lib/deps.sh"
+source "$CDC_ROOT/scripts/lib/throwaway_mariadb.sh"
+
+cdc_install_packages
+cdc_build "$CDC_ROOT/build" >/dev/null
+tools="$CDC_ROOT/build/tools"
+
+server_dir=$(mktemp -d "${TMPDIR:-/tmp}/cdc-demo-server.XXXXXX")
+trap 'throwaway_stop "$server_dir"' EXIT INT TERM
+throwaway_start "$server_dir/server"
+mariadb --no-defaults --socket="$THROWAWAY_SOCKET" -uroot <"$CDC_ROOT/scripts/sample/shop.sql"
+
+connection=(-h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc)
+export MYSQL_PWD=$THROWAWAY_CDC_PASSWORD
+
+echo "# throwaway MariaDB on 127.0.0.1:$THROWAWAY_PORT with the sample schema 'shop'" >&2
+echo "# \$ cdc-plan --check ${connection[*]}" >&2
+status=0
+"$tools/cdc-plan" --check "${connection[@]}" || status=$?
+echo "# cdc-plan --check exited $status (0: the server is usable for CDC)" >&2
+exit "$status"
