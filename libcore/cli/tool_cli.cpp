@@ -167,23 +167,15 @@ std::optional<std::string> prompt_password(std::string_view prompt) {
   if (have_termios) {
     termios quiet = saved;
     quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
-    ::tcsetattr(tty, TCSAFLUSH, &quiet);
+    ::tcsetattr(tty, TCSANOW, &quiet);
   }
   (void)write_all(tty, prompt, "/dev/tty");
   std::string password;
   char c = 0;
-  bool got_line = false;
-  while (::read(tty, &c, 1) == 1) {
-    if (c == '\n' || c == '\r') {
-      got_line = true;
-      break;
-    }
-    password.push_back(c);
-  }
-  if (have_termios) ::tcsetattr(tty, TCSAFLUSH, &saved);
+  while (::read(tty, &c, 1) == 1 && c != '\n' && c != '\r') password.push_back(c);
+  if (have_termios) ::tcsetattr(tty, TCSANOW, &saved);
   (void)write_all(tty, "\n", "/dev/tty");
   ::close(tty);
-  if (!got_line && password.empty()) return std::nullopt;
   return password;
 }
 

@@ -121,6 +121,17 @@ Result<Connection> Connection::open(const ConnectionOptions& options) {
                             mysql_error(handle), error_number, connect_hint(error_number)));
   }
   impl->endpoint = describe_endpoint(options, handle);
+  // Connector/C 3.3 with SSL_ENFORCE alone silently falls back to plain text when the server
+  // offers no TLS (MDEV-28634); the VERIFY modes do abort. So REQUIRED is checked here. The
+  // login before this point never sends the password in clear with the native and
+  // caching_sha2 plugins (a scramble), which is why checking afterwards is acceptable.
+  const bool tls_wanted = options.ssl_mode == SslMode::required || options.ssl_mode == SslMode::verify_ca ||
+                          options.ssl_mode == SslMode::verify_identity;
+  if (tls_wanted && mysql_get_ssl_cipher(handle) == nullptr)
+    return fail(Errc::unavailable,
+                fmt::format("{}: the server did not agree to TLS, which --ssl-mode requires; enable TLS on "
+                            "the server (ssl_cert, ssl_key) or choose another --ssl-mode",
+                            impl->endpoint));
   return Connection(std::move(impl));
 }
 

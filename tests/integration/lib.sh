@@ -1,0 +1,46 @@
+# Shared by the integration shell tests: argument handling, the skip rule, and assertions.
+# Usage in a test: source "$(dirname "$0")/lib.sh" "$@"
+tools_dir=$1
+source_dir=$2
+if [[ -z ${CDC_TEST_PORT:-} ]]; then
+  echo "skipped: CDC_TEST_PORT is not set; run scripts/test.sh, which starts a throwaway MariaDB"
+  exit 77
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+
+# expect NAME EXPECTED_EXIT COMMAND...: runs COMMAND with stdout and stderr in $work/out, $work/err.
+expect() {
+  local name=$1 want=$2
+  shift 2
+  local status=0
+  "$@" </dev/null >"$work/out" 2>"$work/err" || status=$?
+  if [[ $status == "$want" ]]; then
+    passes=$((passes + 1))
+    echo "ok   $name"
+  else
+    failures=$((failures + 1))
+    echo "FAIL $name: exit $status, expected $want"
+    echo "  stderr: $(head -c 600 "$work/err")"
+  fi
+}
+
+# assert NAME CONDITION...: evaluates a test command; records the result.
+assert() {
+  local name=$1
+  shift
+  if "$@" >/dev/null; then
+    passes=$((passes + 1))
+    echo "ok   $name"
+  else
+    failures=$((failures + 1))
+    echo "FAIL $name"
+  fi
+}
+
+finish() {
+  echo "$passes passed, $failures failed"
+  ((failures == 0))
+}
