@@ -30,6 +30,8 @@ void print_stdout(std::string_view text) {
 ToolCli::ToolCli(std::string tool_name, std::string purpose)
     : tool_name_(std::move(tool_name)), app_(std::move(purpose), tool_name_) {
   app_.formatter(std::make_shared<HelpFormatter>());
+  // As with the mysql client, a repeated option means its last value.
+  app_.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app_.set_help_flag("-?,--help", "Print this help and exit");
   app_.get_formatter()->column_width(34);
   app_.add_flag_callback(
@@ -59,7 +61,7 @@ void ToolCli::add_connection_options(mysql::ConnectionOptions& options) {
       ->group(group)
       ->check(CLI::ExistingFile);
   app_.add_option("--defaults-group", options.defaults_group,
-                  "Option-file group read besides [client] and [client-mariadb]")
+                  "Option-file group read besides [client], [client-server] and [client-mariadb]")
       ->group(group)
       ->capture_default_str();
   app_.add_option("--ssl-mode", ssl_mode_text_,

@@ -6,6 +6,7 @@
 #include <mysqld_error.h>
 #include <errmsg.h>
 
+#include <cstdlib>
 #include <utility>
 
 namespace cdc::mysql {
@@ -28,15 +29,24 @@ const char* c_str_or_null(const std::optional<std::string>& text) {
   return text ? text->c_str() : nullptr;
 }
 
+// Names the server as the client library resolved it. After a failed connect the handle has
+// forgotten what the option files said, so only the command line (and MYSQL_TCP_PORT, which
+// the library consults next) can name it; otherwise the library's own message does.
 std::string describe_endpoint(const ConnectionOptions& options, MYSQL* handle) {
-  // After a connect attempt the handle knows what the option files chose.
-  if (handle != nullptr && handle->host != nullptr && handle->unix_socket != nullptr &&
-      std::string_view(handle->host) == "localhost")
-    return fmt::format("socket {}", handle->unix_socket);
-  if (handle != nullptr && handle->host != nullptr)
+  if (handle->host != nullptr && handle->host_info != nullptr) {  // connected: the library knows
+    if (handle->unix_socket != nullptr && std::string_view(handle->host_info).find("socket") != std::string_view::npos)
+      return fmt::format("socket {}", handle->unix_socket);
     return fmt::format("{}:{}", handle->host, handle->port);
-  if (options.socket) return fmt::format("socket {}", *options.socket);
-  return fmt::format("{}:{}", options.host.value_or("localhost"), options.port.value_or(3306));
+  }
+  if (options.socket && (!options.host || *options.host == "localhost"))
+    return fmt::format("socket {}", *options.socket);
+  if (!options.host || *options.host == "localhost") return {};
+  unsigned port = options.port.value_or(0);
+  if (port == 0) {
+    const char* env_port = std::getenv("MYSQL_TCP_PORT");
+    port = env_port != nullptr ? static_cast<unsigned>(std::strtoul(env_port, nullptr, 10)) : 0U;
+  }
+  return port == 0 ? *options.host : fmt::format("{}:{}", *options.host, port);
 }
 
 // Connector/C has no MYSQL_OPT_SSL_MODE. PREFERRED is its default behaviour only when TLS
@@ -116,8 +126,9 @@ Result<Connection> Connection::open(const ConnectionOptions& options) {
                          c_str_or_null(options.password), nullptr, options.port.value_or(0),
                          c_str_or_null(options.socket), CLIENT_MULTI_RESULTS) == nullptr) {
     const unsigned error_number = mysql_errno(handle);
+    const std::string endpoint = describe_endpoint(options, handle);
     return fail(Errc::unavailable,
-                fmt::format("cannot connect to {}: {} [{}]; {}", describe_endpoint(options, handle),
+                fmt::format("cannot connect{}{}: {} [{}]; {}", endpoint.empty() ? "" : " to ", endpoint,
                             mysql_error(handle), error_number, connect_hint(error_number)));
   }
   impl->endpoint = describe_endpoint(options, handle);

@@ -18,7 +18,7 @@ struct ConnectionOptions {
   std::optional<std::string> password;  // from -pSECRET / --password=SECRET or the prompt
   std::optional<std::string> socket;
   std::optional<std::string> defaults_file;
-  std::string defaults_group = "cdc";   // read along with [client] and [client-mariadb]
+  std::string defaults_group = "cdc";   // read along with [client], [client-server], [client-mariadb]
   SslMode ssl_mode = SslMode::unset;
   std::optional<std::string> ssl_ca;
   unsigned connect_timeout_seconds = 10;

@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
 #include <fmt/format.h>
 

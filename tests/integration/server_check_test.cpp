@@ -86,7 +86,7 @@ TEST_CASE("connection failures are 'unavailable' errors that say what to check")
   }
 }
 
-TEST_CASE("queries return rows and NULLs; failures name the query") {
+TEST_CASE("queries return rows and NULLs, and failures name the query") {
   auto connection = cdc::mysql::Connection::open(cdc::test::cdc_account());
   REQUIRE_MESSAGE(connection.has_value(), connection.error().message);
   auto rows = connection->query("SELECT 1 AS one, NULL AS nothing, 'x' UNION ALL SELECT 2, NULL, 'y'");

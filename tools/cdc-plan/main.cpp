@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
       "  cdc-plan --check --defaults-file ~/.cdc.cnf | jq -r 'select(.status==\"fail\").fix'\n");
   if (const auto code = cli.parse(argc, argv)) return *code;
   if (!check)
-    return cli.usage_error("nothing to do: give --check (chunk planning with --tables is not in this version yet)");
+    return cli.usage_error("nothing to do: give --check (table discovery and chunk planning are not in this version yet)");
 
   const auto report = cdc::check::run(connection, STDOUT_FILENO, STDERR_FILENO, cli.tool_name());
   if (!report) return cli.report(report.error());
