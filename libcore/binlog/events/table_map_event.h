@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "binlog/format_description.h"
+#include "rowimage/column_type.h"
+#include "util/byte_reader.h"
+
+namespace cdc::binlog {
+
+// TABLE_MAP_EVENT: which table the next row events change, its column types and type
+// metadata, and (binlog_row_metadata) the optional metadata: names, signedness, charsets,
+// ENUM/SET strings, primary key, geometry types, visibility, vector sizes.
+// The decoder keeps one per table id for the rows events that follow, so it owns its strings.
+struct TableMap {
+  std::uint64_t table_id = 0;
+  std::uint16_t flags = 0;
+  std::string database;
+  std::string table;
+  std::vector<rowimage::Column> columns;
+
+  // Optional metadata; empty when the server did not write it.
+  std::vector<std::string> column_names;
+  std::vector<std::vector<std::string>> enum_values;  // per column; empty for non-ENUM columns
+  std::vector<std::vector<std::string>> set_values;   // per column; empty for non-SET columns
+  std::vector<std::uint32_t> primary_key;             // column indexes in key order
+  std::vector<std::uint32_t> primary_key_prefix;      // prefix length per key column, 0 = whole
+  std::vector<std::uint32_t> geometry_types;          // per column; 0 elsewhere
+  std::vector<std::uint32_t> vector_dimensions;       // per column; 0 elsewhere
+  std::vector<bool> visible;                          // per column; empty = all visible
+  bool has_signedness = false;
+  bool has_charsets = false;
+  bool has_enum_set_strings = false;
+
+  // The encoded event body this was decoded from, to skip re-decoding identical maps.
+  std::vector<std::uint8_t> source;
+
+  [[nodiscard]] bool has_column_names() const noexcept { return !column_names.empty(); }
+};
+
+// Decodes into `out` (reusing its storage). Failures are left in `body`.
+void decode_table_map(ByteReader& body, const FormatDescription& format, TableMap& out);
+
+// The table id alone, to look up a cached map before decoding the rest.
+std::uint64_t peek_table_id(ByteReader body, const FormatDescription& format, EventType type);
+
+}  // namespace cdc::binlog
