@@ -46,6 +46,7 @@ echo "scripts/test.sh: throwaway MariaDB on 127.0.0.1:$THROWAWAY_PORT (started i
 export CDC_TEST_HOST=127.0.0.1
 export CDC_TEST_PORT=$THROWAWAY_PORT
 export CDC_TEST_SOCKET=$THROWAWAY_SOCKET
+export CDC_TEST_DATADIR=$server_dir/server/data
 export CDC_TEST_USER=cdc
 export CDC_TEST_PASSWORD=$THROWAWAY_CDC_PASSWORD
 # The sanitizer runtimes: fail on the first error, and keep the client library's

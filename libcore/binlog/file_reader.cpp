@@ -77,12 +77,16 @@ Result<FileReader> FileReader::open(const std::string& path) {
 Result<bool> FileReader::ensure(std::size_t bytes) {
   while (end_ - begin_ < bytes) {
     if (eof_) return false;
-    if (buffer_.size() - begin_ < bytes) {
-      // Slide what is left to the front, and grow only for an event larger than the buffer.
+    if (buffer_.size() - begin_ < bytes && begin_ > 0) {
+      // Slide what is left to the front before growing.
       std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
       end_ -= begin_;
       begin_ = 0;
-      if (buffer_.size() < bytes) buffer_.resize(std::max(bytes, buffer_.size() * 2));
+    }
+    if (end_ == buffer_.size()) {
+      // Grow only as data arrives (doubling): a corrupt size field must not make us allocate
+      // a gigabyte before finding out the file is shorter.
+      buffer_.resize(std::min(std::max(bytes, kReadBlock), buffer_.size() * 2));
     }
     auto got = read_some(fd_, reinterpret_cast<char*>(buffer_.data() + end_), buffer_.size() - end_, name_);
     if (!got) return fail(std::move(got).error());

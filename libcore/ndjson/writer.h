@@ -50,7 +50,7 @@ namespace cdc::ndjson {
 class Writer {
  public:
   // Row images nest at most a few levels; 64 leaves room for JSON columns copied verbatim.
-  static constexpr std::size_t kMaxDepth = 64;
+  static constexpr std::size_t kMaxDepth = 128;  // MySQL JSON nests up to 100 inside a record
 
   Writer() = default;
 

@@ -1,16 +1,52 @@
 // cdc-stream: tail the binlog over the replication protocol, or decode binlog files.
 
+#include <unistd.h>
+
 #include "cli/tool_cli.h"
+#include "stream/file_stream.h"
 #include "util/exit_code.h"
+#include "util/fd_io.h"
 
 int main(int argc, char** argv) {
   cdc::cli::ToolCli cli("cdc-stream",
                         "cdc-stream - tail a MySQL/MariaDB binlog from a GTID set, a MariaDB GTID "
                         "position or FILE:OFFSET, or decode binlog files.\nPrints NDJSON on stdout.");
   cdc::mysql::ConnectionOptions connection;
+  cdc::stream::FileOptions files;
   cli.add_connection_options(connection);
-  cli.set_examples("Examples:\n  cdc-stream --version\n");
+  auto& app = cli.app();
+  app.add_option("--file", files.files,
+                 "Decode these binlog or relay-log files (in order; - reads stdin) instead of a server")
+      ->group("Input")
+      ->expected(1, -1);
+  app.add_option("--start-position", files.start_position,
+                 "Start at the first event at or after this offset of the first file, as mysqlbinlog")
+      ->group("Input");
+  app.add_option("--stop-position", files.stop_position,
+                 "Stop before the first event at or after this offset of the last file, as mysqlbinlog")
+      ->group("Stop conditions");
+  app.add_option("--tables", files.tables,
+                 "Only these tables: comma-separated DB.TABLE globs (* and ?), e.g. 'shop.*,crm.users'")
+      ->group("Input");
+  app.add_option("--exclude", files.exclude, "Leave out these tables (same globs); wins over --tables")
+      ->group("Input");
+  app.add_flag("--skip-unknown-events", files.skip_unknown_events,
+               "Skip event types cdc does not know even when the server did not flag them ignorable")
+      ->group("Input");
+  cli.set_examples(
+      "Examples:\n"
+      "  cdc-stream --file /var/lib/mysql/binlog.000042 --tables 'shop.*' | jq -c 'select(.op==\"u\")'\n"
+      "  zcat binlog.000007.gz | cdc-stream --file - > changes.ndjson\n");
   if (const auto code = cli.parse(argc, argv)) return *code;
-  return cli.report(cdc::Error{cdc::Errc::unsupported,
-                               "streaming is not in this version yet; only --help and --version work"});
+  if (files.files.empty())
+    return cli.usage_error("give --file: streaming from a live server is not in this version yet");
+
+  const auto warn = [&cli](std::string_view message) { cli.diagnostic("warning", message); };
+  const auto summary = cdc::stream::run_files(files, STDOUT_FILENO, warn);
+  if (!summary) {
+    if (cdc::is_broken_pipe(summary.error())) return static_cast<int>(cdc::ExitCode::success);
+    return cli.report(summary.error());
+  }
+  if (::close(STDOUT_FILENO) != 0) return cli.report(cdc::Error{cdc::Errc::io, "closing stdout failed"});
+  return static_cast<int>(cdc::ExitCode::success);
 }

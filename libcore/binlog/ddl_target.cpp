@@ -1,0 +1,213 @@
+#include "binlog/ddl_target.h"
+
+#include <cctype>
+
+namespace cdc::binlog {
+
+namespace {
+
+// A tiny tokenizer over MySQL's DDL text: keywords, `quoted` and plain identifiers, dots,
+// commas. Comments are skipped; versioned comments (/*!50100 ... */) are read as SQL.
+class Tokens {
+ public:
+  explicit Tokens(std::string_view sql) : text_(sql) {}
+
+  void skip_space() {
+    for (;;) {
+      while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+      if (text_.substr(pos_).starts_with("/*!")) {
+        pos_ += 3;
+        while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+        continue;
+      }
+      if (text_.substr(pos_).starts_with("/*")) {
+        const std::size_t end = text_.find("*/", pos_ + 2);
+        pos_ = end == std::string_view::npos ? text_.size() : end + 2;
+        continue;
+      }
+      if (text_.substr(pos_).starts_with("*/")) {
+        pos_ += 2;
+        continue;
+      }
+      if (text_.substr(pos_).starts_with("-- ") || text_.substr(pos_).starts_with("#")) {
+        const std::size_t end = text_.find('\n', pos_);
+        pos_ = end == std::string_view::npos ? text_.size() : end + 1;
+        continue;
+      }
+      return;
+    }
+  }
+
+  // Consumes the keyword (case-insensitive, whole word) if it is next.
+  bool keyword(std::string_view word) {
+    skip_space();
+    if (text_.size() - pos_ < word.size()) return false;
+    for (std::size_t i = 0; i < word.size(); ++i)
+      if (std::toupper(static_cast<unsigned char>(text_[pos_ + i])) != word[i]) return false;
+    const std::size_t end = pos_ + word.size();
+    if (end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_' ||
+                               text_[end] == '$'))
+      return false;
+    pos_ = end;
+    return true;
+  }
+
+  bool symbol(char c) {
+    skip_space();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+
+  // An identifier, `quoted` (with `` for a backquote) or plain; empty when none is next.
+  std::string identifier() {
+    skip_space();
+    std::string out;
+    if (pos_ < text_.size() && text_[pos_] == '`') {
+      ++pos_;
+      while (pos_ < text_.size()) {
+        if (text_[pos_] == '`') {
+          if (pos_ + 1 < text_.size() && text_[pos_ + 1] == '`') {
+            out += '`';
+            pos_ += 2;
+            continue;
+          }
+          ++pos_;
+          break;
+        }
+        out += text_[pos_++];
+      }
+      return out;
+    }
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' ||
+            static_cast<unsigned char>(c) >= 0x80))
+        break;
+      out += c;
+      ++pos_;
+    }
+    return out;
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+bool qualified_name(Tokens& tokens, std::string_view default_database, DdlTarget::Table& out) {
+  std::string first = tokens.identifier();
+  if (first.empty()) return false;
+  if (tokens.symbol('.')) {
+    out.database = std::move(first);
+    out.table = tokens.identifier();
+    return !out.table.empty();
+  }
+  out.database = std::string(default_database);
+  out.table = std::move(first);
+  return true;
+}
+
+void table_list(Tokens& tokens, std::string_view default_database, DdlTarget& target, bool renames) {
+  do {
+    DdlTarget::Table table;
+    if (!qualified_name(tokens, default_database, table)) return;
+    target.tables.push_back(std::move(table));
+    if (renames && tokens.keyword("TO")) {
+      DdlTarget::Table renamed;
+      if (!qualified_name(tokens, default_database, renamed)) return;
+      target.tables.push_back(std::move(renamed));
+    }
+  } while (tokens.symbol(','));
+}
+
+}  // namespace
+
+DdlTarget ddl_target(std::string_view sql, std::string_view default_database) {
+  DdlTarget target;
+  target.database = std::string(default_database);
+  Tokens tokens(sql);
+  const auto one_table = [&] {
+    DdlTarget::Table table;
+    if (qualified_name(tokens, default_database, table)) {
+      target.tables.push_back(std::move(table));
+      target.parsed = true;
+    }
+  };
+  const auto database_level = [&] {
+    tokens.keyword("IF");
+    tokens.keyword("NOT");
+    tokens.keyword("EXISTS");
+    std::string name = tokens.identifier();
+    if (!name.empty()) {
+      target.database = std::move(name);
+      target.parsed = true;
+    }
+  };
+  if (tokens.keyword("CREATE")) {
+    if (tokens.keyword("OR")) tokens.keyword("REPLACE");
+    if (tokens.keyword("DATABASE") || tokens.keyword("SCHEMA")) {
+      database_level();
+    } else {
+      tokens.keyword("TEMPORARY");
+      if (tokens.keyword("TABLE")) {
+        tokens.keyword("IF");
+        tokens.keyword("NOT");
+        tokens.keyword("EXISTS");
+        one_table();
+      } else {
+        (void)(tokens.keyword("UNIQUE") || tokens.keyword("FULLTEXT") || tokens.keyword("SPATIAL"));
+        if (tokens.keyword("INDEX")) {
+          tokens.keyword("IF");
+          tokens.keyword("NOT");
+          tokens.keyword("EXISTS");
+          (void)tokens.identifier();
+          if (tokens.keyword("ON")) one_table();
+        }
+      }
+    }
+  } else if (tokens.keyword("ALTER")) {
+    if (tokens.keyword("DATABASE") || tokens.keyword("SCHEMA")) {
+      database_level();
+    } else {
+      tokens.keyword("ONLINE");
+      tokens.keyword("IGNORE");
+      if (tokens.keyword("TABLE")) {
+        tokens.keyword("IF");
+        tokens.keyword("EXISTS");
+        one_table();
+      }
+    }
+  } else if (tokens.keyword("DROP")) {
+    if (tokens.keyword("DATABASE") || tokens.keyword("SCHEMA")) {
+      database_level();
+    } else {
+      tokens.keyword("TEMPORARY");
+      if (tokens.keyword("TABLE")) {
+        tokens.keyword("IF");
+        tokens.keyword("EXISTS");
+        table_list(tokens, default_database, target, false);
+        target.parsed = !target.tables.empty();
+      } else if (tokens.keyword("INDEX")) {
+        tokens.keyword("IF");
+        tokens.keyword("EXISTS");
+        (void)tokens.identifier();
+        if (tokens.keyword("ON")) one_table();
+      }
+    }
+  } else if (tokens.keyword("RENAME")) {
+    if (tokens.keyword("TABLE")) {
+      table_list(tokens, default_database, target, true);
+      target.parsed = !target.tables.empty();
+    }
+  } else if (tokens.keyword("TRUNCATE")) {
+    tokens.keyword("TABLE");
+    one_table();
+  }
+  if (!target.tables.empty()) target.database = target.tables.front().database;
+  return target;
+}
+
+}  // namespace cdc::binlog

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cdc::binlog {
+
+// What a DDL statement changes, read from its text: the tables (database-qualified with the
+// session's default database where the statement does not say), or just a database for
+// CREATE/ALTER/DROP DATABASE. Statements this reader does not know (views, routines, grants,
+// events...) name only the default database, with no table.
+struct DdlTarget {
+  struct Table {
+    std::string database;
+    std::string table;
+  };
+  std::vector<Table> tables;   // empty for database-level statements
+  std::string database;        // the database the statement is about (or the default one)
+  bool parsed = false;         // false: not a statement form we recognize
+};
+
+DdlTarget ddl_target(std::string_view sql, std::string_view default_database);
+
+}  // namespace cdc::binlog

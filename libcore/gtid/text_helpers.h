@@ -1,0 +1,43 @@
+#pragma once
+
+// Small helpers shared by the GTID text parsers (internal to gtid/).
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace cdc::gtid::detail {
+
+// The characters MySQL's SKIP_WHITESPACE and MariaDB accept around separators (C isspace in
+// the "C" locale). SHOW MASTER STATUS / @@gtid_executed wrap sets with ",\n".
+constexpr bool is_space(char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+// MySQL tags: [a-zA-Z_][a-zA-Z0-9_]* (ASCII only; Tag::is_character_valid).
+constexpr bool is_tag_start(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+constexpr bool is_tag_char(char c) noexcept { return is_tag_start(c) || is_digit(c); }
+
+// "'x'" for a printable character, "byte 0x07" otherwise: for "found ..." in messages.
+inline std::string describe_char(char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  if (byte >= 0x20 && byte < 0x7f) return fmt::format("'{}'", c);
+  if (c == '\n') return "a newline";
+  return fmt::format("byte 0x{:02x}", byte);
+}
+
+// What sits at pos: a character, or the end of the text.
+inline std::string describe_at(std::string_view text, std::size_t pos) {
+  if (pos >= text.size()) return "end of text";
+  return describe_char(text[pos]);
+}
+
+// A short excerpt for messages (user input can be long): at most max_chars, then "...".
+inline std::string excerpt(std::string_view text, std::size_t max_chars = 24) {
+  if (text.size() <= max_chars) return std::string(text);
+  return std::string(text.substr(0, max_chars)) + "...";
+}
+
+}  // namespace cdc::gtid::detail

@@ -1,0 +1,539 @@
+#include "rowimage/charset.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cerrno>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include <iconv.h>
+
+#include "ndjson/writer.h"
+
+namespace cdc::rowimage {
+
+namespace {
+
+static_assert(std::is_same_v<iconv_t, void*>, "TextScratch stores glibc's iconv_t as void*");
+
+enum class Method : std::uint8_t {
+  utf8,     // passed through; Writer::string() replaces ill-formed UTF-8
+  binary,   // not text
+  sbcs,     // one byte, one table entry (charset_table.cpp)
+  ucs2,     // 2-byte big-endian units, no surrogate pairs
+  utf16be,  // 2-byte big-endian units with surrogate pairs
+  utf16le,
+  utf32,    // 4-byte big-endian units
+  iconv,    // multi-byte legacy charsets: our character split, glibc for the mapping
+};
+
+struct CharsetProps {
+  std::string_view name;
+  std::uint8_t max_bytes;
+  Method method;
+  // For Method::iconv: the glibc name, and whether iconv maps every byte 00..7F to itself, so
+  // ASCII can stay inside the runs handed to iconv. glibc's SHIFT_JIS does not: it maps 5C and
+  // 7E to U+00A5 and U+203E, so for sjis those two bytes are copied outside iconv.
+  const char* iconv_name = nullptr;
+  bool iconv_ascii_identity = true;
+};
+
+// Indexed by Charset. For the iconv charsets, the glibc name was chosen by converting every
+// 1-, 2- and (ujis/eucjpms 8F xx xx) 3-byte sequence with MariaDB 10.11, e.g.
+//   SELECT seq, HEX(CONVERT(CAST(UNHEX(LPAD(HEX(seq), 4, '0')) AS CHAR CHARACTER SET gbk)
+//                          USING utf8mb4)) FROM seq_32768_to_65535
+// and with each candidate; with the splitting and overrides below, these agree with the server
+// on every sequence: big5 BIG5 (+ 461 overrides), gbk GBK, gb2312 EUC-CN, sjis SHIFT_JIS
+// (+ ASCII kept out of iconv, 815F), cp932 CP932, ujis EUC-JP (+ A1C0, 8FA2B7 and the
+// user-defined rows), eucjpms EUC-JP-MS, euckr CP949 (the servers' euckr has the UHC
+// extension). gb18030 exists only in MySQL, so GB18030 (glibc 2.36 implements GB18030-2005 as
+// MySQL does) could not be checked against a server; glibc 2.38+ follows GB18030-2022, which
+// moves a few dozen characters out of the private use area.
+constexpr std::array<CharsetProps, kCharsetCount> kProps = {{
+    {"unknown", 0, Method::utf8},
+    {"binary", 1, Method::binary},
+    {"utf8mb3", 3, Method::utf8},
+    {"utf8mb4", 4, Method::utf8},
+    {"ascii", 1, Method::sbcs},
+    {"latin1", 1, Method::sbcs},
+    {"latin2", 1, Method::sbcs},
+    {"latin5", 1, Method::sbcs},
+    {"latin7", 1, Method::sbcs},
+    {"cp1250", 1, Method::sbcs},
+    {"cp1251", 1, Method::sbcs},
+    {"cp1256", 1, Method::sbcs},
+    {"cp1257", 1, Method::sbcs},
+    {"cp850", 1, Method::sbcs},
+    {"cp852", 1, Method::sbcs},
+    {"cp866", 1, Method::sbcs},
+    {"koi8r", 1, Method::sbcs},
+    {"koi8u", 1, Method::sbcs},
+    {"greek", 1, Method::sbcs},
+    {"hebrew", 1, Method::sbcs},
+    {"armscii8", 1, Method::sbcs},
+    {"geostd8", 1, Method::sbcs},
+    {"macroman", 1, Method::sbcs},
+    {"macce", 1, Method::sbcs},
+    {"swe7", 1, Method::sbcs},
+    {"dec8", 1, Method::sbcs},
+    {"hp8", 1, Method::sbcs},
+    {"keybcs2", 1, Method::sbcs},
+    {"tis620", 1, Method::sbcs},
+    {"ucs2", 2, Method::ucs2},
+    {"utf16", 4, Method::utf16be},
+    {"utf16le", 4, Method::utf16le},
+    {"utf32", 4, Method::utf32},
+    {"big5", 2, Method::iconv, "BIG5"},
+    {"gbk", 2, Method::iconv, "GBK"},
+    {"gb2312", 2, Method::iconv, "EUC-CN"},
+    {"gb18030", 4, Method::iconv, "GB18030"},
+    {"sjis", 2, Method::iconv, "SHIFT_JIS", false},
+    {"cp932", 2, Method::iconv, "CP932"},
+    {"ujis", 3, Method::iconv, "EUC-JP"},
+    {"eucjpms", 3, Method::iconv, "EUC-JP-MS"},
+    {"euckr", 2, Method::iconv, "CP949"},
+}};
+
+constexpr std::size_t index_of(Charset charset) { return static_cast<std::size_t>(charset); }
+
+const CharsetProps& props(Charset charset) {
+  const std::size_t i = index_of(charset);
+  return kProps[i < kProps.size() ? i : 0];
+}
+
+constexpr char32_t kReplacement = 0xFFFD;
+
+const unsigned char* bytes_of(std::string_view text) {
+  return reinterpret_cast<const unsigned char*>(text.data());
+}
+
+bool is_ascii(std::string_view text) {
+  unsigned char any = 0;
+  for (const char c : text) any |= static_cast<unsigned char>(c);
+  return any < 0x80;
+}
+
+// Appends UTF-8 to the scratch buffer. The buffer's size() is the window in use and only grows,
+// so after warm-up nothing is allocated; len is the length of the current result.
+class Utf8Out {
+ public:
+  explicit Utf8Out(std::string& buf) : buf_(buf) {}
+
+  void ensure(std::size_t more) {
+    if (len_ + more > buf_.size()) buf_.resize(std::max({len_ + more, buf_.size() * 2, std::size_t{64}}));
+  }
+  void byte(unsigned char c) {
+    ensure(1);
+    buf_[len_++] = static_cast<char>(c);
+  }
+  // cp must be a Unicode scalar value (not a surrogate, at most U+10FFFF).
+  void code_point(char32_t cp) {
+    ensure(4);
+    put_code_point(cp);
+  }
+  // code_point() without the room check, for loops that ensure() their worst case up front.
+  void put_code_point(char32_t cp) {
+    char* p = buf_.data() + len_;
+    if (cp < 0x80) {
+      p[0] = static_cast<char>(cp);
+      len_ += 1;
+    } else if (cp < 0x800) {
+      p[0] = static_cast<char>(0xC0U | (cp >> 6));
+      p[1] = static_cast<char>(0x80U | (cp & 0x3FU));
+      len_ += 2;
+    } else if (cp < 0x10000) {
+      p[0] = static_cast<char>(0xE0U | (cp >> 12));
+      p[1] = static_cast<char>(0x80U | ((cp >> 6) & 0x3FU));
+      p[2] = static_cast<char>(0x80U | (cp & 0x3FU));
+      len_ += 3;
+    } else {
+      p[0] = static_cast<char>(0xF0U | (cp >> 18));
+      p[1] = static_cast<char>(0x80U | ((cp >> 12) & 0x3FU));
+      p[2] = static_cast<char>(0x80U | ((cp >> 6) & 0x3FU));
+      p[3] = static_cast<char>(0x80U | (cp & 0x3FU));
+      len_ += 4;
+    }
+  }
+  void replacement() { code_point(kReplacement); }
+
+  // Room for a writer that fills the buffer itself (iconv): where to write and how much fits.
+  char* tail() { return buf_.data() + len_; }
+  std::size_t room() const { return buf_.size() - len_; }
+  void advance(std::size_t written) { len_ += written; }
+
+  std::string_view result() const { return {buf_.data(), len_}; }
+
+ private:
+  std::string& buf_;
+  std::size_t len_ = 0;
+};
+
+// ---- single-byte charsets
+
+void convert_sbcs(std::string_view raw, Charset charset, Utf8Out& out) {
+  const detail::HalfTable* upper = detail::sbcs_upper_half(charset);
+  const detail::HalfTable* lower = charset == Charset::swe7 ? &detail::swe7_lower_half() : nullptr;
+  assert(upper != nullptr);
+  out.ensure(3 * raw.size());  // every table entry is in the BMP: at most 3 bytes
+  for (const char byte : raw) {
+    const auto c = static_cast<unsigned char>(byte);
+    if (c >= 0x80) {
+      out.put_code_point((*upper)[c - 0x80U]);
+    } else {
+      out.put_code_point(lower != nullptr ? (*lower)[c] : c);
+    }
+  }
+}
+
+// ---- UCS-2, UTF-16, UTF-32
+
+template <bool kBigEndian>
+char32_t unit16(const unsigned char* p) {
+  return kBigEndian ? static_cast<char32_t>((p[0] << 8) | p[1]) : static_cast<char32_t>((p[1] << 8) | p[0]);
+}
+
+bool is_surrogate(char32_t u) { return u >= 0xD800 && u <= 0xDFFF; }
+
+void convert_ucs2(std::string_view raw, Utf8Out& out) {
+  const unsigned char* p = bytes_of(raw);
+  std::size_t i = 0;
+  for (; i + 2 <= raw.size(); i += 2) {
+    const char32_t u = unit16<true>(p + i);
+    out.code_point(is_surrogate(u) ? kReplacement : u);  // UCS-2 has no surrogate pairs
+  }
+  if (i < raw.size()) out.replacement();  // odd trailing byte
+}
+
+template <bool kBigEndian>
+void convert_utf16(std::string_view raw, Utf8Out& out) {
+  const unsigned char* p = bytes_of(raw);
+  const std::size_t n = raw.size();
+  std::size_t i = 0;
+  while (i + 2 <= n) {
+    const char32_t u = unit16<kBigEndian>(p + i);
+    if (!is_surrogate(u)) {
+      out.code_point(u);
+      i += 2;
+      continue;
+    }
+    if (u <= 0xDBFF && i + 4 <= n) {
+      const char32_t low = unit16<kBigEndian>(p + i + 2);
+      if (low >= 0xDC00 && low <= 0xDFFF) {
+        out.code_point(0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00));
+        i += 4;
+        continue;
+      }
+    }
+    // A lone surrogate is one bad unit; whatever follows it is decoded on its own.
+    out.replacement();
+    i += 2;
+  }
+  if (i < n) out.replacement();  // odd trailing byte
+}
+
+void convert_utf32(std::string_view raw, Utf8Out& out) {
+  const unsigned char* p = bytes_of(raw);
+  std::size_t i = 0;
+  for (; i + 4 <= raw.size(); i += 4) {
+    const char32_t u = (static_cast<char32_t>(p[i]) << 24) | (static_cast<char32_t>(p[i + 1]) << 16) |
+                       (static_cast<char32_t>(p[i + 2]) << 8) | p[i + 3];
+    out.code_point(u > 0x10FFFF || is_surrogate(u) ? kReplacement : u);
+  }
+  if (i < raw.size()) out.replacement();  // 1..3 bytes of a unit
+}
+
+// ---- multi-byte legacy charsets
+
+bool in(unsigned char c, unsigned lo, unsigned hi) { return c >= lo && c <= hi; }
+
+// Length of the character starting with the non-ASCII byte p[0], following the server's
+// ismbchar/mbcharlen rules for the charset (strings/ctype-<charset>.c), or 0 when p[0] cannot
+// start a character or the character is cut short by the end of the value or a bad byte.
+std::size_t mb_length(Charset charset, const unsigned char* p, std::size_t left) {
+  const unsigned char lead = p[0];
+  const auto second = [&](auto&& ok) -> std::size_t { return left >= 2 && ok(p[1]) ? 2 : 0; };
+  switch (charset) {
+    case Charset::big5:  // A1..F9, then 40..7E or A1..FE
+      if (!in(lead, 0xA1, 0xF9)) return 0;
+      return second([](unsigned char c) { return in(c, 0x40, 0x7E) || in(c, 0xA1, 0xFE); });
+    case Charset::gbk:  // 81..FE, then 40..7E or 80..FE
+      if (!in(lead, 0x81, 0xFE)) return 0;
+      return second([](unsigned char c) { return in(c, 0x40, 0x7E) || in(c, 0x80, 0xFE); });
+    case Charset::gb2312:  // EUC-CN: A1..F7, then A1..FE
+      if (!in(lead, 0xA1, 0xF7)) return 0;
+      return second([](unsigned char c) { return in(c, 0xA1, 0xFE); });
+    case Charset::gb18030:  // 81..FE then 40..7E / 80..FE, or 81..FE 30..39 81..FE 30..39
+      if (!in(lead, 0x81, 0xFE) || left < 2) return 0;
+      if (in(p[1], 0x30, 0x39)) {
+        return left >= 4 && in(p[2], 0x81, 0xFE) && in(p[3], 0x30, 0x39) ? 4 : 0;
+      }
+      return in(p[1], 0x40, 0x7E) || in(p[1], 0x80, 0xFE) ? 2 : 0;
+    case Charset::sjis:
+    case Charset::cp932:  // A1..DF half-width katakana; 81..9F/E0..FC then 40..7E/80..FC
+      if (in(lead, 0xA1, 0xDF)) return 1;
+      if (!in(lead, 0x81, 0x9F) && !in(lead, 0xE0, 0xFC)) return 0;
+      return second([](unsigned char c) { return in(c, 0x40, 0x7E) || in(c, 0x80, 0xFC); });
+    case Charset::ujis:
+    case Charset::eucjpms:  // 8E A1..DF; 8F A1..FE A1..FE; A1..FE A1..FE
+      if (lead == 0x8E) return second([](unsigned char c) { return in(c, 0xA1, 0xDF); });
+      if (lead == 0x8F) return left >= 3 && in(p[1], 0xA1, 0xFE) && in(p[2], 0xA1, 0xFE) ? 3 : 0;
+      if (!in(lead, 0xA1, 0xFE)) return 0;
+      return second([](unsigned char c) { return in(c, 0xA1, 0xFE); });
+    case Charset::euckr:  // 81..FE, then 41..5A, 61..7A or 81..FE (CP949)
+      if (!in(lead, 0x81, 0xFE)) return 0;
+      return second([](unsigned char c) {
+        return in(c, 0x41, 0x5A) || in(c, 0x61, 0x7A) || in(c, 0x81, 0xFE);
+      });
+    default:
+      return 0;
+  }
+}
+
+// The server's mapping where iconv's differs, or 0 to let iconv convert the character.
+char32_t mb_override(Charset charset, const unsigned char* p, std::size_t length) {
+  switch (charset) {
+    case Charset::sjis:
+      // FULLWIDTH REVERSE SOLIDUS in glibc; the server's sjis table gives '\'.
+      return length == 2 && p[0] == 0x81 && p[1] == 0x5F ? U'\\' : 0;
+    case Charset::ujis: {
+      // User-defined rows F5..FE (and 8F F5..FE) are the private use area in the server
+      // (U+E000.., 94 per row), unmapped in glibc's EUC-JP; two symbols are ASCII there.
+      if (length == 2 && p[0] == 0xA1 && p[1] == 0xC0) return U'\\';
+      if (length == 3 && p[1] == 0xA2 && p[2] == 0xB7) return U'~';
+      const unsigned char* row = length == 3 ? p + 1 : p;
+      if (length >= 2 && row[0] >= 0xF5) {
+        const char32_t base = length == 3 ? 0xE3AC : 0xE000;
+        return base + static_cast<char32_t>((row[0] - 0xF5) * 94 + (row[1] - 0xA1));
+      }
+      return 0;
+    }
+    case Charset::big5: {
+      if (length != 2) return 0;
+      const auto code = static_cast<std::uint16_t>((p[0] << 8) | p[1]);
+      const auto table = detail::big5_overrides();
+      const auto by_code = [](const detail::CodeOverride& o, std::uint16_t c) { return o.code < c; };
+      const auto hit = std::lower_bound(table.begin(), table.end(), code, by_code);
+      return hit != table.end() && hit->code == code ? hit->unicode : 0;
+    }
+    default:
+      return 0;
+  }
+}
+
+// Converts run, made only of ASCII that iconv maps to itself and whole characters that passed
+// mb_length(), with cd; a character iconv cannot map is one U+FFFD.
+void convert_run(iconv_t cd, Charset charset, std::string_view run, Utf8Out& out) {
+  if (run.empty()) return;
+  if (cd == nullptr) {  // no converter: keep ASCII, replace each character
+    for (std::size_t i = 0; i < run.size();) {
+      const auto c = static_cast<unsigned char>(run[i]);
+      if (c < 0x80) {
+        out.byte(c);
+        ++i;
+        continue;
+      }
+      out.replacement();
+      i += std::max<std::size_t>(1, mb_length(charset, bytes_of(run) + i, run.size() - i));
+    }
+    return;
+  }
+  iconv(cd, nullptr, nullptr, nullptr, nullptr);  // back to the initial state
+  // iconv() takes char** for its input but never writes through it.
+  char* in = const_cast<char*>(run.data());
+  std::size_t in_left = run.size();
+  while (in_left > 0) {
+    out.ensure(3 * in_left + 4);  // 3 bytes per input byte is the worst case (sjis A1..DF)
+    char* to = out.tail();
+    std::size_t to_left = out.room();
+    const std::size_t done = iconv(cd, &in, &in_left, &to, &to_left);
+    out.advance(static_cast<std::size_t>(to - out.tail()));
+    if (done != static_cast<std::size_t>(-1)) break;
+    if (errno == E2BIG) {  // cannot happen with 3 bytes per byte, but never loop without room
+      out.ensure(out.room() + 64);
+      continue;
+    }
+    // EILSEQ (no mapping) or EINVAL (iconv saw an incomplete character): one U+FFFD for the
+    // character at `in`, then carry on after it.
+    out.replacement();
+    const std::size_t length = mb_length(charset, reinterpret_cast<const unsigned char*>(in), in_left);
+    const std::size_t skip = std::min(in_left, std::max<std::size_t>(1, length));
+    in += skip;
+    in_left -= skip;
+    iconv(cd, nullptr, nullptr, nullptr, nullptr);
+  }
+}
+
+void convert_multibyte(std::string_view raw, Charset charset, iconv_t cd, Utf8Out& out) {
+  // ASCII stays in the runs for iconv, except 5C and 7E where iconv's ASCII is not ASCII.
+  const bool keep_5c_7e_out = !props(charset).iconv_ascii_identity;
+  const unsigned char* p = bytes_of(raw);
+  const std::size_t n = raw.size();
+  out.ensure(n);
+  std::size_t run_start = 0;
+  const auto flush = [&](std::size_t end) {
+    convert_run(cd, charset, raw.substr(run_start, end - run_start), out);
+  };
+  std::size_t i = 0;
+  while (i < n) {
+    if (p[i] < 0x80) {
+      if (keep_5c_7e_out && (p[i] == 0x5C || p[i] == 0x7E)) {
+        flush(i);
+        out.byte(p[i]);
+        run_start = i + 1;
+      }
+      ++i;
+      continue;
+    }
+    const std::size_t length = mb_length(charset, p + i, n - i);
+    if (length == 0) {  // cannot start a character here: one U+FFFD, resume at the next byte
+      flush(i);
+      out.replacement();
+      run_start = ++i;
+      continue;
+    }
+    if (const char32_t mapped = mb_override(charset, p + i, length); mapped != 0) {
+      flush(i);
+      out.code_point(mapped);
+      i += length;
+      run_start = i;
+      continue;
+    }
+    i += length;  // stays in the run for iconv
+  }
+  flush(n);
+}
+
+}  // namespace
+
+// ---- charset properties
+
+std::string_view charset_name(Charset charset) noexcept { return props(charset).name; }
+
+std::uint8_t max_bytes_per_char(Charset charset) noexcept { return props(charset).max_bytes; }
+
+// ---- TextScratch
+
+namespace {
+iconv_t failed_iconv() { return reinterpret_cast<iconv_t>(static_cast<std::intptr_t>(-1)); }
+}  // namespace
+
+TextScratch::~TextScratch() { close_all(); }
+
+TextScratch::TextScratch(TextScratch&& other) noexcept
+    : buf_(std::move(other.buf_)), iconv_(other.iconv_), missing_converter_(other.missing_converter_) {
+  other.iconv_.fill(nullptr);
+  other.missing_converter_ = false;
+}
+
+TextScratch& TextScratch::operator=(TextScratch&& other) noexcept {
+  if (this != &other) {
+    close_all();
+    buf_ = std::move(other.buf_);
+    iconv_ = other.iconv_;
+    missing_converter_ = other.missing_converter_;
+    other.iconv_.fill(nullptr);
+    other.missing_converter_ = false;
+  }
+  return *this;
+}
+
+void TextScratch::close_all() noexcept {
+  for (void*& cd : iconv_) {
+    if (cd != nullptr && cd != failed_iconv()) iconv_close(cd);
+    cd = nullptr;
+  }
+}
+
+void* TextScratch::iconv_handle(Charset charset, const char* iconv_name) noexcept {
+  void*& slot = iconv_[index_of(charset)];
+  if (slot == nullptr) {
+    slot = iconv_open("UTF-8", iconv_name);
+    if (slot == failed_iconv()) missing_converter_ = true;
+  }
+  return slot == failed_iconv() ? nullptr : slot;
+}
+
+// ---- conversion
+
+std::string_view to_utf8(std::string_view raw, Charset charset, TextScratch& scratch) {
+  const CharsetProps& p = props(charset);
+  assert(p.method != Method::binary && "binary values are not text: use Writer::string_base64()");
+  switch (p.method) {
+    case Method::utf8:
+    case Method::binary:
+      return raw;
+    case Method::sbcs:
+    case Method::iconv:
+      if (charset != Charset::swe7 && is_ascii(raw)) return raw;
+      break;
+    case Method::ucs2:
+    case Method::utf16be:
+    case Method::utf16le:
+    case Method::utf32:
+      break;
+  }
+  Utf8Out out(scratch.buf_);
+  switch (p.method) {
+    case Method::sbcs:
+      convert_sbcs(raw, charset, out);
+      break;
+    case Method::ucs2:
+      convert_ucs2(raw, out);
+      break;
+    case Method::utf16be:
+      convert_utf16<true>(raw, out);
+      break;
+    case Method::utf16le:
+      convert_utf16<false>(raw, out);
+      break;
+    case Method::utf32:
+      convert_utf32(raw, out);
+      break;
+    case Method::iconv:
+      convert_multibyte(raw, charset, scratch.iconv_handle(charset, p.iconv_name), out);
+      break;
+    case Method::utf8:
+    case Method::binary:
+      break;
+  }
+  return out.result();
+}
+
+void write_text(std::string_view raw, std::uint16_t collation_id, ndjson::Writer& out, TextScratch& scratch) {
+  const Charset charset = charset_of(collation_id);
+  assert(charset != Charset::binary && "collation 63 is binary: use Writer::string_base64()");
+  if (charset == Charset::binary) {
+    out.string_base64(raw);
+    return;
+  }
+  out.string(to_utf8(raw, charset, scratch));
+}
+
+std::string_view trim_char_padding(std::string_view raw, Charset charset) noexcept {
+  std::string_view unit = " ";
+  switch (charset) {
+    case Charset::binary:
+      return raw;
+    case Charset::ucs2:
+    case Charset::utf16:
+      unit = std::string_view("\0 ", 2);
+      break;
+    case Charset::utf16le:
+      unit = std::string_view(" \0", 2);
+      break;
+    case Charset::utf32:
+      unit = std::string_view("\0\0\0 ", 4);
+      break;
+    default:
+      break;
+  }
+  // Whole units only: a value whose length is not a multiple of the unit is left alone.
+  if (raw.size() % unit.size() != 0) return raw;
+  while (raw.size() >= unit.size() && raw.substr(raw.size() - unit.size()) == unit) {
+    raw.remove_suffix(unit.size());
+  }
+  return raw;
+}
+
+}  // namespace cdc::rowimage

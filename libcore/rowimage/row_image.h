@@ -1,0 +1,77 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "binlog/events/table_map_event.h"
+#include "ndjson/writer.h"
+#include "rowimage/charset.h"
+#include "util/byte_reader.h"
+
+namespace cdc::rowimage {
+
+// Where one column's value sits in the event, to write it again (the key) without decoding
+// the whole row twice.
+struct ColumnSlice {
+  std::uint64_t offset = 0;  // absolute, for messages
+  std::span<const std::uint8_t> bytes;
+  bool present = false;
+  bool is_null = false;
+  bool json_diff = false;  // MySQL PARTIAL_UPDATE_ROWS: the value is a JSON diff vector
+};
+
+// Buffers reused from row to row, so that decoding does no per-row allocation once warm.
+struct RowScratch {
+  TextScratch text;
+  std::vector<ColumnSlice> before;
+  std::vector<ColumnSlice> after;
+  std::string name;  // positional column names ("@3") when the binlog has none
+};
+
+// The name a column is written under: its real name from the optional metadata, else "@N"
+// (1-based, as mysqlbinlog prints them) until the live stream fills names from the server.
+std::string_view column_name(const binlog::TableMap& map, std::size_t index, std::string& scratch);
+
+// Reads one row image (its null bitmap over the present columns, then the values) into
+// `slices` without decoding the values: where each one is, or that it is NULL or absent.
+// Failures are left in `in`.
+// `partial_json` (after images of PARTIAL_UPDATE_ROWS only) has one bit per JSON column present
+// in the image: set where the value is a diff vector rather than a document.
+void scan_row_image(ByteReader& in, const binlog::TableMap& map, std::span<const std::uint8_t> present,
+                    std::vector<ColumnSlice>& slices, RowScratch& scratch,
+                    std::span<const std::uint8_t> partial_json = {});
+
+// Writes a scanned row image as a JSON object {"col": value, ...} in column order, skipping
+// absent columns (minimal row images). JSON diffs are applied to the column's document in
+// `before` (when the before image has it) to write the full after document; a diff without a
+// before document is left out. Returns how many were left out, for write_json_diffs. Failures
+// go to `errors` (the caller abandons the record).
+std::size_t write_row_image(const binlog::TableMap& map, const std::vector<ColumnSlice>& slices, ndjson::Writer& out,
+                            RowScratch& scratch, ByteReader& errors,
+                            const std::vector<ColumnSlice>* before = nullptr);
+
+// {"col": [{"op":"replace","path":"$.a","value":1}, ...]} for the diffs write_row_image left out.
+void write_json_diffs(const binlog::TableMap& map, const std::vector<ColumnSlice>& slices,
+                      const std::vector<ColumnSlice>* before, ndjson::Writer& out, RowScratch& scratch,
+                      ByteReader& errors);
+
+// Reads the after-image prefix of a PARTIAL_UPDATE_ROWS row (value_options, then the partial
+// JSON bitmap when PARTIAL_JSON_UPDATES is set) and returns the bitmap (empty: none partial).
+std::span<const std::uint8_t> read_partial_json_header(ByteReader& in, const binlog::TableMap& map,
+                                                       std::span<const std::uint8_t> present);
+
+// Writes one column's value from its slice into `out` (null when NULL or absent). A value
+// that does not decode fails `errors` with the column named.
+void write_column_value(const binlog::TableMap& map, std::size_t index, const ColumnSlice& slice,
+                        ndjson::Writer& out, RowScratch& scratch, ByteReader& errors);
+
+// Reads one value of `column` from `in` and writes it as JSON (null bitmap already checked).
+void decode_value(ByteReader& in, const binlog::TableMap& map, std::size_t index, ndjson::Writer& out,
+                  RowScratch& scratch);
+
+// How many bytes the value of `column` takes at the front of `in`, without decoding it.
+std::size_t value_size(const ByteReader& in, const rowimage::Column& column);
+
+}  // namespace cdc::rowimage

@@ -1,0 +1,170 @@
+#include "stream/change_writer.h"
+
+#include <fmt/format.h>
+
+namespace cdc::stream {
+
+namespace {
+
+constexpr std::size_t kFlushThreshold = std::size_t{1} << 18;
+
+std::string_view op_name(binlog::RowsKind kind) {
+  switch (kind) {
+    case binlog::RowsKind::write: return "c";
+    case binlog::RowsKind::update:
+    case binlog::RowsKind::partial_update: return "u";
+    case binlog::RowsKind::erase: return "d";
+  }
+  return "u";
+}
+
+}  // namespace
+
+ChangeWriter::ChangeWriter(int out_fd, std::string out_name) : out_fd_(out_fd), out_name_(std::move(out_name)) {}
+
+void ChangeWriter::write_position(const ChangePosition& position, std::uint64_t index) {
+  out_.key("pos");
+  out_.begin_object();
+  out_.field("file", position.file);
+  out_.field("offset", position.offset);
+  out_.field("index", index);
+  if (position.gtid.empty())
+    out_.field_null("gtid");
+  else
+    out_.field("gtid", position.gtid);
+  out_.end_object();
+}
+
+void ChangeWriter::write_key(const binlog::TableMap& map, const std::vector<rowimage::ColumnSlice>& slices,
+                             ByteReader& errors) {
+  out_.key("key");
+  if (map.primary_key.empty()) {
+    out_.null();  // no primary key in the binlog's metadata: see cdc-stream(1), KEYS
+    return;
+  }
+  out_.begin_object();
+  for (const std::uint32_t column : map.primary_key) {
+    out_.key(rowimage::column_name(map, column, scratch_.name));
+    rowimage::write_column_value(map, column, slices[column], out_, scratch_, errors);
+  }
+  out_.end_object();
+}
+
+Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, const binlog::TableMap& map,
+                                               const ChangePosition& position, std::uint32_t timestamp) {
+  if (event.column_count != map.columns.size())
+    return fail(Errc::corrupt_input, fmt::format("{}:{}: rows event has {} columns, its TABLE_MAP {}.{} has {}",
+                                                 position.file, position.offset, event.column_count, map.database,
+                                                 map.table, map.columns.size()));
+  const bool partial = !binlog::all_columns_present(event.columns_before, event.column_count) ||
+                       !binlog::all_columns_present(event.columns_after, event.column_count);
+  partial_images_seen_ = partial_images_seen_ || partial;
+  ByteReader rows(event.rows, event.rows_offset);
+  std::uint64_t index = position.first_index;
+  while (!rows.empty()) {
+    out_.begin_object();
+    out_.field("op", op_name(event.kind));
+    out_.field("v", 1);
+    out_.field("db", map.database);
+    out_.field("table", map.table);
+    if (event.has_before()) rowimage::scan_row_image(rows, map, event.columns_before, scratch_.before, scratch_);
+    if (event.has_after() && rows.ok()) {
+      const auto partial_json = event.kind == binlog::RowsKind::partial_update
+                                    ? rowimage::read_partial_json_header(rows, map, event.columns_after)
+                                    : std::span<const std::uint8_t>{};
+      rowimage::scan_row_image(rows, map, event.columns_after, scratch_.after, scratch_, partial_json);
+    }
+    std::size_t unresolved_diffs = 0;
+    if (rows.ok()) write_key(map, event.has_after() ? scratch_.after : scratch_.before, rows);
+    if (rows.ok()) {
+      out_.key("before");
+      if (event.has_before())
+        rowimage::write_row_image(map, scratch_.before, out_, scratch_, rows);
+      else
+        out_.null();
+    }
+    if (rows.ok()) {
+      out_.key("after");
+      if (event.has_after())
+        unresolved_diffs = rowimage::write_row_image(map, scratch_.after, out_, scratch_, rows,
+                                                     event.has_before() ? &scratch_.before : nullptr);
+      else
+        out_.null();
+    }
+    if (rows.ok() && unresolved_diffs > 0) {
+      // No before document to apply MySQL's JSON diffs to: the diffs themselves.
+      out_.key("json_diffs");
+      rowimage::write_json_diffs(map, scratch_.after, &scratch_.before, out_, scratch_, rows);
+    }
+    if (!rows.ok()) {
+      out_.abandon_record();
+      return fail(Errc::corrupt_input, fmt::format("{}:{}: {} row {} of {}.{}: {}", position.file, position.offset,
+                                                   event.kind == binlog::RowsKind::write ? "WRITE_ROWS" :
+                                                   event.kind == binlog::RowsKind::erase ? "DELETE_ROWS" : "UPDATE_ROWS",
+                                                   index - position.first_index, map.database, map.table,
+                                                   rows.failure_text()));
+    }
+    if (partial || unresolved_diffs > 0) out_.field("partial", true);
+    write_position(position, index);
+    out_.field("ts_ms", std::uint64_t{timestamp} * 1000U);
+    out_.end_object();
+    out_.end_record();
+    ++index;
+    if (auto flushed = flush_if_large(); !flushed) return fail(std::move(flushed).error());
+  }
+  return index - position.first_index;
+}
+
+void ChangeWriter::write_ddl(std::string_view database, std::string_view sql, const ChangePosition& position,
+                             std::uint32_t timestamp) {
+  out_.begin_object();
+  out_.field("op", "ddl");
+  out_.field("v", 1);
+  out_.field("db", database);
+  out_.field("sql", sql);
+  write_position(position, 0);
+  out_.field("ts_ms", std::uint64_t{timestamp} * 1000U);
+  out_.end_object();
+  out_.end_record();
+}
+
+void ChangeWriter::write_commit(std::string_view gtid, std::string_view file, std::uint64_t end_offset,
+                                std::string_view position, std::uint32_t timestamp, std::uint64_t rows) {
+  out_.begin_object();
+  out_.field("op", "commit");
+  out_.field("v", 1);
+  if (gtid.empty())
+    out_.field_null("gtid");
+  else
+    out_.field("gtid", gtid);
+  out_.key("pos");
+  out_.begin_object();
+  out_.field("file", file);
+  out_.field("offset", end_offset);
+  out_.end_object();
+  out_.field("position", position);
+  out_.field("rows", rows);
+  out_.field("ts_ms", std::uint64_t{timestamp} * 1000U);
+  out_.end_object();
+  out_.end_record();
+}
+
+void ChangeWriter::write_incident(std::string_view message, const ChangePosition& position, std::uint32_t timestamp) {
+  out_.begin_object();
+  out_.field("op", "incident");
+  out_.field("v", 1);
+  out_.field("message", message);
+  write_position(position, 0);
+  out_.field("ts_ms", std::uint64_t{timestamp} * 1000U);
+  out_.end_object();
+  out_.end_record();
+}
+
+Result<void> ChangeWriter::flush() { return out_.flush_to(out_fd_, out_name_); }
+
+Result<void> ChangeWriter::flush_if_large() {
+  if (out_.bytes_buffered() < kFlushThreshold) return {};
+  return flush();
+}
+
+}  // namespace cdc::stream

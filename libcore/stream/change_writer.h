@@ -1,0 +1,58 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "binlog/decoder.h"
+#include "ndjson/writer.h"
+#include "rowimage/row_image.h"
+#include "util/result.h"
+
+namespace cdc::stream {
+
+// Where a change happened: the file and offset of its event, the transaction's GTID (empty
+// without GTIDs) and the row's index inside its event. (file, offset, index) is unique, so a
+// consumer can drop a line it has already seen after a restart.
+struct ChangePosition {
+  std::string_view file;
+  std::uint64_t offset = 0;
+  std::string_view gtid;
+  std::uint64_t first_index = 0;  // index of the event's first row (rows of a payload keep counting)
+};
+
+// Writes the NDJSON lines of ../shared/docs/DESIGN.md: data lines (c/u/d) from row events,
+// ddl and commit lines. One instance is reused for a whole run: no per-row allocation.
+class ChangeWriter {
+ public:
+  ChangeWriter(int out_fd, std::string out_name);
+
+  // Writes one line per row of the event. Returns how many rows it wrote. Failures name the
+  // column and offset; the line being written is dropped.
+  Result<std::uint64_t> write_rows(const binlog::RowsEvent& event, const binlog::TableMap& map,
+                                   const ChangePosition& position, std::uint32_t timestamp);
+  void write_ddl(std::string_view database, std::string_view sql, const ChangePosition& position,
+                 std::uint32_t timestamp);
+  void write_commit(std::string_view gtid, std::string_view file, std::uint64_t end_offset, std::string_view position,
+                    std::uint32_t timestamp, std::uint64_t rows);
+  void write_incident(std::string_view message, const ChangePosition& position, std::uint32_t timestamp);
+
+  // Writes out what is buffered; call at transaction boundaries and at the end.
+  Result<void> flush();
+  // Flushes only when the buffer has grown past the threshold (inside big transactions).
+  Result<void> flush_if_large();
+
+  [[nodiscard]] bool partial_images_seen() const noexcept { return partial_images_seen_; }
+
+ private:
+  void write_position(const ChangePosition& position, std::uint64_t index);
+  void write_key(const binlog::TableMap& map, const std::vector<rowimage::ColumnSlice>& slices, ByteReader& errors);
+
+  int out_fd_;
+  std::string out_name_;
+  ndjson::Writer out_;
+  rowimage::RowScratch scratch_;
+  bool partial_images_seen_ = false;
+};
+
+}  // namespace cdc::stream

@@ -1,0 +1,67 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "binlog/events/gtid_events.h"
+#include "gtid/mariadb_gtid.h"
+#include "gtid/mysql_gtid_set.h"
+#include "util/result.h"
+
+namespace cdc::stream {
+
+struct TransactionEnd {
+  std::string_view gtid;      // the transaction's own GTID; empty without GTIDs
+  std::string position;       // where to resume after it: GTID set, MariaDB GTID position, or FILE:OFFSET
+  std::uint64_t lines = 0;    // lines written for it (rows and DDL)
+  std::uint64_t rows = 0;
+};
+
+// Follows transaction boundaries and the GTID state through a binlog, so that every line
+// can name its transaction and every commit the position to resume after it.
+//
+// Resume semantics of `position`: with GTIDs it is the set of transactions executed up to
+// and including this one (MySQL: PREVIOUS_GTIDS of the file plus every GTID since; MariaDB:
+// the GTID_LIST state advanced by every GTID since), so resuming from it replays nothing of
+// this transaction; without GTIDs it is FILE:OFFSET of the event after the commit.
+class TransactionTracker {
+ public:
+  void start_file(std::string_view file) { file_ = std::string(file); }
+
+  void begin_mysql(const binlog::MysqlGtidEvent& event);
+  void begin_mariadb(const binlog::MariadbGtidEvent& event, std::uint32_t server_id);
+  void mariadb_gtid_list(const binlog::MariadbGtidListEvent& event);
+  Result<void> previous_gtids(const binlog::PreviousGtidsEvent& event);
+  void explicit_begin() { explicit_ = true; }
+
+  [[nodiscard]] bool in_explicit_transaction() const noexcept { return explicit_; }
+  [[nodiscard]] std::string_view gtid() const noexcept { return gtid_text_; }
+  void count_lines(std::uint64_t lines) noexcept { lines_ += lines; }
+  void count_rows(std::uint64_t rows) noexcept {
+    lines_ += rows;
+    rows_ += rows;
+  }
+
+  // Closes the transaction (XID, COMMIT, or an implicitly committing statement).
+  TransactionEnd end(std::uint64_t end_offset);
+
+ private:
+  enum class Mode { unknown, mysql, mariadb };
+
+  std::string file_;
+  Mode mode_ = Mode::unknown;
+  gtid::MysqlGtidSet mysql_executed_;
+  gtid::MariadbGtidPos mariadb_state_;
+  bool have_mysql_gtid_ = false;
+  gtid::Gtid mysql_gtid_;
+  bool have_mariadb_gtid_ = false;
+  gtid::MariadbGtid mariadb_gtid_;
+  std::string gtid_text_;
+  std::string ended_gtid_;
+  bool explicit_ = false;
+  std::uint64_t lines_ = 0;
+  std::uint64_t rows_ = 0;
+};
+
+}  // namespace cdc::stream

@@ -1,0 +1,53 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "binlog/ddl_target.h"
+
+namespace {
+
+std::string tables_of(const cdc::binlog::DdlTarget& target) {
+  std::string out;
+  for (const auto& table : target.tables) out += (out.empty() ? "" : " ") + table.database + "." + table.table;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("ddl target: the tables and database a statement changes") {
+  struct Case {
+    std::string sql;
+    std::string default_database;
+    std::string tables;
+    std::string database;
+    bool parsed;
+  };
+  const Case cases[] = {
+      {"CREATE TABLE t (id INT)", "shop", "shop.t", "shop", true},
+      {"create table if not exists `crm`.`people` (x int)", "shop", "crm.people", "crm", true},
+      {"CREATE OR REPLACE TEMPORARY TABLE tmp1 LIKE t", "shop", "shop.tmp1", "shop", true},
+      {"ALTER TABLE orders ADD COLUMN note TEXT", "shop", "shop.orders", "shop", true},
+      {"ALTER ONLINE IGNORE TABLE shop.orders DROP INDEX k", "", "shop.orders", "shop", true},
+      {"DROP TABLE IF EXISTS a, b.c, `d``e`", "x", "x.a b.c x.d`e", "x", true},
+      {"RENAME TABLE a TO b, s.c TO t.d", "x", "x.a x.b s.c t.d", "x", true},
+      {"TRUNCATE TABLE logs", "ops", "ops.logs", "ops", true},
+      {"TRUNCATE logs", "ops", "ops.logs", "ops", true},
+      {"CREATE UNIQUE INDEX i ON shop.orders (id)", "", "shop.orders", "shop", true},
+      {"DROP INDEX i ON orders", "shop", "shop.orders", "shop", true},
+      {"CREATE DATABASE IF NOT EXISTS newdb", "", "", "newdb", true},
+      {"DROP SCHEMA olddb", "shop", "", "olddb", true},
+      {"/* comment */ -- line\n DROP DATABASE d", "", "", "d", true},
+      {"/*!40000 ALTER TABLE `t` DISABLE KEYS */", "shop", "shop.t", "shop", true},
+      {"CREATE VIEW v AS SELECT 1", "shop", "", "shop", false},
+      {"GRANT SELECT ON *.* TO u", "", "", "", false},
+      {"CREATE TABLE `ta.ble` (x INT)", "d", "d.ta.ble", "d", true},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.sql);
+    const auto target = cdc::binlog::ddl_target(c.sql, c.default_database);
+    CHECK(tables_of(target) == c.tables);
+    CHECK(target.database == c.database);
+    CHECK(target.parsed == c.parsed);
+  }
+}
