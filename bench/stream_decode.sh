@@ -5,9 +5,13 @@
 # disk (hot page cache) with
 #   A: mariadb-binlog --no-defaults -v --base64-output=decode-rows FILES... > /dev/null
 #   B: cdc-stream --file FILES... > /dev/null
+# Both do their full work (/dev/null only makes the write free). cdc-stream also checks every
+# event's CRC32 and writes about a third more bytes (NDJSON with positions) than mariadb-binlog
+# writes text; mariadb-binlog checks CRC32s only with --verify-checksums below.
 # The binlog is made fresh by a throwaway MariaDB (ROW format, FULL image, FULL row metadata,
 # CRC32 checksums) from sysbench-style rows (table sbtest1: id, k, c CHAR(120), pad CHAR(60)):
 # 40% INSERTs, 40% UPDATEs (before+after images), 20% DELETEs, in transactions of 10,000 rows.
+# (c and pad are in the server default charset, latin1 with --no-defaults; the values are ASCII.)
 # One untimed warm-up run of each tool fills the page cache and checks that both decoded every
 # row change (see "sanity" below); then the tools run ALTERNATELY, A B A B ..., so that the
 # noise of a shared machine falls on both alike.
@@ -19,6 +23,8 @@
 #   MB/s              binlog bytes (10^6) decoded per wall second, from the median
 #   peak RSS MiB      the largest peak resident set over the rounds (GNU time %M): cdc-stream's
 #                     should not grow with the binlog's size
+#   median cpu s      user+sys CPU seconds (from GNU time), median over the rounds: less noisy
+#                     than wall time on a busy machine
 #   ratio             mariadb-binlog median / cdc-stream median: > 1 means cdc-stream is faster.
 # It is a benchmark, not a test: there is no speed threshold. It fails only if the sanity
 # check fails: cdc-stream's output must hold exactly one c/u/d line per row change (as many as
@@ -26,10 +32,13 @@
 # transaction, and nothing else — so a fast run that decoded nothing cannot pass.
 #
 # Usage: bench/stream_decode.sh [--rows N] [--rounds N] [--txn-rows N] [--keep-binlog DIR]
+#                             [--verify-checksums]
 #   --rows N          row changes to generate (default 1000000)
-#   --rounds N        timed runs of each tool (default 3)
+#   --rounds N        timed runs of each tool (default 5)
 #   --txn-rows N      rows per transaction (default 10000)
 #   --keep-binlog DIR move the generated binlog files to DIR (e.g. to profile on them)
+#   --verify-checksums make mariadb-binlog check the CRC32 of every event too, as cdc-stream
+#                     always does (mariadb-binlog does not by default)
 # Environment: CDC_BENCH_BUILD_DIR (default $CDC_ROOT/build-bench), TMPDIR.
 # Runs as root on Debian 12 (installs missing packages, as scripts/test.sh does).
 set -euo pipefail
@@ -40,7 +49,8 @@ source "$CDC_ROOT/scripts/lib/deps.sh"
 source "$CDC_ROOT/scripts/lib/throwaway_mariadb.sh"
 
 rows=1000000
-rounds=3
+rounds=5
+mb_verify=()
 txn_rows=10000
 keep_dir=
 usage() { sed -n '/^# Usage:/,/^# Runs as root/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
@@ -54,6 +64,7 @@ while (($# > 0)); do
     --txn-rows=*) txn_rows=${1#*=}; shift ;;
     --keep-binlog) keep_dir=${2:?--keep-binlog needs a directory}; shift 2 ;;
     --keep-binlog=*) keep_dir=${1#*=}; shift ;;
+    --verify-checksums) mb_verify=(--verify-binlog-checksum); shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "stream_decode: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -196,7 +207,7 @@ timed() {  # timed RESULTS_FILE command...: appends "wall_s rss_kib user_s sys_s
 : >"$work/A.txt"
 : >"$work/B.txt"
 for ((round = 1; round <= rounds; round++)); do
-  timed "$work/A.txt" "$mariadb_binlog" --no-defaults -v --base64-output=decode-rows "${files[@]}"
+  timed "$work/A.txt" "$mariadb_binlog" --no-defaults "${mb_verify[@]}" -v --base64-output=decode-rows "${files[@]}"
   timed "$work/B.txt" "$cdc_stream" --file "${files[@]}"
   log "round $round/$rounds: mariadb-binlog $(tail -1 "$work/A.txt" | cut -d' ' -f1) s," \
     "cdc-stream $(tail -1 "$work/B.txt" | cut -d' ' -f1) s"
@@ -217,16 +228,19 @@ read -r b_med b_min b_rss b_cpu < <(stats "$work/B.txt")
 mb_version=$("$mariadb_binlog" --no-defaults --version | head -1)
 cdc_version=$("$cdc_stream" --version | head -1)
 cpu_model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+mb_verifies="no (add --verify-checksums)"
+((${#mb_verify[@]} == 0)) || mb_verifies=yes
 awk -v files="${#files[@]}" -v bytes="$binlog_bytes" -v rows="$sql_rows" -v txns="$sql_txns" -v rounds="$rounds" \
   -v a_med="$a_med" -v a_min="$a_min" -v a_rss="$a_rss" -v a_cpu="$a_cpu" \
   -v b_med="$b_med" -v b_min="$b_min" -v b_rss="$b_rss" -v b_cpu="$b_cpu" \
-  -v mbv="$mb_version" -v cdcv="$cdc_version" -v cpu="$cpu_model" -v ncpu="$(nproc)" '
+  -v verify="$mb_verifies" -v mbv="$mb_version" -v cdcv="$cdc_version" -v cpu="$cpu_model" -v ncpu="$(nproc)" '
   function commas(x,   s, r) { s = sprintf("%d", x); while (length(s) > 3) { r = "," substr(s, length(s) - 2) r; s = substr(s, 1, length(s) - 3) } return s r }
   function row(name, med, min, rss, c) {
-    printf "%-15s %9.2f %8.2f %12s %9.1f %14.1f %10.2f\n", name, med, min, commas(rows / med), bytes / 1e6 / med, rss / 1024, c
+    printf "%-15s %9.3f %8.3f %12s %9.1f %14.1f %10.3f\n", name, med, min, commas(rows / med), bytes / 1e6 / med, rss / 1024, c
   }
   BEGIN {
     printf "\n%s; %s\n%s (%d CPUs); hot page cache; %d alternating rounds each\n", mbv, cdcv, cpu, ncpu, rounds
+    printf "CRC32 checked by cdc-stream: yes; by mariadb-binlog: %s\n", verify
     printf "binlog: %d files, %.1f MB, %s row changes in %s transactions\n", files, bytes / 1e6, commas(rows), commas(txns)
     printf "%-15s %9s %8s %12s %9s %14s %10s\n", "tool", "median s", "min s", "rows/s", "MB/s", "peak RSS MiB", "median cpu s"
     row("mariadb-binlog", a_med, a_min, a_rss, a_cpu)

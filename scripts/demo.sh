@@ -25,4 +25,15 @@ echo "# \$ cdc-plan --check ${connection[*]}" >&2
 status=0
 "$tools/cdc-plan" --check "${connection[@]}" || status=$?
 echo "# cdc-plan --check exited $status (0: the server is usable for CDC)" >&2
+
+# Some changes, then the binlog that recorded them (and the sample load) decoded offline.
+mariadb --no-defaults --socket="$THROWAWAY_SOCKET" -uroot shop <<'SQL'
+UPDATE orders SET status = 'shipped', tags = 'gift,express' WHERE id = 1;
+DELETE FROM sessions WHERE token = UNHEX('FF');
+INSERT INTO customers (email, name) VALUES ('linus@example.com', 'Linus');
+ALTER TABLE customers ADD COLUMN vip BOOLEAN NOT NULL DEFAULT FALSE;
+SQL
+mapfile -t binlogs < <(ls "$server_dir/server/data"/binlog.[0-9]*)
+echo "# \$ cdc-stream --file ${binlogs[*]##*/} --tables 'shop.*'" >&2
+"$tools/cdc-stream" --file "${binlogs[@]}" --tables 'shop.*' || status=$?
 exit "$status"

@@ -196,7 +196,10 @@ Result<Event> Decoder::decode_body(const EventHeader& header, ByteReader& body, 
                            "the binlog is encrypted (encrypt_binlog=ON); read it through the server's replication "
                            "protocol instead of from the file"));
     default:
-      if (is_rows_event(type)) {
+      // Types 20-22 were rows events only in 5.1.0-5.1.15 (post-header 6 or 8 bytes); a 5.2
+      // development build used the same numbers for other events.
+      if (is_rows_event(type) && !(static_cast<std::uint8_t>(type) >= 20 && static_cast<std::uint8_t>(type) <= 22 &&
+                                   format_.post_header(type) != 6 && format_.post_header(type) != 8)) {
         RowsEvent rows = decode_rows(body, format_, type);
         if (!body.ok()) break;
         if (rows.compressed) {

@@ -1,6 +1,7 @@
 #include "binlog/file_reader.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -62,9 +63,12 @@ Result<FileReader> FileReader::open(const std::string& path) {
   const std::uint8_t* head = reader.buffer_.data();
   const std::size_t got = reader.end_;
   if (got >= 2 && head[0] == 0x1f && head[1] == 0x8b)
-    return fail(Errc::corrupt_input, fmt::format("{}: not a binlog file: it is gzip-compressed; decompress it first, "
-                                                 "e.g. zcat {} | cdc-stream --file -",
-                                                 reader.name_, path));
+    return fail(Errc::corrupt_input,
+                path == "-" ? fmt::format("stdin: not a binlog file: it is gzip-compressed; decompress it before piping "
+                                          "it in (zcat FILE | cdc-stream --file -)")
+                            : fmt::format("{}: not a binlog file: it is gzip-compressed; decompress it first, e.g. zcat {} "
+                                          "| cdc-stream --file -",
+                                          reader.name_, path));
   if (!*have_magic || std::memcmp(head, kMagic, kBinlogMagicSize) != 0)
     return fail(Errc::corrupt_input, fmt::format("{}: not a binlog file: it does not start with the binlog magic "
                                                  "bytes fe 62 69 6e",
@@ -157,10 +161,17 @@ Result<void> FileReader::skip_to(std::uint64_t offset) {
       position_ += step;
       continue;
     }
-    if (owns_fd_ && ::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) == static_cast<off_t>(offset)) {
-      position_ = offset;
-      begin_ = end_ = 0;
-      break;
+    struct stat info {};
+    if (owns_fd_ && ::fstat(fd_, &info) == 0 && S_ISREG(info.st_mode)) {
+      if (static_cast<std::uint64_t>(info.st_size) < offset)
+        return fail(Errc::usage, fmt::format("{}: start position {} is past the end of the file ({} bytes)", name_,
+                                             offset, info.st_size));
+      if (::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) == static_cast<off_t>(offset)) {
+        position_ = offset;
+        begin_ = end_ = 0;
+        eof_ = false;
+        break;
+      }
     }
     auto have = ensure(1);
     if (!have) return fail(std::move(have).error());

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <csignal>
 #include <cstdio>
 
 #include "util/exit_code.h"
@@ -29,6 +30,9 @@ void print_stdout(std::string_view text) {
 
 ToolCli::ToolCli(std::string tool_name, std::string purpose)
     : tool_name_(std::move(tool_name)), app_(std::move(purpose), tool_name_) {
+  // A closed reader (`cdc-stream ... | head`) is a normal end: writes then fail with EPIPE,
+  // which the tools treat as a quiet stop, instead of the signal killing them.
+  std::signal(SIGPIPE, SIG_IGN);
   app_.formatter(std::make_shared<HelpFormatter>());
   // As with the mysql client, a repeated option means its last value.
   app_.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);

@@ -8,6 +8,8 @@
 #include "rowimage/json_binary.h"
 #include "rowimage/json_diff.h"
 #include "rowimage/scalar_values.h"
+#include "ndjson/utf8.h"
+#include "util/bits.h"
 
 namespace cdc::rowimage {
 
@@ -39,6 +41,10 @@ std::string_view as_chars(std::span<const std::uint8_t> bytes) {
 
 void write_string_value(std::span<const std::uint8_t> raw, const Column& column, ndjson::Writer& out,
                         RowScratch& scratch, std::size_t pad_to = 0) {
+  // Without charset metadata (servers before MySQL 8 / MariaDB 10.5, or binlog_row_metadata
+  // off) TEXT and BLOB, CHAR and BINARY look alike: the value is written as text, and a value
+  // that is not UTF-8 is noted so the run can say it was not lossless.
+  if (column.collation == 0 && !scratch.lossy_text && !ndjson::is_valid_utf8(as_chars(raw))) scratch.lossy_text = true;
   if (is_binary_collation(column.collation)) {
     if (pad_to > raw.size()) {
       // BINARY(n) is stored without its trailing 0x00 padding; SELECT returns all n bytes.
@@ -83,7 +89,7 @@ void write_set(std::uint64_t bits, const binlog::TableMap& map, std::size_t colu
     const auto& values = map.set_values[column];
     scratch.name.clear();
     for (std::size_t i = 0; i < values.size() && i < 64; ++i) {
-      if ((bits >> i & 1U) == 0) continue;
+      if (((bits >> i) & 1U) == 0) continue;
       if (!scratch.name.empty()) scratch.name.push_back(',');
       scratch.name.append(values[i]);
     }
@@ -253,20 +259,20 @@ void scan_row_image(ByteReader& in, const binlog::TableMap& map, std::span<const
   slices.assign(columns, ColumnSlice{});
   std::size_t present_count = 0;
   for (std::size_t i = 0; i < columns; ++i)
-    if ((present[i / 8] >> (i % 8) & 1U) != 0) ++present_count;
+    if (lsb_bit(present, i)) ++present_count;
   // The null bitmap covers only the present columns (log_event.cc unpack_row).
   const auto nulls = in.bytes((present_count + 7) / 8, "null bitmap");
   if (!in.ok()) return;
   std::size_t present_index = 0;
   for (std::size_t i = 0; i < columns; ++i) {
-    if ((present[i / 8] >> (i % 8) & 1U) == 0) continue;
+    if (!lsb_bit(present, i)) continue;
     ColumnSlice& slice = slices[i];
     slice.present = true;
     slice.offset = in.offset();
-    slice.is_null = (nulls[present_index / 8] >> (present_index % 8) & 1U) != 0;
+    slice.is_null = lsb_bit(nulls, present_index);
     ++present_index;
     if (map.columns[i].type == ColumnType::json && !partial_json.empty()) {
-      slice.json_diff = json_index / 8 < partial_json.size() && (partial_json[json_index / 8] >> (json_index % 8) & 1U) != 0;
+      slice.json_diff = json_index / 8 < partial_json.size() && lsb_bit(partial_json, json_index);
       ++json_index;
     }
     if (slice.is_null) continue;
@@ -348,7 +354,7 @@ std::span<const std::uint8_t> read_partial_json_header(ByteReader& in, const bin
   if (!in.ok() || (options & kPartialJsonUpdates) == 0) return {};
   std::size_t json_columns = 0;
   for (std::size_t i = 0; i < map.columns.size(); ++i)
-    if ((present[i / 8] >> (i % 8) & 1U) != 0 && map.columns[i].type == ColumnType::json) ++json_columns;
+    if (lsb_bit(present, i) && map.columns[i].type == ColumnType::json) ++json_columns;
   return in.bytes((json_columns + 7) / 8, "partial JSON bitmap");
 }
 

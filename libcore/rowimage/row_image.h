@@ -28,6 +28,7 @@ struct RowScratch {
   std::vector<ColumnSlice> before;
   std::vector<ColumnSlice> after;
   std::string name;  // positional column names ("@3") when the binlog has none
+  bool lossy_text = false;  // a value without charset metadata was not UTF-8 (U+FFFD written)
 };
 
 // The name a column is written under: its real name from the optional metadata, else "@N"

@@ -36,7 +36,7 @@ void ChangeWriter::write_position(const ChangePosition& position, std::uint64_t 
 }
 
 void ChangeWriter::write_key(const binlog::TableMap& map, const std::vector<rowimage::ColumnSlice>& slices,
-                             ByteReader& errors) {
+                             const std::vector<rowimage::ColumnSlice>* fallback, ByteReader& errors) {
   out_.key("key");
   if (map.primary_key.empty()) {
     out_.null();  // no primary key in the binlog's metadata: see cdc-stream(1), KEYS
@@ -45,7 +45,9 @@ void ChangeWriter::write_key(const binlog::TableMap& map, const std::vector<rowi
   out_.begin_object();
   for (const std::uint32_t column : map.primary_key) {
     out_.key(rowimage::column_name(map, column, scratch_.name));
-    rowimage::write_column_value(map, column, slices[column], out_, scratch_, errors);
+    // A minimal after image may lack the key columns; the before image then has them.
+    const bool use_fallback = !slices[column].present && fallback != nullptr && (*fallback)[column].present;
+    rowimage::write_column_value(map, column, use_fallback ? (*fallback)[column] : slices[column], out_, scratch_, errors);
   }
   out_.end_object();
 }
@@ -75,7 +77,9 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
       rowimage::scan_row_image(rows, map, event.columns_after, scratch_.after, scratch_, partial_json);
     }
     std::size_t unresolved_diffs = 0;
-    if (rows.ok()) write_key(map, event.has_after() ? scratch_.after : scratch_.before, rows);
+    if (rows.ok())
+      write_key(map, event.has_after() ? scratch_.after : scratch_.before,
+                event.has_after() && event.has_before() ? &scratch_.before : nullptr, rows);
     if (rows.ok()) {
       out_.key("before");
       if (event.has_before())
@@ -105,6 +109,7 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
                                                    rows.failure_text()));
     }
     if (partial || unresolved_diffs > 0) out_.field("partial", true);
+    if (scratch_.lossy_text && lossy_text_table_.empty()) lossy_text_table_ = map.database + "." + map.table;
     write_position(position, index);
     out_.field("ts_ms", std::uint64_t{timestamp} * 1000U);
     out_.end_object();

@@ -43,16 +43,20 @@ class ChangeWriter {
   Result<void> flush_if_large();
 
   [[nodiscard]] bool partial_images_seen() const noexcept { return partial_images_seen_; }
+  // "db.table" of the first row that had binary data in a column without charset metadata.
+  [[nodiscard]] const std::string& lossy_text_table() const noexcept { return lossy_text_table_; }
 
  private:
   void write_position(const ChangePosition& position, std::uint64_t index);
-  void write_key(const binlog::TableMap& map, const std::vector<rowimage::ColumnSlice>& slices, ByteReader& errors);
+  void write_key(const binlog::TableMap& map, const std::vector<rowimage::ColumnSlice>& slices,
+                 const std::vector<rowimage::ColumnSlice>* fallback, ByteReader& errors);
 
   int out_fd_;
   std::string out_name_;
   ndjson::Writer out_;
   rowimage::RowScratch scratch_;
   bool partial_images_seen_ = false;
+  std::string lossy_text_table_;
 };
 
 }  // namespace cdc::stream

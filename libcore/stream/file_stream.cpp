@@ -44,8 +44,16 @@ class FileRun {
     if (writer_.partial_images_seen())
       warn_("some row images were not FULL (binlog_row_image=MINIMAL or NOBLOB): those lines carry \"partial\":true "
             "and only the columns the server logged; set binlog_row_image=FULL for complete images");
-    for (const auto& [type, count] : skipped_types_)
-      warn_(fmt::format("skipped {} event(s) of unknown type {} that the server flagged as ignorable", count, type));
+    if (!writer_.lossy_text_table().empty())
+      warn_(fmt::format("{} (and maybe other tables) has string or BLOB values that are not UTF-8 in columns whose "
+                        "charset the binlog does not give: they were written as text with U+FFFD; a server with "
+                        "binlog_row_metadata=MINIMAL or FULL logs charsets, and binary columns then come out as base64",
+                        writer_.lossy_text_table()));
+    for (const auto& [type, skipped] : skipped_types_)
+      warn_(fmt::format("skipped {} event(s) of unknown type {} (the first at {}:{}){}", skipped.count, type,
+                        skipped.first_file, skipped.first_offset,
+                        skipped.ignorable ? ", which the server flagged ignorable (LOG_EVENT_IGNORABLE_F)"
+                                          : ", as --skip-unknown-events asked"));
     return summary_;
   }
 
@@ -58,29 +66,52 @@ class FileRun {
     decoder_.set_source_name(reader->name());
     decoder_.forget_tables();
     tracker_.start_file(file_);
-    bool first_event = true;
+    // --start-position: the file's header events (format description, previous GTIDs or the
+    // GTID list, checkpoints) are always read, so positions stay complete; then a jump.
+    bool jumped = !start.has_value();
     for (;;) {
       auto raw = reader->next();
       if (!raw) return fail(std::move(raw).error());
       if (!*raw) break;
       const binlog::RawEvent event = **raw;
+      if (!jumped && event.offset >= *start) jumped = true;
+      if (!jumped && !is_file_header_event(event.bytes[4])) {
+        if (event.offset + event.bytes.size() > *start)
+          return fail(Errc::usage, fmt::format("{}: start position {} is inside the event at {} ({} bytes): give the "
+                                               "offset of an event, as mysqlbinlog prints them",
+                                               reader->name(), *start, event.offset, event.bytes.size()));
+        if (auto skipped = reader->skip_to(*start); !skipped) return fail(std::move(skipped).error());
+        jumped = true;
+        continue;
+      }
       if (stop && event.offset >= *stop) return true;
       auto decoded = decoder_.decode(event.bytes, event.offset);
       if (!decoded) return fail(std::move(decoded).error());
       ++summary_.events;
       if (auto handled = handle(*decoded, event.offset + event.bytes.size()); !handled)
         return fail(std::move(handled).error());
-      if (first_event && start && *start > event.offset + event.bytes.size()) {
-        // The format description is always read; then jump, as mysqlbinlog --start-position.
-        if (auto skipped = reader->skip_to(*start); !skipped) return fail(std::move(skipped).error());
-      }
-      first_event = false;
+      if (!jumped && event.offset + event.bytes.size() >= *start) jumped = true;
+    }
+    if (!jumped) {
+      if (auto skipped = reader->skip_to(*start); !skipped) return fail(std::move(skipped).error());
     }
     if (reader->torn_tail_bytes() > 0)
       warn_(fmt::format("{}:{}: the file ends inside an event ({} bytes); the server still had it open, so decoding "
                         "ends at the last whole event",
                         reader->name(), reader->position(), reader->torn_tail_bytes()));
     return false;
+  }
+
+  static bool is_file_header_event(std::uint8_t type_code) {
+    switch (static_cast<binlog::EventType>(type_code)) {
+      case binlog::EventType::format_description:
+      case binlog::EventType::previous_gtids:
+      case binlog::EventType::mariadb_gtid_list:
+      case binlog::EventType::mariadb_binlog_checkpoint:
+        return true;
+      default:
+        return false;
+    }
   }
 
   Result<void> handle(const binlog::Event& event, std::uint64_t end_offset) {
@@ -105,9 +136,10 @@ class FileRun {
     if (const auto* query = std::get_if<QueryEvent>(&event.body)) return handle_query(*query, event, end_offset);
     if (std::get_if<XidEvent>(&event.body) != nullptr) return end_transaction(end_offset, timestamp);
     if (const auto* incident = std::get_if<IncidentEvent>(&event.body)) {
-      warn_(fmt::format("{}:{}: INCIDENT_EVENT: the server lost changes here ({}); a replica would stop; check the "
+      warn_(fmt::format("{}:{}: INCIDENT_EVENT: the server lost changes here{}{}{}; a replica would stop; check the "
                         "captured tables against the source",
-                        file_, event.offset, incident->message));
+                        decoder_.source_name(), event.offset, incident->message.empty() ? "" : " (",
+                        incident->message, incident->message.empty() ? "" : ")"));
       writer_.write_incident(incident->message, ChangePosition{file_, event.offset, tracker_.gtid(), 0}, timestamp);
       return {};
     }
@@ -116,8 +148,14 @@ class FileRun {
   }
 
   Result<void> handle_unknown(const binlog::UnknownEvent& unknown, const binlog::Event& event) {
-    if ((event.header.flags & binlog::kFlagIgnorable) != 0 || options_.skip_unknown_events) {
-      ++skipped_types_[unknown.type_code];
+    const bool ignorable = (event.header.flags & binlog::kFlagIgnorable) != 0;
+    if (ignorable || options_.skip_unknown_events) {
+      Skipped& skipped = skipped_types_[unknown.type_code];
+      if (skipped.count++ == 0) {
+        skipped.first_file = decoder_.source_name();
+        skipped.first_offset = event.offset;
+        skipped.ignorable = ignorable;
+      }
       ++summary_.skipped_events;
       return {};
     }
@@ -135,7 +173,7 @@ class FileRun {
       if (!missing_map_warned_)
         warn_(fmt::format("{}:{}: rows for table id {} without its TABLE_MAP (does the start position fall inside a "
                           "transaction?); such rows are skipped",
-                          file_, offset, rows.table_id));
+                          decoder_.source_name(), offset, rows.table_id));
       missing_map_warned_ = true;
       return {};
     }
@@ -195,16 +233,17 @@ class FileRun {
         // A DDL commits implicitly; outside a BEGIN it is its own transaction.
         if (!tracker_.in_explicit_transaction()) return end_transaction(end_offset, event.header.timestamp);
         return {};
-      case binlog::QueryKind::other:
-        if (!statement_warned_ && !query.sql.empty() && filter_.selects_database(query.database)) {
+      case binlog::QueryKind::dml:
+        if (!statement_warned_ && filter_.selects_database(query.database)) {
           warn_(fmt::format("{}:{}: a statement-based change ({}...) is not captured: only row events carry rows; "
                             "set binlog_format=ROW",
-                            file_, event.offset, query.sql.substr(0, 40)));
+                            decoder_.source_name(), event.offset, query.sql.substr(0, 40)));
           statement_warned_ = true;
         }
-        if (!tracker_.in_explicit_transaction()) return end_transaction(end_offset, event.header.timestamp);
-        return {};
+        [[fallthrough]];
       default:
+        // Any other statement outside BEGIN..COMMIT is a transaction of its own.
+        if (!tracker_.in_explicit_transaction()) return end_transaction(end_offset, event.header.timestamp);
         return {};
     }
   }
@@ -239,7 +278,13 @@ class FileRun {
   FileSummary summary_;
   std::optional<std::uint64_t> payload_offset_;
   std::uint64_t payload_rows_ = 0;
-  std::map<unsigned, std::uint64_t> skipped_types_;
+  struct Skipped {
+    std::uint64_t count = 0;
+    std::string first_file;
+    std::uint64_t first_offset = 0;
+    bool ignorable = false;
+  };
+  std::map<unsigned, Skipped> skipped_types_;
   bool missing_map_warned_ = false;
   bool statement_warned_ = false;
 };

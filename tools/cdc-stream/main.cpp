@@ -9,8 +9,8 @@
 
 int main(int argc, char** argv) {
   cdc::cli::ToolCli cli("cdc-stream",
-                        "cdc-stream - tail a MySQL/MariaDB binlog from a GTID set, a MariaDB GTID "
-                        "position or FILE:OFFSET, or decode binlog files.\nPrints NDJSON on stdout.");
+                        "cdc-stream - decode MySQL/MariaDB binlog files into NDJSON change lines (tailing a "
+                        "live server comes in a later version).\nPrints NDJSON on stdout.");
   cdc::mysql::ConnectionOptions connection;
   cdc::stream::FileOptions files;
   cli.add_connection_options(connection);
@@ -20,11 +20,14 @@ int main(int argc, char** argv) {
       ->group("Input")
       ->expected(1, -1);
   app.add_option("--start-position", files.start_position,
-                 "Start at the first event at or after this offset of the first file, as mysqlbinlog")
-      ->group("Input");
+                 "Start at the event at this offset of the first file (an event boundary, as mysqlbinlog prints "
+                 "them); the file's format description and GTID state are still read")
+      ->group("Input")
+      ->check(CLI::Range(std::uint64_t{4}, std::uint64_t{1} << 62));
   app.add_option("--stop-position", files.stop_position,
                  "Stop before the first event at or after this offset of the last file, as mysqlbinlog")
-      ->group("Stop conditions");
+      ->group("Stop conditions")
+      ->check(CLI::Range(std::uint64_t{4}, std::uint64_t{1} << 62));
   app.add_option("--tables", files.tables,
                  "Only these tables: comma-separated DB.TABLE globs (* and ?), e.g. 'shop.*,crm.users'")
       ->group("Input");
@@ -45,6 +48,7 @@ int main(int argc, char** argv) {
   const auto summary = cdc::stream::run_files(files, STDOUT_FILENO, warn);
   if (!summary) {
     if (cdc::is_broken_pipe(summary.error())) return static_cast<int>(cdc::ExitCode::success);
+    if (summary.error().code == cdc::Errc::usage) return cli.usage_error(summary.error().message);
     return cli.report(summary.error());
   }
   if (::close(STDOUT_FILENO) != 0) return cli.report(cdc::Error{cdc::Errc::io, "closing stdout failed"});

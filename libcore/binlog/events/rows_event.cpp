@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "util/bits.h"
+
 namespace cdc::binlog {
 
 namespace {
@@ -80,7 +82,7 @@ RowsEvent decode_rows(ByteReader& body, const FormatDescription& format, EventTy
 
 bool all_columns_present(std::span<const std::uint8_t> bitmap, std::uint64_t column_count) noexcept {
   for (std::uint64_t i = 0; i < column_count; ++i)
-    if (i / 8 >= bitmap.size() || (bitmap[i / 8] >> (i % 8) & 1U) == 0) return false;
+    if (i / 8 >= bitmap.size() || !lsb_bit(bitmap, i)) return false;
   return true;
 }
 

@@ -90,8 +90,21 @@ QueryKind classify_query(std::string_view sql) noexcept {
   }
   if (keyword_is(text, "SAVEPOINT") || keyword_is(text, "RELEASE")) return QueryKind::savepoint;
   if (keyword_is(text, "XA")) return QueryKind::xa;
-  for (const std::string_view ddl : {"CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE", "GRANT", "REVOKE", "ANALYZE",
-                                     "OPTIMIZE", "REPAIR"})
+  if (keyword_is(text, "GRANT") || keyword_is(text, "REVOKE")) return QueryKind::account;
+  if (keyword_is(text, "SET")) {
+    const std::string_view rest = skip_space_and_comments(text.substr(3));
+    if (keyword_is(rest, "PASSWORD") || keyword_is(rest, "DEFAULT")) return QueryKind::account;
+  }
+  for (const std::string_view verb : {"CREATE", "ALTER", "DROP", "RENAME"}) {
+    if (!keyword_is(text, verb)) continue;
+    std::string_view rest = skip_space_and_comments(text.substr(verb.size()));
+    if (keyword_is(rest, "OR")) rest = skip_space_and_comments(skip_space_and_comments(rest.substr(2)).substr(7));
+    if (keyword_is(rest, "DEFINER")) break;  // CREATE DEFINER=... VIEW/PROCEDURE: schema objects
+    if (keyword_is(rest, "USER") || keyword_is(rest, "ROLE")) return QueryKind::account;
+  }
+  for (const std::string_view dml : {"INSERT", "UPDATE", "DELETE", "REPLACE", "LOAD"})
+    if (keyword_is(text, dml)) return QueryKind::dml;
+  for (const std::string_view ddl : {"CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE"})
     if (keyword_is(text, ddl)) return QueryKind::ddl;
   return QueryKind::other;
 }

@@ -27,7 +27,9 @@ struct XidEvent {
 XidEvent decode_xid(ByteReader& body);
 
 // QUERY_EVENT: BEGIN, COMMIT, ROLLBACK, DDL, or statement-based DML.
-enum class QueryKind : std::uint8_t { begin, commit, rollback, savepoint, xa, ddl, other };
+// ddl: schema changes; account: users, roles, grants and passwords (never echoed: they can
+// hold password hashes); dml: statement-based row changes (not captured); other: the rest.
+enum class QueryKind : std::uint8_t { begin, commit, rollback, savepoint, xa, ddl, account, dml, other };
 struct QueryEvent {
   std::uint32_t thread_id = 0;
   std::uint32_t exec_time = 0;

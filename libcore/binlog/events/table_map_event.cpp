@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "util/bits.h"
+
 namespace cdc::binlog {
 
 namespace {
@@ -167,11 +169,8 @@ void read_strings_per_column(ByteReader& in, TableMap& map, ColumnType type,
   }
 }
 
-// Bitmaps in optional metadata are MSB-first (Table_map_log_event, "the first bit is the
-// most significant bit of the first byte").
-bool msb_bit(std::span<const std::uint8_t> bits, std::size_t index) {
-  return (bits[index / 8] >> (7 - index % 8) & 1U) != 0;
-}
+// Bitmaps in optional metadata are MSB-first (Table_map_log_event: "the first bit is the
+// most significant bit of the first byte"): cdc::msb_bit.
 
 void read_optional_metadata(ByteReader& in, TableMap& map) {
   while (!in.empty() && in.ok()) {
@@ -301,7 +300,7 @@ void decode_table_map(ByteReader& body, const FormatDescription& format, TableMa
   body.adopt_failure(metadata);
   const auto nullable = body.bytes((column_count + 7) / 8, "nullable bitmap");
   for (std::size_t i = 0; i < nullable.size() * 8 && i < out.columns.size(); ++i)
-    out.columns[i].nullable = (nullable[i / 8] >> (i % 8) & 1U) != 0;
+    out.columns[i].nullable = lsb_bit(nullable, i);
   out.column_names.clear();
   out.enum_values.clear();
   out.set_values.clear();
