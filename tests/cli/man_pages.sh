@@ -6,7 +6,8 @@
 # For 3, the example's words (up to the first |, ;, && or redirection) run without a terminal,
 # with the connection made impossible: -h/-P/--connect-timeout values are replaced, or added,
 # as 127.0.0.1, port 1 and 1 second. Exit 0 (--help, --version), 1 (not in this version yet)
-# or 69 (server unavailable) means the options parsed; 2 means the example is a usage error.
+# 69 (server unavailable), 65 (input is not a binlog) or 74 (input missing) means the options
+# parsed; 2 means the example is a usage error.
 # A bare -p or --password is dropped (it would prompt). HOME is a scratch directory, and the
 # files that FILE options name (--defaults-file ~/.cdc.cnf) are created there, empty.
 # Usage: man_pages.sh TOOLS_DIR SOURCE_DIR
@@ -98,8 +99,8 @@ for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream; do
     status=0
     (cd "$work/run" && HOME="$work/home" setsid -w timeout 60 "$bin" "${args[@]}") \
       </dev/null >"$work/out" 2>"$work/err" || status=$?
-    case $status in 0 | 1 | 69) continue ;; esac
-    fail "$tool: example exits $status (0, 1 or 69 expected): $line"
+    case $status in 0 | 1 | 65 | 69 | 74) continue ;; esac
+    fail "$tool: example exits $status (0, 1, 65, 69 or 74 expected): $line"
     echo "    ran: $tool ${args[*]}"
     sed 's/^/    /' "$work/err"
   done <<<"$examples"

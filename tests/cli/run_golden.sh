@@ -2,6 +2,7 @@
 # Golden CLI tests: each tests/cli/cases/<case>/ holds
 #   tool            the binary to run (cdc-plan, ...)
 #   args            its arguments, one per line
+#   stdin           (optional) what the tool reads on stdin; /dev/null otherwise
 #   expected.exit   the exit status
 #   expected.stderr (optional) a substring stderr must contain
 #   expected.stdout (optional) what stdout must be, exactly
@@ -24,7 +25,9 @@ for case_dir in "$cases_dir"/*/; do
     mapfile -t args <"$case_dir/args"
   fi
   status=0
-  setsid -w "$tools_dir/$tool" "${args[@]}" </dev/null >"$work/stdout" 2>"$work/stderr" || status=$?
+  input=/dev/null
+  [[ -f $case_dir/stdin ]] && input=$case_dir/stdin
+  setsid -w "$tools_dir/$tool" "${args[@]}" <"$input" >"$work/stdout" 2>"$work/stderr" || status=$?
   expected_exit=$(<"$case_dir/expected.exit")
   problems=()
   [[ $status == "$expected_exit" ]] || problems+=("exit $status, expected $expected_exit")
