@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "binlog/checksum.h"
 #include "binlog/compression.h"
@@ -12,6 +13,10 @@ namespace cdc::binlog {
 namespace {
 
 constexpr std::size_t kMaxInflatedEvent = std::size_t{1} << 30;
+
+// Source of TableMap::generation. Process-wide rather than per Decoder, so that a map slot
+// freed by one decoder and reused by another at the same address still gets a new value.
+std::atomic<std::uint64_t> next_table_map_generation{1};
 
 std::string type_label(std::uint8_t type_code) {
   const std::string_view name = event_type_name(type_code);
@@ -151,6 +156,7 @@ Result<Event> Decoder::decode_body(const EventHeader& header, ByteReader& body, 
           break;
         }
         map.source.assign(source.begin(), source.end());
+        map.generation = next_table_map_generation.fetch_add(1, std::memory_order_relaxed);
       }
       out.body = TableMapEvent{&map};
       break;

@@ -1,12 +1,17 @@
 #include "ndjson/writer.h"
 
 #include <array>
+#include <bit>
 #include <cassert>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 
 #include <fmt/compile.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "ndjson/utf8.h"
 #include "util/fd_io.h"
@@ -45,6 +50,42 @@ constexpr bool word_needs_attention(std::uint64_t word) {
   return ((control | quote | backslash | word) & kHighBits) != 0;
 }
 
+// The first byte in [p, end) that is not kPlain (end when there is none). SSE2 (every x86-64)
+// looks at 16 bytes per step: one signed compare flags both control characters and bytes
+// >= 0x80, two more find '"' and '\\'. Elsewhere 8 bytes per step with word_needs_attention().
+const char* skip_plain(const char* p, const char* const end) {
+#if defined(__SSE2__)
+  const __m128i below_space = _mm_set1_epi8(0x20);
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const auto flagged_in = [&](const char* at) {
+    __m128i chunk;
+    std::memcpy(&chunk, at, sizeof chunk);  // an unaligned load, without UB
+    const __m128i flagged = _mm_or_si128(_mm_cmplt_epi8(chunk, below_space),
+                                         _mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_cmpeq_epi8(chunk, backslash)));
+    return static_cast<unsigned>(_mm_movemask_epi8(flagged));
+  };
+  if (end - p >= 16) {
+    for (; end - p >= 16; p += 16)
+      if (const unsigned mask = flagged_in(p); mask != 0) return p + std::countr_zero(mask);
+    if (p == end) return end;
+    // The last 1..15 bytes: one more 16-byte load ending at `end`. Its first bytes were
+    // already found plain, so the first flagged byte in it is at or after p.
+    const char* const last = end - 16;
+    const unsigned mask = flagged_in(last);
+    return mask != 0 ? last + std::countr_zero(mask) : end;
+  }
+#endif
+  while (end - p >= 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p, sizeof word);
+    if (word_needs_attention(word)) break;
+    p += 8;
+  }
+  while (p < end && kByteClass[static_cast<unsigned char>(*p)] == kPlain) ++p;
+  return p;
+}
+
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
 
 constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -77,52 +118,6 @@ constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 
 }  // namespace
 
-void Writer::before_value() {
-  if (depth_ == 0) {
-    assert(!record_has_value_ && "one top-level value per record: call end_record() first");
-    record_has_value_ = true;
-    return;
-  }
-  if (stack_[depth_ - 1] == Container::object) {
-    // key() already wrote the comma and the colon.
-    assert(after_key_ && "a value inside an object needs key() first");
-    after_key_ = false;
-    return;
-  }
-  if (need_comma_) buf_.push_back(',');
-}
-
-void Writer::push(Container container) {
-  assert(depth_ < kMaxDepth && "nesting deeper than Writer::kMaxDepth");
-  // With NDEBUG the assert is gone; stop rather than write past stack_.
-  if (depth_ >= kMaxDepth) std::abort();
-  stack_[depth_++] = container;
-  buf_.push_back(container == Container::object ? '{' : '[');
-  need_comma_ = false;
-}
-
-void Writer::pop(Container container) {
-  assert(depth_ > 0 && stack_[depth_ - 1] == container && "end_object/end_array does not match");
-  assert(!after_key_ && "key() without a value");
-  if (depth_ > 0) --depth_;
-  buf_.push_back(container == Container::object ? '}' : ']');
-  need_comma_ = true;
-}
-
-void Writer::begin_object() {
-  before_value();
-  push(Container::object);
-}
-
-void Writer::end_object() { pop(Container::object); }
-
-void Writer::begin_array() {
-  before_value();
-  push(Container::array);
-}
-
-void Writer::end_array() { pop(Container::array); }
-
 void Writer::key(std::string_view name) {
   assert(depth_ > 0 && stack_[depth_ - 1] == Container::object && "key() outside an object");
   assert(!after_key_ && "two keys in a row");
@@ -138,40 +133,54 @@ void Writer::string(std::string_view text) {
   need_comma_ = true;
 }
 
+bool Writer::string_if_plain(std::string_view text) {
+  if (skip_plain(text.data(), text.data() + text.size()) != text.data() + text.size()) return false;
+  before_value();
+  append_plain_quoted(text);
+  need_comma_ = true;
+  return true;
+}
+
+void Writer::append_plain_quoted(std::string_view text) {
+  const std::size_t at = buf_.size();
+  buf_.resize(at + text.size() + 2);
+  char* out = buf_.data() + at;
+  out[0] = '"';
+  copy_bytes(out + 1, text.data(), text.size());
+  out[text.size() + 1] = '"';
+}
+
 void Writer::append_quoted(std::string_view text) {
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  // Most text (column names, ASCII values) needs no escaping: when all of it is plain, it goes
+  // out with its quotes in one copy instead of run by run.
+  const char* p = skip_plain(begin, end);
+  if (p == end) {
+    append_plain_quoted(text);
+    return;
+  }
   buf_.push_back('"');
-  const char* p = text.data();
-  const char* const end = p + text.size();
   // [run, p) is text that goes out unchanged: plain ASCII and valid multi-byte sequences. It
   // is appended in one piece when something must be rewritten, or at the end.
-  const char* run = p;
+  const char* run = begin;
   while (p < end) {
-    while (end - p >= 8) {
-      std::uint64_t word;
-      std::memcpy(&word, p, sizeof word);
-      if (word_needs_attention(word)) break;
-      p += 8;
-    }
+    p = skip_plain(p, end);
     if (p == end) break;
     const auto byte = static_cast<unsigned char>(*p);
-    const std::uint8_t byte_class = kByteClass[byte];
-    if (byte_class == kPlain) {
-      ++p;
-      continue;
-    }
-    if (byte_class == kNonAscii) {
+    if (kByteClass[byte] == kNonAscii) {
       const Utf8Step step = utf8_step(std::string_view(p, static_cast<std::size_t>(end - p)));
       if (step.valid) {
         p += step.length;
         continue;
       }
-      buf_.append(run, p);
+      append_literal(std::string_view(run, static_cast<std::size_t>(p - run)));
       append_literal(kReplacement);
       p += step.length;
       run = p;
       continue;
     }
-    buf_.append(run, p);
+    append_literal(std::string_view(run, static_cast<std::size_t>(p - run)));
     switch (byte) {
       case '"': append_literal("\\\""); break;
       case '\\': append_literal("\\\\"); break;
@@ -183,14 +192,14 @@ void Writer::append_quoted(std::string_view text) {
       default: {
         constexpr char kHex[] = "0123456789abcdef";
         const char escaped[] = {'\\', 'u', '0', '0', kHex[byte >> 4], kHex[byte & 0xFU]};
-        buf_.append(escaped, escaped + sizeof escaped);
+        append_literal(std::string_view(escaped, sizeof escaped));
         break;
       }
     }
     ++p;
     run = p;
   }
-  buf_.append(run, p);
+  append_literal(std::string_view(run, static_cast<std::size_t>(p - run)));
   buf_.push_back('"');
 }
 
@@ -237,20 +246,6 @@ void Writer::raw_number(std::string_view digits) {
   assert(is_json_number(digits) && "raw_number() needs a JSON number");
   before_value();
   append_literal(digits);
-  need_comma_ = true;
-}
-
-void Writer::integer(std::int64_t value) {
-  before_value();
-  const fmt::format_int text(value);
-  buf_.append(text.data(), text.data() + text.size());
-  need_comma_ = true;
-}
-
-void Writer::unsigned_integer(std::uint64_t value) {
-  before_value();
-  const fmt::format_int text(value);
-  buf_.append(text.data(), text.data() + text.size());
   need_comma_ = true;
 }
 
@@ -323,6 +318,12 @@ Result<void> Writer::flush_to(int fd, std::string_view what) {
   buf_.resize(pending);
   record_start_ = 0;
   return written;
+}
+
+std::string quoted(std::string_view text) {
+  Writer writer;
+  writer.string(text);
+  return std::string(writer.buffered());
 }
 
 }  // namespace cdc::ndjson

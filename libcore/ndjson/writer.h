@@ -34,10 +34,14 @@
 //   }
 
 #include <array>
+#include <cassert>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <span>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -54,20 +58,69 @@ class Writer {
 
   Writer() = default;
 
-  void begin_object();
-  void end_object();
-  void begin_array();
-  void end_array();
+  // The structural calls are inline: a row line makes dozens of them.
+  void begin_object() {
+    before_value();
+    push(Container::object);
+  }
+  void end_object() { pop(Container::object); }
+  void begin_array() {
+    before_value();
+    push(Container::array);
+  }
+  void end_array() { pop(Container::array); }
   void key(std::string_view name);
 
+  // Pre-serialized pieces, for parts of a record that repeat on every line (constant keys, a
+  // table's column names, an event's position): escaping them once instead of per row is most
+  // of what makes cdc-stream fast. The caller vouches for the text: raw_key() takes one
+  // escaped key with its colon ("\"name\":"), raw_members() one or more whole members
+  // ("\"a\":1,\"b\":\"x\""), both as quoted_key()/a Writer would have written them.
+  void raw_key(std::string_view quoted_key_colon) {
+    assert(depth_ > 0 && stack_[depth_ - 1] == Container::object && "raw_key() outside an object");
+    assert(!after_key_ && "two keys in a row");
+    if (need_comma_) buf_.push_back(',');
+    append_literal(quoted_key_colon);
+    after_key_ = true;
+  }
+  // raw_key() for a key stored with its leading comma (",\"name\":"): the comma is kept or
+  // dropped as the position needs, in the same copy.
+  void raw_comma_key(std::string_view comma_quoted_key_colon) {
+    assert(depth_ > 0 && stack_[depth_ - 1] == Container::object && "raw_comma_key() outside an object");
+    assert(!after_key_ && "two keys in a row");
+    append_literal(need_comma_ ? comma_quoted_key_colon : comma_quoted_key_colon.substr(1));
+    after_key_ = true;
+  }
+  void raw_members(std::string_view members) {
+    assert(depth_ > 0 && stack_[depth_ - 1] == Container::object && "raw_members() outside an object");
+    assert(!after_key_ && "raw_members() after a key");
+    if (need_comma_) buf_.push_back(',');
+    append_literal(members);
+    need_comma_ = true;
+  }
+
   void string(std::string_view text);
+  // string(text) when every byte of text is printable ASCII other than '"' and '\\' (nothing
+  // to escape, nothing to validate or convert), and true; otherwise writes nothing and returns
+  // false. Lets a caller that would convert text (a legacy charset) skip its own scan.
+  bool string_if_plain(std::string_view text);
   void string_base64(std::span<const std::byte> bytes);
   void string_base64(std::string_view bytes);
   // The caller vouches that digits is a valid JSON number (e.g. DECIMAL text from the binlog
   // decoder); checked only in debug builds.
   void raw_number(std::string_view digits);
-  void integer(std::int64_t value);
-  void unsigned_integer(std::uint64_t value);
+  void integer(std::int64_t value) {
+    before_value();
+    const fmt::format_int text(value);
+    append_literal(std::string_view(text.data(), text.size()));
+    need_comma_ = true;
+  }
+  void unsigned_integer(std::uint64_t value) {
+    before_value();
+    const fmt::format_int text(value);
+    append_literal(std::string_view(text.data(), text.size()));
+    need_comma_ = true;
+  }
   void floating(double value);
   void floating(float value);
   void boolean(bool value);
@@ -149,11 +202,67 @@ class Writer {
  private:
   enum class Container : std::uint8_t { object, array };
 
-  void before_value();
-  void push(Container container);
-  void pop(Container container);
+  void before_value() {
+    if (depth_ == 0) {
+      assert(!record_has_value_ && "one top-level value per record: call end_record() first");
+      record_has_value_ = true;
+      return;
+    }
+    if (stack_[depth_ - 1] == Container::object) {
+      // key() already wrote the comma and the colon.
+      assert(after_key_ && "a value inside an object needs key() first");
+      after_key_ = false;
+      return;
+    }
+    if (need_comma_) buf_.push_back(',');
+  }
+  void push(Container container) {
+    assert(depth_ < kMaxDepth && "nesting deeper than Writer::kMaxDepth");
+    // With NDEBUG the assert is gone; stop rather than write past stack_.
+    if (depth_ >= kMaxDepth) std::abort();
+    stack_[depth_++] = container;
+    buf_.push_back(container == Container::object ? '{' : '[');
+    need_comma_ = false;
+  }
+  void pop(Container container) {
+    assert(depth_ > 0 && stack_[depth_ - 1] == container && "end_object/end_array does not match");
+    assert(!after_key_ && "key() without a value");
+    if (depth_ > 0) --depth_;
+    buf_.push_back(container == Container::object ? '}' : ']');
+    need_comma_ = true;
+  }
   void append_quoted(std::string_view text);
-  void append_literal(std::string_view text) { buf_.append(text.data(), text.data() + text.size()); }
+  // '"' text '"' in one copy; text must need no escaping.
+  void append_plain_quoted(std::string_view text);
+  void append_literal(std::string_view text) {
+    // One size check and a copy: fmt's append() copies in a loop meant for any iterator.
+    const std::size_t at = buf_.size();
+    buf_.resize(at + text.size());
+    copy_bytes(buf_.data() + at, text.data(), text.size());
+  }
+  // Most pieces are a few bytes (a key, a number, a short value): for up to 16 bytes two
+  // overlapping fixed-size copies, which compile to plain moves, beat a call into memcpy.
+  static void copy_bytes(char* to, const char* from, std::size_t n) {
+    if (n >= 8 && n <= 16) {
+      std::uint64_t head;
+      std::uint64_t tail;
+      std::memcpy(&head, from, 8);
+      std::memcpy(&tail, from + n - 8, 8);
+      std::memcpy(to, &head, 8);
+      std::memcpy(to + n - 8, &tail, 8);
+    } else if (n >= 4 && n < 8) {
+      std::uint32_t head;
+      std::uint32_t tail;
+      std::memcpy(&head, from, 4);
+      std::memcpy(&tail, from + n - 4, 4);
+      std::memcpy(to, &head, 4);
+      std::memcpy(to + n - 4, &tail, 4);
+    } else if (n < 4) {
+      for (std::size_t i = 0; i < n; ++i) to[i] = from[i];
+    } else {
+      std::memcpy(to, from, n);
+    }
+  }
 
   fmt::memory_buffer buf_;
   std::array<Container, kMaxDepth> stack_{};
@@ -163,5 +272,9 @@ class Writer {
   bool after_key_ = false;        // key() was written; its value must come next
   bool record_has_value_ = false; // one top-level value per record
 };
+
+// text as one JSON string, quotes included, escaped as Writer::string() escapes it; with a
+// ':' appended it is what Writer::raw_key() takes. For building pre-serialized pieces once.
+std::string quoted(std::string_view text);
 
 }  // namespace cdc::ndjson

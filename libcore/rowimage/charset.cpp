@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -108,10 +109,18 @@ const unsigned char* bytes_of(std::string_view text) {
   return reinterpret_cast<const unsigned char*>(text.data());
 }
 
+// Eight bytes per step: most text in single-byte charsets is plain ASCII and passes through.
 bool is_ascii(std::string_view text) {
-  unsigned char any = 0;
-  for (const char c : text) any |= static_cast<unsigned char>(c);
-  return any < 0x80;
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  std::uint64_t any = 0;
+  for (; end - p >= 8; p += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p, sizeof word);  // an unaligned load, without UB
+    any |= word;
+  }
+  for (; p < end; ++p) any |= static_cast<unsigned char>(*p);
+  return (any & 0x8080808080808080ULL) == 0;
 }
 
 // Appends UTF-8 to the scratch buffer. The buffer's size() is the window in use and only grows,
@@ -501,12 +510,21 @@ std::string_view to_utf8(std::string_view raw, Charset charset, TextScratch& scr
 }
 
 void write_text(std::string_view raw, std::uint16_t collation_id, ndjson::Writer& out, TextScratch& scratch) {
-  const Charset charset = charset_of(collation_id);
+  write_text(raw, charset_of(collation_id), out, scratch);
+}
+
+void write_text(std::string_view raw, Charset charset, ndjson::Writer& out, TextScratch& scratch) {
   assert(charset != Charset::binary && "collation 63 is binary: use Writer::string_base64()");
   if (charset == Charset::binary) {
     out.string_base64(raw);
     return;
   }
+  // Plain ASCII in an ASCII-compatible charset is its own UTF-8 (to_utf8 would return raw): one
+  // scan in the writer instead of to_utf8's and then the writer's.
+  const Method method = props(charset).method;
+  const bool ascii_compatible = method == Method::utf8 || method == Method::iconv ||
+                                (method == Method::sbcs && charset != Charset::swe7);
+  if (ascii_compatible && out.string_if_plain(raw)) return;
   out.string(to_utf8(raw, charset, scratch));
 }
 
@@ -527,6 +545,11 @@ std::string_view trim_char_padding(std::string_view raw, Charset charset) noexce
       break;
     default:
       break;
+  }
+  if (unit.size() == 1) {
+    // Most charsets: plain 0x20 bytes, the common case worth a simple loop.
+    while (!raw.empty() && raw.back() == ' ') raw.remove_suffix(1);
+    return raw;
   }
   // Whole units only: a value whose length is not a multiple of the unit is left alone.
   if (raw.size() % unit.size() != 0) return raw;

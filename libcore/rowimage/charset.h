@@ -189,6 +189,9 @@ class TextScratch {
 // not be 63 (binary): the caller base64s those. Without assertions such a value is written with
 // string_base64(), which is what the caller should have done.
 void write_text(std::string_view raw, std::uint16_t collation_id, ndjson::Writer& out, TextScratch& scratch);
+// The same with the charset already resolved, for callers that look it up once per column
+// rather than once per value. charset must not be binary (the same assert and fallback).
+void write_text(std::string_view raw, Charset charset, ndjson::Writer& out, TextScratch& scratch);
 
 // raw without the trailing pad spaces of a CHAR(n) value in this charset: 0x20 bytes (every
 // other charset, unknown included), or whole 00 20 (ucs2, utf16), 20 00 (utf16le) and

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -39,7 +40,7 @@ std::string_view as_chars(std::span<const std::uint8_t> bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
-void write_string_value(std::span<const std::uint8_t> raw, const Column& column, ndjson::Writer& out,
+void write_string_value(std::span<const std::uint8_t> raw, const Column& column, Charset charset, ndjson::Writer& out,
                         RowScratch& scratch, std::size_t pad_to = 0) {
   // Without charset metadata (servers before MySQL 8 / MariaDB 10.5, or binlog_row_metadata
   // off) TEXT and BLOB, CHAR and BINARY look alike: the value is written as text, and a value
@@ -57,24 +58,25 @@ void write_string_value(std::span<const std::uint8_t> raw, const Column& column,
     return;
   }
   std::string_view text = as_chars(raw);
-  if (column.type == ColumnType::string) text = trim_char_padding(text, charset_of(column.collation));
-  write_text(text, column.collation, out, scratch.text);
+  if (column.type == ColumnType::string) text = trim_char_padding(text, charset);
+  write_text(text, charset, out, scratch.text);
 }
 
 // ENUM and SET labels are stored in the column's charset, like its values would be.
-void write_label(std::string_view label, std::uint16_t collation, ndjson::Writer& out, RowScratch& scratch) {
-  out.string(is_binary_collation(collation) ? label : to_utf8(label, charset_of(collation), scratch.text));
+void write_label(std::string_view label, std::uint16_t collation, Charset charset, ndjson::Writer& out,
+                 RowScratch& scratch) {
+  out.string(is_binary_collation(collation) ? label : to_utf8(label, charset, scratch.text));
 }
 
-void write_enum(std::uint64_t index, const binlog::TableMap& map, std::size_t column, ndjson::Writer& out,
-                RowScratch& scratch) {
+void write_enum(std::uint64_t index, const binlog::TableMap& map, std::size_t column, Charset charset,
+                ndjson::Writer& out, RowScratch& scratch) {
   if (column < map.enum_values.size() && !map.enum_values[column].empty()) {
     const auto& values = map.enum_values[column];
     // Index 0 is the empty string MySQL stores for an invalid value in non-strict mode.
     if (index == 0) {
       out.string("");
     } else if (index <= values.size()) {
-      write_label(values[index - 1], map.columns[column].collation, out, scratch);
+      write_label(values[index - 1], map.columns[column].collation, charset, out, scratch);
     } else {
       out.unsigned_integer(index);
     }
@@ -83,8 +85,8 @@ void write_enum(std::uint64_t index, const binlog::TableMap& map, std::size_t co
   out.unsigned_integer(index);  // no ENUM strings in the binlog: the 1-based index
 }
 
-void write_set(std::uint64_t bits, const binlog::TableMap& map, std::size_t column, ndjson::Writer& out,
-               RowScratch& scratch) {
+void write_set(std::uint64_t bits, const binlog::TableMap& map, std::size_t column, Charset charset,
+               ndjson::Writer& out, RowScratch& scratch) {
   if (column < map.set_values.size() && !map.set_values[column].empty()) {
     const auto& values = map.set_values[column];
     scratch.name.clear();
@@ -93,7 +95,7 @@ void write_set(std::uint64_t bits, const binlog::TableMap& map, std::size_t colu
       if (!scratch.name.empty()) scratch.name.push_back(',');
       scratch.name.append(values[i]);
     }
-    write_label(scratch.name, map.columns[column].collation, out, scratch);
+    write_label(scratch.name, map.columns[column].collation, charset, out, scratch);
     return;
   }
   out.unsigned_integer(bits);  // no SET strings in the binlog: the bitmask
@@ -177,8 +179,11 @@ std::size_t value_size(const ByteReader& in, const Column& column) {
   }
 }
 
-void decode_value(ByteReader& in, const binlog::TableMap& map, std::size_t index, ndjson::Writer& out,
-                  RowScratch& scratch) {
+namespace {
+
+// decode_value() with the column's charset already resolved (TablePlan::charset()).
+void decode_value_as(ByteReader& in, const binlog::TableMap& map, std::size_t index, Charset charset,
+                     ndjson::Writer& out, RowScratch& scratch) {
   const Column& column = map.columns[index];
   const auto fsp = static_cast<std::uint8_t>(column.meta);
   switch (column.type) {
@@ -206,15 +211,15 @@ void decode_value(ByteReader& in, const binlog::TableMap& map, std::size_t index
     case ColumnType::timestamp2: decode_timestamp2(in, fsp, out); return;
     case ColumnType::bit: decode_bit(in, column.meta, out); return;
     case ColumnType::null_type: out.null(); return;
-    case ColumnType::enum_type: write_enum(in.uint_le(column.meta, "ENUM value"), map, index, out, scratch); return;
-    case ColumnType::set: write_set(in.uint_le(column.meta, "SET value"), map, index, out, scratch); return;
+    case ColumnType::enum_type: write_enum(in.uint_le(column.meta, "ENUM value"), map, index, charset, out, scratch); return;
+    case ColumnType::set: write_set(in.uint_le(column.meta, "SET value"), map, index, charset, out, scratch); return;
     case ColumnType::string:
     case ColumnType::varchar:
     case ColumnType::var_string: {
       const std::size_t length = in.uint_le(column.meta < 256 ? 1 : 2, "string length");
       const auto raw = in.bytes(length, "string value");
       if (!in.ok()) return;
-      write_string_value(raw, column, out, scratch, column.type == ColumnType::string ? column.meta : 0);
+      write_string_value(raw, column, charset, out, scratch, column.type == ColumnType::string ? column.meta : 0);
       return;
     }
     case ColumnType::blob:
@@ -224,7 +229,7 @@ void decode_value(ByteReader& in, const binlog::TableMap& map, std::size_t index
       const std::size_t length = in.uint_le(column.meta, "BLOB length");
       const auto raw = in.bytes(length, "BLOB value");
       if (!in.ok()) return;
-      write_string_value(raw, column, out, scratch);
+      write_string_value(raw, column, charset, out, scratch);
       return;
     }
     case ColumnType::geometry: {
@@ -252,48 +257,153 @@ void decode_value(ByteReader& in, const binlog::TableMap& map, std::size_t index
   }
 }
 
+}  // namespace
+
+void decode_value(ByteReader& in, const binlog::TableMap& map, std::size_t index, ndjson::Writer& out,
+                  RowScratch& scratch) {
+  decode_value_as(in, map, index, charset_of(map.columns[index].collation), out, scratch);
+}
+
+void TablePlan::build(const binlog::TableMap& map) {
+  map_ = &map;
+  generation_ = map.generation;
+  const std::size_t columns = map.columns.size();
+  keys_.clear();
+  key_ends_.clear();
+  charsets_.clear();
+  layouts_.clear();
+  std::string name;
+  for (std::size_t i = 0; i < columns; ++i) {
+    const Column& column = map.columns[i];
+    keys_ += ',';
+    keys_ += ndjson::quoted(column_name(map, i, name));
+    keys_ += ':';
+    key_ends_.push_back(static_cast<std::uint32_t>(keys_.size()));
+    charsets_.push_back(charset_of(column.collation));
+    Layout layout;
+    layout.json = column.type == ColumnType::json;
+    layout.is_unsigned = column.is_unsigned;
+    switch (column.type) {
+      case ColumnType::tiny: layout.integer_width = 1; break;
+      case ColumnType::short_int: layout.integer_width = 2; break;
+      case ColumnType::int24: layout.integer_width = 3; break;
+      case ColumnType::long_int: layout.integer_width = 4; break;
+      case ColumnType::longlong: layout.integer_width = 8; break;
+      default: break;
+    }
+    switch (column.type) {
+      case ColumnType::string:
+      case ColumnType::varchar:
+      case ColumnType::var_string:
+        layout.prefix_width = column.meta < 256 ? 1 : 2;
+        break;
+      case ColumnType::blob:
+      case ColumnType::tiny_blob:
+      case ColumnType::medium_blob:
+      case ColumnType::long_blob:
+      case ColumnType::json:
+      case ColumnType::geometry:
+      case ColumnType::vector:
+        if (column.meta >= 1 && column.meta <= 4)
+          layout.prefix_width = static_cast<std::uint8_t>(column.meta);
+        else
+          layout.size = Layout::kUnsized;
+        break;
+      default: {
+        // Every other type has a size fixed by its metadata; value_size() does not look at
+        // the bytes for those.
+        const std::size_t size = value_size(ByteReader(), column);
+        layout.size = size >= Layout::kUnsized ? Layout::kUnsized : static_cast<std::uint32_t>(size);
+        break;
+      }
+    }
+    layouts_.push_back(layout);
+  }
+}
+
 void scan_row_image(ByteReader& in, const binlog::TableMap& map, std::span<const std::uint8_t> present,
                     std::vector<ColumnSlice>& slices, RowScratch& scratch, std::span<const std::uint8_t> partial_json) {
+  scan_row_image(in, scratch.plan_for(map), present, slices, scratch, partial_json);
+}
+
+void scan_row_image(ByteReader& in, const TablePlan& plan, std::span<const std::uint8_t> present,
+                    std::vector<ColumnSlice>& slices, RowScratch& scratch, std::span<const std::uint8_t> partial_json) {
+  const binlog::TableMap& map = plan.map();
   std::size_t json_index = 0;
-  const std::size_t columns = map.columns.size();
-  slices.assign(columns, ColumnSlice{});
+  const std::size_t columns = plan.column_count();
+  slices.resize(columns);
+  // After a failure the columns not reached read as absent, as if nothing was scanned.
+  const auto clear_from = [&slices](std::size_t first) {
+    std::fill(slices.begin() + static_cast<std::ptrdiff_t>(first), slices.end(), ColumnSlice{});
+  };
   std::size_t present_count = 0;
   for (std::size_t i = 0; i < columns; ++i)
     if (lsb_bit(present, i)) ++present_count;
   // The null bitmap covers only the present columns (log_event.cc unpack_row).
   const auto nulls = in.bytes((present_count + 7) / 8, "null bitmap");
-  if (!in.ok()) return;
+  if (!in.ok()) {
+    clear_from(0);
+    return;
+  }
+  // The values are sized from the plan and checked against what is left of the event here, on
+  // a local cursor, instead of through a checked read per value; `in` catches up at the end.
+  // Anything unusual (a value that cannot be sized or runs past the event) goes back to `in`
+  // at that column so the failure reads exactly as value_size() and the checks word it.
+  const std::span<const std::uint8_t> rest = in.peek_rest();
+  const std::uint64_t base = in.offset();
+  std::size_t at = 0;
   std::size_t present_index = 0;
   for (std::size_t i = 0; i < columns; ++i) {
-    if (!lsb_bit(present, i)) continue;
     ColumnSlice& slice = slices[i];
+    slice = ColumnSlice{};
+    if (!lsb_bit(present, i)) continue;
+    const TablePlan::Layout& layout = plan.layout(i);
     slice.present = true;
-    slice.offset = in.offset();
+    slice.offset = base + at;
     slice.is_null = lsb_bit(nulls, present_index);
     ++present_index;
-    if (map.columns[i].type == ColumnType::json && !partial_json.empty()) {
+    if (layout.json && !partial_json.empty()) {
       slice.json_diff = json_index / 8 < partial_json.size() && lsb_bit(partial_json, json_index);
       ++json_index;
     }
     if (slice.is_null) continue;
-    const std::size_t size = value_size(in, map.columns[i]);
-    if (size == kNoSize) {
+    std::size_t size = layout.size;
+    if (layout.prefix_width != 0 && layout.prefix_width <= rest.size() - at) {
+      std::uint64_t length = 0;
+      for (std::size_t b = 0; b < layout.prefix_width; ++b) length |= std::uint64_t{rest[at + b]} << (8 * b);
+      size = length <= rest.size() ? layout.prefix_width + static_cast<std::size_t>(length) : rest.size() + 1;
+    } else if (layout.prefix_width != 0) {
+      size = TablePlan::Layout::kUnsized;  // the length itself is cut off: value_size() says so
+    }
+    if (size != TablePlan::Layout::kUnsized && size <= rest.size() - at) {
+      slice.bytes = rest.subspan(at, size);
+      at += size;
+      continue;
+    }
+    clear_from(i + 1);
+    in.skip(at);
+    const std::size_t value_bytes = value_size(in, map.columns[i]);
+    if (value_bytes == kNoSize) {
       in.fail(fmt::format("column {} ({}): cannot size a {} value", i + 1, column_name(map, i, scratch.name),
                           column_type_name(map.columns[i].type)));
       return;
     }
-    if (size > in.remaining()) {
-      in.fail(fmt::format("column {} ({} {}): value of {} bytes runs past the event ({} left)", i + 1,
-                          column_name(map, i, scratch.name), column_type_name(map.columns[i].type), size,
-                          in.remaining()));
-      return;
-    }
-    slice.bytes = in.bytes(size);
+    in.fail(fmt::format("column {} ({} {}): value of {} bytes runs past the event ({} left)", i + 1,
+                        column_name(map, i, scratch.name), column_type_name(map.columns[i].type), value_bytes,
+                        in.remaining()));
+    return;
   }
+  in.skip(at);
 }
 
 std::size_t write_row_image(const binlog::TableMap& map, const std::vector<ColumnSlice>& slices, ndjson::Writer& out,
                             RowScratch& scratch, ByteReader& errors, const std::vector<ColumnSlice>* before) {
+  return write_row_image(scratch.plan_for(map), slices, out, scratch, errors, before);
+}
+
+std::size_t write_row_image(const TablePlan& plan, const std::vector<ColumnSlice>& slices, ndjson::Writer& out,
+                            RowScratch& scratch, ByteReader& errors, const std::vector<ColumnSlice>* before) {
+  const binlog::TableMap& map = plan.map();
   std::size_t unresolved = 0;
   out.begin_object();
   for (std::size_t i = 0; i < slices.size() && errors.ok(); ++i) {
@@ -305,7 +415,7 @@ std::size_t write_row_image(const binlog::TableMap& map, const std::vector<Colum
         ++unresolved;  // no before document to apply the diffs to (binlog_row_image=MINIMAL)
         continue;
       }
-      out.key(column_name(map, i, scratch.name));
+      out.raw_comma_key(plan.key(i));
       const std::size_t prefix = map.columns[i].meta;
       ByteReader diffs(slice.bytes, slice.offset);
       auto applied = decode_json_partial_update(document->bytes.subspan(prefix), document->offset + prefix, diffs, out);
@@ -314,8 +424,8 @@ std::size_t write_row_image(const binlog::TableMap& map, const std::vector<Colum
                                 applied.error().message));
       continue;
     }
-    out.key(column_name(map, i, scratch.name));
-    write_column_value(map, i, slice, out, scratch, errors);
+    out.raw_comma_key(plan.key(i));
+    write_column_value(plan, i, slice, out, scratch, errors);
   }
   out.end_object();
   return unresolved;
@@ -360,12 +470,32 @@ std::span<const std::uint8_t> read_partial_json_header(ByteReader& in, const bin
 
 void write_column_value(const binlog::TableMap& map, std::size_t index, const ColumnSlice& slice,
                         ndjson::Writer& out, RowScratch& scratch, ByteReader& errors) {
+  write_column_value(scratch.plan_for(map), index, slice, out, scratch, errors);
+}
+
+void write_column_value(const TablePlan& plan, std::size_t index, const ColumnSlice& slice, ndjson::Writer& out,
+                        RowScratch& scratch, ByteReader& errors) {
   if (!slice.present || slice.is_null) {
     out.null();
     return;
   }
+  const TablePlan::Layout& layout = plan.layout(index);
+  if (layout.integer_width != 0 && slice.bytes.size() == layout.integer_width) {
+    // Integers are most columns of most tables: read in place, what decode_integer() does
+    // without its reader, switch and checks (scan_row_image sized the value already).
+    std::uint64_t raw = 0;
+    for (std::size_t i = 0; i < layout.integer_width; ++i) raw |= std::uint64_t{slice.bytes[i]} << (8 * i);
+    if (layout.is_unsigned) {
+      out.unsigned_integer(raw);
+    } else {
+      const auto unused_bits = static_cast<unsigned>(64 - 8 * layout.integer_width);
+      out.integer(static_cast<std::int64_t>(raw << unused_bits) >> unused_bits);
+    }
+    return;
+  }
+  const binlog::TableMap& map = plan.map();
   ByteReader value(slice.bytes, slice.offset);
-  decode_value(value, map, index, out, scratch);
+  decode_value_as(value, map, index, plan.charset(index), out, scratch);
   if (!value.ok())
     errors.fail(fmt::format("column {} ({} {}): {}", index + 1, column_name(map, index, scratch.name),
                             column_type_name(map.columns[index].type), value.failure_text()));

@@ -22,6 +22,53 @@ struct ColumnSlice {
   bool json_diff = false;  // MySQL PARTIAL_UPDATE_ROWS: the value is a JSON diff vector
 };
 
+// What reading and writing a row needs per column that changes only with the TABLE_MAP, worked
+// out once per map instead of once per value: the column's key already escaped (",\"name\":",
+// for Writer::raw_comma_key()), its charset (charset_of() is a search), how its value is sized
+// and, for integer columns, how it is read.
+class TablePlan {
+ public:
+  // Rebuilds the plan for map, reusing this plan's storage.
+  void build(const binlog::TableMap& map);
+  // True when built for this map as it is now: the same slot and the same decode of it
+  // (TableMap::generation). Never for maps not from a Decoder (generation 0): those may change
+  // without notice, so they are rebuilt every time.
+  [[nodiscard]] bool built_for(const binlog::TableMap& map) const noexcept {
+    return map_ == &map && map.generation != 0 && generation_ == map.generation;
+  }
+
+  [[nodiscard]] const binlog::TableMap& map() const noexcept { return *map_; }
+  [[nodiscard]] std::size_t column_count() const noexcept { return layouts_.size(); }
+  // ",\"name\":", for Writer::raw_comma_key().
+  [[nodiscard]] std::string_view key(std::size_t column) const noexcept {
+    const std::size_t from = column == 0 ? 0 : key_ends_[column - 1];
+    return std::string_view(keys_).substr(from, key_ends_[column] - from);
+  }
+  [[nodiscard]] Charset charset(std::size_t column) const noexcept { return charsets_[column]; }
+
+  // How a value of the column is sized: `size` bytes when prefix_width is 0, else a
+  // little-endian length of prefix_width bytes and that many bytes. kUnsized: value_size()
+  // cannot size it (the scan then fails with its usual message).
+  struct Layout {
+    static constexpr std::uint32_t kUnsized = 0xFFFFFFFF;
+    std::uint32_t size = 0;
+    std::uint8_t prefix_width = 0;
+    bool json = false;
+    // TINYINT..BIGINT: the value's width (write_column_value reads those directly); else 0.
+    std::uint8_t integer_width = 0;
+    bool is_unsigned = false;
+  };
+  [[nodiscard]] const Layout& layout(std::size_t column) const noexcept { return layouts_[column]; }
+
+ private:
+  const binlog::TableMap* map_ = nullptr;
+  std::uint64_t generation_ = 0;
+  std::string keys_;                      // every column's ",\"name\":", back to back
+  std::vector<std::uint32_t> key_ends_;   // where each column's key ends in keys_
+  std::vector<Charset> charsets_;
+  std::vector<Layout> layouts_;
+};
+
 // Buffers reused from row to row, so that decoding does no per-row allocation once warm.
 struct RowScratch {
   TextScratch text;
@@ -29,6 +76,15 @@ struct RowScratch {
   std::vector<ColumnSlice> after;
   std::string name;  // positional column names ("@3") when the binlog has none
   bool lossy_text = false;  // a value without charset metadata was not UTF-8 (U+FFFD written)
+  // The plan the map-taking functions below use; callers that write many rows of one map keep
+  // their own plan and call the plan-taking overloads.
+  TablePlan plan;
+
+  // scratch.plan built for map (rebuilt only when it is not already).
+  const TablePlan& plan_for(const binlog::TableMap& map) {
+    if (!plan.built_for(map)) plan.build(map);
+    return plan;
+  }
 };
 
 // The name a column is written under: its real name from the optional metadata, else "@N"
@@ -43,6 +99,9 @@ std::string_view column_name(const binlog::TableMap& map, std::size_t index, std
 void scan_row_image(ByteReader& in, const binlog::TableMap& map, std::span<const std::uint8_t> present,
                     std::vector<ColumnSlice>& slices, RowScratch& scratch,
                     std::span<const std::uint8_t> partial_json = {});
+void scan_row_image(ByteReader& in, const TablePlan& plan, std::span<const std::uint8_t> present,
+                    std::vector<ColumnSlice>& slices, RowScratch& scratch,
+                    std::span<const std::uint8_t> partial_json = {});
 
 // Writes a scanned row image as a JSON object {"col": value, ...} in column order, skipping
 // absent columns (minimal row images). JSON diffs are applied to the column's document in
@@ -50,6 +109,9 @@ void scan_row_image(ByteReader& in, const binlog::TableMap& map, std::span<const
 // before document is left out. Returns how many were left out, for write_json_diffs. Failures
 // go to `errors` (the caller abandons the record).
 std::size_t write_row_image(const binlog::TableMap& map, const std::vector<ColumnSlice>& slices, ndjson::Writer& out,
+                            RowScratch& scratch, ByteReader& errors,
+                            const std::vector<ColumnSlice>* before = nullptr);
+std::size_t write_row_image(const TablePlan& plan, const std::vector<ColumnSlice>& slices, ndjson::Writer& out,
                             RowScratch& scratch, ByteReader& errors,
                             const std::vector<ColumnSlice>* before = nullptr);
 
@@ -67,6 +129,8 @@ std::span<const std::uint8_t> read_partial_json_header(ByteReader& in, const bin
 // that does not decode fails `errors` with the column named.
 void write_column_value(const binlog::TableMap& map, std::size_t index, const ColumnSlice& slice,
                         ndjson::Writer& out, RowScratch& scratch, ByteReader& errors);
+void write_column_value(const TablePlan& plan, std::size_t index, const ColumnSlice& slice, ndjson::Writer& out,
+                        RowScratch& scratch, ByteReader& errors);
 
 // Reads one value of `column` from `in` and writes it as JSON (null bitmap already checked).
 void decode_value(ByteReader& in, const binlog::TableMap& map, std::size_t index, ndjson::Writer& out,

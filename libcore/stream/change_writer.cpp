@@ -8,14 +8,22 @@ namespace {
 
 constexpr std::size_t kFlushThreshold = std::size_t{1} << 18;
 
-std::string_view op_name(binlog::RowsKind kind) {
+// The first member of a data line, as Writer::raw_members() takes it.
+std::string_view op_member(binlog::RowsKind kind) {
   switch (kind) {
-    case binlog::RowsKind::write: return "c";
+    case binlog::RowsKind::write: return R"("op":"c")";
     case binlog::RowsKind::update:
-    case binlog::RowsKind::partial_update: return "u";
-    case binlog::RowsKind::erase: return "d";
+    case binlog::RowsKind::partial_update: return R"("op":"u")";
+    case binlog::RowsKind::erase: return R"("op":"d")";
   }
-  return "u";
+  return R"("op":"u")";
+}
+
+// The members a Writer wrote into one object, without the braces and the record's newline:
+// {"a":1,"b":2}\n -> "a":1,"b":2.
+std::string_view members_of(const ndjson::Writer& writer) {
+  const std::string_view record = writer.buffered();
+  return record.substr(1, record.size() - 3);
 }
 
 }  // namespace
@@ -35,19 +43,70 @@ void ChangeWriter::write_position(const ChangePosition& position, std::uint64_t 
   out_.end_object();
 }
 
-void ChangeWriter::write_key(const binlog::TableMap& map, const std::vector<rowimage::ColumnSlice>& slices,
+const ChangeWriter::TableEntry& ChangeWriter::table_entry(const binlog::TableMap& map) {
+  for (const TableEntry& entry : tables_)
+    if (entry.plan.built_for(map)) return entry;
+  TableEntry* entry = nullptr;
+  if (tables_.size() < kCachedTables) {
+    entry = &tables_.emplace_back();
+  } else {
+    entry = &tables_[next_table_slot_];
+    next_table_slot_ = (next_table_slot_ + 1) % kCachedTables;
+  }
+  entry->plan.build(map);
+  pieces_.clear();
+  pieces_.begin_object();
+  pieces_.field("v", 1);
+  pieces_.field("db", map.database);
+  pieces_.field("table", map.table);
+  pieces_.end_object();
+  pieces_.end_record();
+  entry->table_members.assign(members_of(pieces_));
+  pieces_.clear();
+  return *entry;
+}
+
+void ChangeWriter::prepare_event(const ChangePosition& position, std::uint32_t timestamp) {
+  pieces_.clear();
+  pieces_.begin_object();
+  pieces_.field("file", position.file);
+  pieces_.field("offset", position.offset);
+  pieces_.end_object();
+  pieces_.end_record();
+  pos_members_.assign(members_of(pieces_));
+  pieces_.clear();
+  pieces_.begin_object();
+  if (position.gtid.empty())
+    pieces_.field_null("gtid");
+  else
+    pieces_.field("gtid", position.gtid);
+  pieces_.end_object();
+  pieces_.end_record();
+  gtid_member_.assign(members_of(pieces_));
+  pieces_.clear();
+  pieces_.begin_object();
+  pieces_.field("ts_ms", std::uint64_t{timestamp} * 1000U);
+  pieces_.end_object();
+  pieces_.end_record();
+  ts_member_.assign(members_of(pieces_));
+  pieces_.clear();
+}
+
+void ChangeWriter::write_key(const rowimage::TablePlan& plan, const std::vector<rowimage::ColumnSlice>& slices,
                              const std::vector<rowimage::ColumnSlice>* fallback, ByteReader& errors) {
-  out_.key("key");
+  out_.raw_comma_key(R"(,"key":)");
+  const binlog::TableMap& map = plan.map();
   if (map.primary_key.empty()) {
     out_.null();  // no primary key in the binlog's metadata: see cdc-stream(1), KEYS
     return;
   }
   out_.begin_object();
   for (const std::uint32_t column : map.primary_key) {
-    out_.key(rowimage::column_name(map, column, scratch_.name));
+    out_.raw_comma_key(plan.key(column));
     // A minimal after image may lack the key columns; the before image then has them.
     const bool use_fallback = !slices[column].present && fallback != nullptr && (*fallback)[column].present;
-    rowimage::write_column_value(map, column, use_fallback ? (*fallback)[column] : slices[column], out_, scratch_, errors);
+    rowimage::write_column_value(plan, column, use_fallback ? (*fallback)[column] : slices[column], out_, scratch_,
+                                 errors);
   }
   out_.end_object();
 }
@@ -61,36 +120,37 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
   const bool partial = !binlog::all_columns_present(event.columns_before, event.column_count) ||
                        !binlog::all_columns_present(event.columns_after, event.column_count);
   partial_images_seen_ = partial_images_seen_ || partial;
+  const TableEntry& table = table_entry(map);
+  const rowimage::TablePlan& plan = table.plan;
+  prepare_event(position, timestamp);
   ByteReader rows(event.rows, event.rows_offset);
   std::uint64_t index = position.first_index;
   while (!rows.empty()) {
     out_.begin_object();
-    out_.field("op", op_name(event.kind));
-    out_.field("v", 1);
-    out_.field("db", map.database);
-    out_.field("table", map.table);
-    if (event.has_before()) rowimage::scan_row_image(rows, map, event.columns_before, scratch_.before, scratch_);
+    out_.raw_members(op_member(event.kind));
+    out_.raw_members(table.table_members);
+    if (event.has_before()) rowimage::scan_row_image(rows, plan, event.columns_before, scratch_.before, scratch_);
     if (event.has_after() && rows.ok()) {
       const auto partial_json = event.kind == binlog::RowsKind::partial_update
                                     ? rowimage::read_partial_json_header(rows, map, event.columns_after)
                                     : std::span<const std::uint8_t>{};
-      rowimage::scan_row_image(rows, map, event.columns_after, scratch_.after, scratch_, partial_json);
+      rowimage::scan_row_image(rows, plan, event.columns_after, scratch_.after, scratch_, partial_json);
     }
     std::size_t unresolved_diffs = 0;
     if (rows.ok())
-      write_key(map, event.has_after() ? scratch_.after : scratch_.before,
+      write_key(plan, event.has_after() ? scratch_.after : scratch_.before,
                 event.has_after() && event.has_before() ? &scratch_.before : nullptr, rows);
     if (rows.ok()) {
-      out_.key("before");
+      out_.raw_comma_key(R"(,"before":)");
       if (event.has_before())
-        rowimage::write_row_image(map, scratch_.before, out_, scratch_, rows);
+        rowimage::write_row_image(plan, scratch_.before, out_, scratch_, rows);
       else
         out_.null();
     }
     if (rows.ok()) {
-      out_.key("after");
+      out_.raw_comma_key(R"(,"after":)");
       if (event.has_after())
-        unresolved_diffs = rowimage::write_row_image(map, scratch_.after, out_, scratch_, rows,
+        unresolved_diffs = rowimage::write_row_image(plan, scratch_.after, out_, scratch_, rows,
                                                      event.has_before() ? &scratch_.before : nullptr);
       else
         out_.null();
@@ -110,8 +170,14 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
     }
     if (partial || unresolved_diffs > 0) out_.field("partial", true);
     if (scratch_.lossy_text && lossy_text_table_.empty()) lossy_text_table_ = map.database + "." + map.table;
-    write_position(position, index);
-    out_.field("ts_ms", std::uint64_t{timestamp} * 1000U);
+    out_.raw_comma_key(R"(,"pos":)");
+    out_.begin_object();
+    out_.raw_members(pos_members_);
+    out_.raw_comma_key(R"(,"index":)");
+    out_.unsigned_integer(index);
+    out_.raw_members(gtid_member_);
+    out_.end_object();
+    out_.raw_members(ts_member_);
     out_.end_object();
     out_.end_record();
     ++index;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "binlog/decoder.h"
 #include "ndjson/writer.h"
@@ -47,14 +48,33 @@ class ChangeWriter {
   [[nodiscard]] const std::string& lossy_text_table() const noexcept { return lossy_text_table_; }
 
  private:
+  // What every line of a table's rows shares, serialized once per TABLE_MAP decode: the row
+  // plan (escaped column keys, charsets, value sizes) and ',"v":1,"db":..,"table":..' members.
+  struct TableEntry {
+    rowimage::TablePlan plan;
+    std::string table_members;  // "v":1,"db":"..","table":".."
+  };
+  // A few recently used maps: a transaction often alternates between several tables.
+  static constexpr std::size_t kCachedTables = 8;
+
+  const TableEntry& table_entry(const binlog::TableMap& map);
+  // Serializes the members of the event's lines that do not change from row to row.
+  void prepare_event(const ChangePosition& position, std::uint32_t timestamp);
   void write_position(const ChangePosition& position, std::uint64_t index);
-  void write_key(const binlog::TableMap& map, const std::vector<rowimage::ColumnSlice>& slices,
+  void write_key(const rowimage::TablePlan& plan, const std::vector<rowimage::ColumnSlice>& slices,
                  const std::vector<rowimage::ColumnSlice>* fallback, ByteReader& errors);
 
   int out_fd_;
   std::string out_name_;
   ndjson::Writer out_;
   rowimage::RowScratch scratch_;
+  std::vector<TableEntry> tables_;
+  std::size_t next_table_slot_ = 0;  // which entry a new map replaces once all are in use
+  // The current event's pieces (prepare_event); reused, so no allocation once warm.
+  ndjson::Writer pieces_;
+  std::string pos_members_;    // "file":"..","offset":N
+  std::string gtid_member_;    // "gtid":".." or "gtid":null
+  std::string ts_member_;      // "ts_ms":N
   bool partial_images_seen_ = false;
   std::string lossy_text_table_;
 };

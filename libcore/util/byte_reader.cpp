@@ -19,7 +19,7 @@ bool ByteReader::want(std::size_t count, std::string_view what) noexcept {
   return false;
 }
 
-std::uint64_t ByteReader::uint_le(std::size_t width, std::string_view what) noexcept {
+std::uint64_t ByteReader::uint_le_checked(std::size_t width, std::string_view what) noexcept {
   if (width == 0 || width > 8) {
     fail("integer width out of range");
     return 0;
@@ -31,7 +31,7 @@ std::uint64_t ByteReader::uint_le(std::size_t width, std::string_view what) noex
   return value;
 }
 
-std::uint64_t ByteReader::uint_be(std::size_t width, std::string_view what) noexcept {
+std::uint64_t ByteReader::uint_be_checked(std::size_t width, std::string_view what) noexcept {
   if (width == 0 || width > 8) {
     fail("integer width out of range");
     return 0;
@@ -58,7 +58,7 @@ std::uint64_t ByteReader::packed_integer(std::string_view what) noexcept {
   }
 }
 
-std::span<const std::uint8_t> ByteReader::bytes(std::size_t count, std::string_view what) noexcept {
+std::span<const std::uint8_t> ByteReader::bytes_checked(std::size_t count, std::string_view what) noexcept {
   if (!want(count, what)) return {};
   const std::span<const std::uint8_t> out(data_ + position_, count);
   position_ += count;

@@ -58,14 +58,39 @@ class ByteReader {
   std::uint64_t u64() noexcept { return uint_le(8, "8-byte integer"); }
 
   // width is 1..8; anything else is a bug in the caller and fails the reader.
-  std::uint64_t uint_le(std::size_t width, std::string_view what = "integer") noexcept;
-  std::uint64_t uint_be(std::size_t width, std::string_view what = "integer") noexcept;
+  // The in-bounds case is inline: row values are read a few bytes at a time, and a call per
+  // value cost more than the read. Everything else goes to the checked out-of-line version.
+  std::uint64_t uint_le(std::size_t width, std::string_view what = "integer") noexcept {
+    if (width - 1 < 8 && !failure_ && width <= size_ - position_) [[likely]] {
+      std::uint64_t value = 0;
+      for (std::size_t i = 0; i < width; ++i) value |= static_cast<std::uint64_t>(data_[position_ + i]) << (8 * i);
+      position_ += width;
+      return value;
+    }
+    return uint_le_checked(width, what);
+  }
+  std::uint64_t uint_be(std::size_t width, std::string_view what = "integer") noexcept {
+    if (width - 1 < 8 && !failure_ && width <= size_ - position_) [[likely]] {
+      std::uint64_t value = 0;
+      for (std::size_t i = 0; i < width; ++i) value = (value << 8) | data_[position_ + i];
+      position_ += width;
+      return value;
+    }
+    return uint_be_checked(width, what);
+  }
 
   // The protocol's length-encoded integer: < 0xfb is the value; 0xfc, 0xfd, 0xfe are followed
   // by 2, 3 and 8 bytes. 0xfb (NULL) and 0xff are not integers and fail the reader.
   std::uint64_t packed_integer(std::string_view what = "packed integer") noexcept;
 
-  std::span<const std::uint8_t> bytes(std::size_t count, std::string_view what = "bytes") noexcept;
+  std::span<const std::uint8_t> bytes(std::size_t count, std::string_view what = "bytes") noexcept {
+    if (!failure_ && count <= size_ - position_) [[likely]] {
+      const std::span<const std::uint8_t> out(data_ + position_, count);
+      position_ += count;
+      return out;
+    }
+    return bytes_checked(count, what);
+  }
   std::string_view chars(std::size_t count, std::string_view what = "string") noexcept {
     const auto span = bytes(count, what);
     return {reinterpret_cast<const char*>(span.data()), span.size()};
@@ -87,6 +112,9 @@ class ByteReader {
 
  private:
   [[nodiscard]] bool want(std::size_t count, std::string_view what) noexcept;
+  std::uint64_t uint_le_checked(std::size_t width, std::string_view what) noexcept;
+  std::uint64_t uint_be_checked(std::size_t width, std::string_view what) noexcept;
+  std::span<const std::uint8_t> bytes_checked(std::size_t count, std::string_view what) noexcept;
 
   const std::uint8_t* data_ = nullptr;
   std::size_t size_ = 0;

@@ -36,6 +36,11 @@ struct TableMap {
 
   // The encoded event body this was decoded from, to skip re-decoding identical maps.
   std::vector<std::uint8_t> source;
+  // Which decode this is: Decoder sets a new, process-wide unique value each time it decodes a
+  // map into its slot (not when it skips an identical one), so caches of what is derived from
+  // a map (the NDJSON writer's escaped names, charsets) can key on (address, generation) and
+  // notice a slot that now holds another table. 0: not from a Decoder; cache nothing.
+  std::uint64_t generation = 0;
 
   [[nodiscard]] bool has_column_names() const noexcept { return !column_names.empty(); }
 };
