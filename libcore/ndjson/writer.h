@@ -99,6 +99,19 @@ class Writer {
     need_comma_ = true;
   }
 
+  // Writes again, as the next value, text this writer already wrote into the record in
+  // progress: buffered().substr(from, size), e.g. a key column's value that the row image
+  // repeats (cheaper than decoding the value twice). The text must be one whole JSON value.
+  void copy_value(std::size_t from, std::size_t size) {
+    assert(from >= record_start_ && from + size <= buf_.size() && "copy_value() outside the record in progress");
+    before_value();
+    const std::size_t at = buf_.size();
+    buf_.resize(at + size);
+    // After the resize: it may have moved the buffer. The source ends before `at`.
+    copy_bytes(buf_.data() + at, buf_.data() + from, size);
+    need_comma_ = true;
+  }
+
   void string(std::string_view text);
   // string(text) when every byte of text is printable ASCII other than '"' and '\\' (nothing
   // to escape, nothing to validate or convert), and true; otherwise writes nothing and returns

@@ -509,6 +509,11 @@ std::string_view to_utf8(std::string_view raw, Charset charset, TextScratch& scr
   return out.result();
 }
 
+bool is_ascii_compatible(Charset charset) noexcept {
+  const Method method = props(charset).method;
+  return method == Method::utf8 || method == Method::iconv || (method == Method::sbcs && charset != Charset::swe7);
+}
+
 void write_text(std::string_view raw, std::uint16_t collation_id, ndjson::Writer& out, TextScratch& scratch) {
   write_text(raw, charset_of(collation_id), out, scratch);
 }
@@ -521,10 +526,7 @@ void write_text(std::string_view raw, Charset charset, ndjson::Writer& out, Text
   }
   // Plain ASCII in an ASCII-compatible charset is its own UTF-8 (to_utf8 would return raw): one
   // scan in the writer instead of to_utf8's and then the writer's.
-  const Method method = props(charset).method;
-  const bool ascii_compatible = method == Method::utf8 || method == Method::iconv ||
-                                (method == Method::sbcs && charset != Charset::swe7);
-  if (ascii_compatible && out.string_if_plain(raw)) return;
+  if (is_ascii_compatible(charset) && out.string_if_plain(raw)) return;
   out.string(to_utf8(raw, charset, scratch));
 }
 

@@ -141,6 +141,10 @@ struct CollationInfo {
 [[nodiscard]] std::string_view charset_name(Charset charset) noexcept;  // "unknown" for unknown
 [[nodiscard]] std::uint8_t max_bytes_per_char(Charset charset) noexcept;  // 0 for unknown
 
+// True when bytes 00..7F of the charset are ASCII, so a plain ASCII value is its own UTF-8
+// (write_text() then skips the conversion). False for binary, swe7 and the UCS/UTF-16/32 forms.
+[[nodiscard]] bool is_ascii_compatible(Charset charset) noexcept;
+
 [[nodiscard]] constexpr bool is_binary_collation(std::uint16_t id) noexcept {
   return id == kBinaryCollationId;
 }

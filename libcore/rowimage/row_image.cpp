@@ -317,8 +317,30 @@ void TablePlan::build(const binlog::TableMap& map) {
         break;
       }
     }
+    if (column.type == ColumnType::string || column.type == ColumnType::varchar ||
+        column.type == ColumnType::var_string) {
+      // The charsets for which write_text() tries string_if_plain() first. Their CHAR pad is
+      // one 0x20 byte (trim_char_padding), and plain ASCII is valid UTF-8, so a value without
+      // charset metadata (collation 0) is not lossy either.
+      const Charset charset = charsets_.back();
+      layout.ascii_text = !is_binary_collation(column.collation) && is_ascii_compatible(charset) &&
+                          trim_char_padding(" ", charset).empty();
+      layout.trim_char = column.type == ColumnType::string;
+    }
     layouts_.push_back(layout);
   }
+}
+
+ImageShape image_shape(const TablePlan& plan, std::span<const std::uint8_t> present) {
+  ImageShape shape;
+  shape.present = present;
+  std::size_t present_count = 0;
+  for (std::size_t i = 0; i < plan.column_count(); ++i)
+    if (lsb_bit(present, i)) ++present_count;
+  // The null bitmap covers only the present columns (log_event.cc unpack_row).
+  shape.null_bytes = (present_count + 7) / 8;
+  shape.all_present = present_count == plan.column_count();
+  return shape;
 }
 
 void scan_row_image(ByteReader& in, const binlog::TableMap& map, std::span<const std::uint8_t> present,
@@ -328,6 +350,11 @@ void scan_row_image(ByteReader& in, const binlog::TableMap& map, std::span<const
 
 void scan_row_image(ByteReader& in, const TablePlan& plan, std::span<const std::uint8_t> present,
                     std::vector<ColumnSlice>& slices, RowScratch& scratch, std::span<const std::uint8_t> partial_json) {
+  scan_row_image(in, plan, image_shape(plan, present), slices, scratch, partial_json);
+}
+
+void scan_row_image(ByteReader& in, const TablePlan& plan, const ImageShape& shape, std::vector<ColumnSlice>& slices,
+                    RowScratch& scratch, std::span<const std::uint8_t> partial_json) {
   const binlog::TableMap& map = plan.map();
   std::size_t json_index = 0;
   const std::size_t columns = plan.column_count();
@@ -336,11 +363,7 @@ void scan_row_image(ByteReader& in, const TablePlan& plan, std::span<const std::
   const auto clear_from = [&slices](std::size_t first) {
     std::fill(slices.begin() + static_cast<std::ptrdiff_t>(first), slices.end(), ColumnSlice{});
   };
-  std::size_t present_count = 0;
-  for (std::size_t i = 0; i < columns; ++i)
-    if (lsb_bit(present, i)) ++present_count;
-  // The null bitmap covers only the present columns (log_event.cc unpack_row).
-  const auto nulls = in.bytes((present_count + 7) / 8, "null bitmap");
+  const auto nulls = in.bytes(shape.null_bytes, "null bitmap");
   if (!in.ok()) {
     clear_from(0);
     return;
@@ -355,12 +378,16 @@ void scan_row_image(ByteReader& in, const TablePlan& plan, std::span<const std::
   std::size_t present_index = 0;
   for (std::size_t i = 0; i < columns; ++i) {
     ColumnSlice& slice = slices[i];
-    slice = ColumnSlice{};
-    if (!lsb_bit(present, i)) continue;
+    if (!shape.all_present && !lsb_bit(shape.present, i)) {
+      slice = ColumnSlice{};
+      continue;
+    }
     const TablePlan::Layout& layout = plan.layout(i);
     slice.present = true;
     slice.offset = base + at;
     slice.is_null = lsb_bit(nulls, present_index);
+    slice.json_diff = false;
+    slice.bytes = {};
     ++present_index;
     if (layout.json && !partial_json.empty()) {
       slice.json_diff = json_index / 8 < partial_json.size() && lsb_bit(partial_json, json_index);
@@ -402,9 +429,11 @@ std::size_t write_row_image(const binlog::TableMap& map, const std::vector<Colum
 }
 
 std::size_t write_row_image(const TablePlan& plan, const std::vector<ColumnSlice>& slices, ndjson::Writer& out,
-                            RowScratch& scratch, ByteReader& errors, const std::vector<ColumnSlice>* before) {
+                            RowScratch& scratch, ByteReader& errors, const std::vector<ColumnSlice>* before,
+                            std::span<const WrittenValue> written) {
   const binlog::TableMap& map = plan.map();
   std::size_t unresolved = 0;
+  std::size_t next_written = 0;  // written is in column order: one pass over it
   out.begin_object();
   for (std::size_t i = 0; i < slices.size() && errors.ok(); ++i) {
     const ColumnSlice& slice = slices[i];
@@ -425,7 +454,11 @@ std::size_t write_row_image(const TablePlan& plan, const std::vector<ColumnSlice
       continue;
     }
     out.raw_comma_key(plan.key(i));
-    write_column_value(plan, i, slice, out, scratch, errors);
+    while (next_written < written.size() && written[next_written].column < i) ++next_written;
+    if (next_written < written.size() && written[next_written].column == i)
+      out.copy_value(written[next_written].from, written[next_written].size);
+    else
+      write_column_value(plan, i, slice, out, scratch, errors);
   }
   out.end_object();
   return unresolved;
@@ -480,7 +513,14 @@ void write_column_value(const TablePlan& plan, std::size_t index, const ColumnSl
     return;
   }
   const TablePlan::Layout& layout = plan.layout(index);
-  if (layout.integer_width != 0 && slice.bytes.size() == layout.integer_width) {
+  if (layout.ascii_text) {
+    // What decode_value_as -> write_string_value -> write_text does for a plain ASCII value,
+    // without the reader and the switches (scan_row_image sized the value: prefix + length).
+    std::string_view text = as_chars(slice.bytes.subspan(layout.prefix_width));
+    if (layout.trim_char)
+      while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+    if (out.string_if_plain(text)) return;
+  } else if (layout.integer_width != 0 && slice.bytes.size() == layout.integer_width) {
     // Integers are most columns of most tables: read in place, what decode_integer() does
     // without its reader, switch and checks (scan_row_image sized the value already).
     std::uint64_t raw = 0;

@@ -57,6 +57,11 @@ class TablePlan {
     // TINYINT..BIGINT: the value's width (write_column_value reads those directly); else 0.
     std::uint8_t integer_width = 0;
     bool is_unsigned = false;
+    // CHAR/VARCHAR in a text charset where plain ASCII is its own UTF-8 (write_text's
+    // shortcut): write_column_value writes such a value straight from its bytes when it is
+    // plain ASCII, without the decode chain. trim_char: CHAR(n), whose pad spaces go.
+    bool ascii_text = false;
+    bool trim_char = false;
   };
   [[nodiscard]] const Layout& layout(std::size_t column) const noexcept { return layouts_[column]; }
 
@@ -68,6 +73,17 @@ class TablePlan {
   std::vector<Charset> charsets_;
   std::vector<Layout> layouts_;
 };
+
+// What scanning a row image needs from its present-columns bitmap, worked out once per rows
+// event (every row of an event has the same bitmap) instead of once per row: the size of the
+// null bitmap, and whether every column is present (the usual FULL row image), which spares
+// the per-column bitmap test.
+struct ImageShape {
+  std::span<const std::uint8_t> present;
+  std::size_t null_bytes = 0;
+  bool all_present = false;
+};
+ImageShape image_shape(const TablePlan& plan, std::span<const std::uint8_t> present);
 
 // Buffers reused from row to row, so that decoding does no per-row allocation once warm.
 struct RowScratch {
@@ -102,6 +118,8 @@ void scan_row_image(ByteReader& in, const binlog::TableMap& map, std::span<const
 void scan_row_image(ByteReader& in, const TablePlan& plan, std::span<const std::uint8_t> present,
                     std::vector<ColumnSlice>& slices, RowScratch& scratch,
                     std::span<const std::uint8_t> partial_json = {});
+void scan_row_image(ByteReader& in, const TablePlan& plan, const ImageShape& shape, std::vector<ColumnSlice>& slices,
+                    RowScratch& scratch, std::span<const std::uint8_t> partial_json = {});
 
 // Writes a scanned row image as a JSON object {"col": value, ...} in column order, skipping
 // absent columns (minimal row images). JSON diffs are applied to the column's document in
@@ -111,9 +129,18 @@ void scan_row_image(ByteReader& in, const TablePlan& plan, std::span<const std::
 std::size_t write_row_image(const binlog::TableMap& map, const std::vector<ColumnSlice>& slices, ndjson::Writer& out,
                             RowScratch& scratch, ByteReader& errors,
                             const std::vector<ColumnSlice>* before = nullptr);
+// A value already written into the record in progress, from this image's slice of `column`:
+// where its JSON text sits in out.buffered(). write_row_image copies it instead of decoding the
+// value again (the key columns, written just before the image). Sorted by column.
+struct WrittenValue {
+  std::size_t column = 0;
+  std::size_t from = 0;
+  std::size_t size = 0;
+};
 std::size_t write_row_image(const TablePlan& plan, const std::vector<ColumnSlice>& slices, ndjson::Writer& out,
                             RowScratch& scratch, ByteReader& errors,
-                            const std::vector<ColumnSlice>* before = nullptr);
+                            const std::vector<ColumnSlice>* before = nullptr,
+                            std::span<const WrittenValue> written = {});
 
 // {"col": [{"op":"replace","path":"$.a","value":1}, ...]} for the diffs write_row_image left out.
 void write_json_diffs(const binlog::TableMap& map, const std::vector<ColumnSlice>& slices,

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 namespace cdc::stream {
 
 namespace {
@@ -95,6 +97,7 @@ void ChangeWriter::prepare_event(const ChangePosition& position, std::uint32_t t
 void ChangeWriter::write_key(const rowimage::TablePlan& plan, const std::vector<rowimage::ColumnSlice>& slices,
                              const std::vector<rowimage::ColumnSlice>* fallback, ByteReader& errors) {
   out_.raw_comma_key(R"(,"key":)");
+  key_values_.clear();
   const binlog::TableMap& map = plan.map();
   if (map.primary_key.empty()) {
     out_.null();  // no primary key in the binlog's metadata: see cdc-stream(1), KEYS
@@ -105,8 +108,15 @@ void ChangeWriter::write_key(const rowimage::TablePlan& plan, const std::vector<
     out_.raw_comma_key(plan.key(column));
     // A minimal after image may lack the key columns; the before image then has them.
     const bool use_fallback = !slices[column].present && fallback != nullptr && (*fallback)[column].present;
+    const std::size_t from = out_.bytes_buffered();
     rowimage::write_column_value(plan, column, use_fallback ? (*fallback)[column] : slices[column], out_, scratch_,
                                  errors);
+    if (!use_fallback) {
+      // Kept in column order for write_row_image (a key's columns need not be in table order).
+      key_values_.push_back({column, from, out_.bytes_buffered() - from});
+      for (std::size_t k = key_values_.size() - 1; k > 0 && key_values_[k - 1].column > column; --k)
+        std::swap(key_values_[k - 1], key_values_[k]);
+    }
   }
   out_.end_object();
 }
@@ -123,18 +133,23 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
   const TableEntry& table = table_entry(map);
   const rowimage::TablePlan& plan = table.plan;
   prepare_event(position, timestamp);
+  // Every row of the event has the same present-columns bitmaps: read them once here.
+  const rowimage::ImageShape before_shape =
+      event.has_before() ? rowimage::image_shape(plan, event.columns_before) : rowimage::ImageShape{};
+  const rowimage::ImageShape after_shape =
+      event.has_after() ? rowimage::image_shape(plan, event.columns_after) : rowimage::ImageShape{};
   ByteReader rows(event.rows, event.rows_offset);
   std::uint64_t index = position.first_index;
   while (!rows.empty()) {
     out_.begin_object();
     out_.raw_members(op_member(event.kind));
     out_.raw_members(table.table_members);
-    if (event.has_before()) rowimage::scan_row_image(rows, plan, event.columns_before, scratch_.before, scratch_);
+    if (event.has_before()) rowimage::scan_row_image(rows, plan, before_shape, scratch_.before, scratch_);
     if (event.has_after() && rows.ok()) {
       const auto partial_json = event.kind == binlog::RowsKind::partial_update
                                     ? rowimage::read_partial_json_header(rows, map, event.columns_after)
                                     : std::span<const std::uint8_t>{};
-      rowimage::scan_row_image(rows, plan, event.columns_after, scratch_.after, scratch_, partial_json);
+      rowimage::scan_row_image(rows, plan, after_shape, scratch_.after, scratch_, partial_json);
     }
     std::size_t unresolved_diffs = 0;
     if (rows.ok())
@@ -143,7 +158,8 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
     if (rows.ok()) {
       out_.raw_comma_key(R"(,"before":)");
       if (event.has_before())
-        rowimage::write_row_image(plan, scratch_.before, out_, scratch_, rows);
+        rowimage::write_row_image(plan, scratch_.before, out_, scratch_, rows, nullptr,
+                                  event.has_after() ? std::span<const rowimage::WrittenValue>{} : key_values_);
       else
         out_.null();
     }
@@ -151,7 +167,7 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
       out_.raw_comma_key(R"(,"after":)");
       if (event.has_after())
         unresolved_diffs = rowimage::write_row_image(plan, scratch_.after, out_, scratch_, rows,
-                                                     event.has_before() ? &scratch_.before : nullptr);
+                                                     event.has_before() ? &scratch_.before : nullptr, key_values_);
       else
         out_.null();
     }

@@ -61,6 +61,7 @@ class ChangeWriter {
   // Serializes the members of the event's lines that do not change from row to row.
   void prepare_event(const ChangePosition& position, std::uint32_t timestamp);
   void write_position(const ChangePosition& position, std::uint64_t index);
+  // Also notes in key_values_ where each key value taken from `slices` was written.
   void write_key(const rowimage::TablePlan& plan, const std::vector<rowimage::ColumnSlice>& slices,
                  const std::vector<rowimage::ColumnSlice>* fallback, ByteReader& errors);
 
@@ -68,6 +69,8 @@ class ChangeWriter {
   std::string out_name_;
   ndjson::Writer out_;
   rowimage::RowScratch scratch_;
+  // The current row's key values (write_key), which the image they came from copies.
+  std::vector<rowimage::WrittenValue> key_values_;
   std::vector<TableEntry> tables_;
   std::size_t next_table_slot_ = 0;  // which entry a new map replaces once all are in use
   // The current event's pieces (prepare_event); reused, so no allocation once warm.
