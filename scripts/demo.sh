@@ -13,7 +13,7 @@ cdc_build "$CDC_ROOT/build" >/dev/null
 tools="$CDC_ROOT/build/tools"
 
 server_dir=$(mktemp -d "${TMPDIR:-/tmp}/cdc-demo-server.XXXXXX")
-trap 'throwaway_stop "$server_dir"' EXIT INT TERM
+trap 'throwaway_stop "$server_dir/server"; rm -rf "$server_dir"' EXIT INT TERM
 throwaway_start "$server_dir/server"
 mariadb --no-defaults --socket="$THROWAWAY_SOCKET" -uroot <"$CDC_ROOT/scripts/sample/shop.sql"
 

@@ -39,7 +39,7 @@ cdc_install_packages
 cdc_build "$build_dir" "${cmake_args[@]}"
 
 server_dir=$(mktemp -d "${TMPDIR:-/tmp}/cdc-test-server.XXXXXX")
-trap 'throwaway_stop "$server_dir"' EXIT INT TERM
+trap 'throwaway_stop "$server_dir/server"; rm -rf "$server_dir"' EXIT INT TERM
 throwaway_start "$server_dir/server"
 echo "scripts/test.sh: throwaway MariaDB on 127.0.0.1:$THROWAWAY_PORT (started in ${THROWAWAY_STARTUP_SECONDS}s)"
 

@@ -95,6 +95,14 @@ SQL
 throwaway_stop() {
   local dir=$1
   [[ -d $dir ]] || return 0
+  if [[ ! -f $dir/launcher.pid ]]; then
+    # Given the parent of a server directory: stop what is inside rather than delete the
+    # datadir from under a running server.
+    local nested
+    for nested in "$dir"/*/launcher.pid; do
+      [[ -f $nested ]] && throwaway_stop "$(dirname "$nested")"
+    done
+  fi
   if [[ -f $dir/launcher.pid ]]; then
     local pid
     pid=$(cat "$dir/launcher.pid")
