@@ -4,9 +4,21 @@
 
 #include <utility>
 
+#include "util/bits.h"
+
 namespace cdc::stream {
 
 namespace {
+
+// Whether each image of the event holds at least one column: every row then takes bytes.
+bool shape_has_columns(const binlog::RowsEvent& event) {
+  const auto any = [&event](std::span<const std::uint8_t> bitmap) {
+    for (std::size_t i = 0; i < event.column_count && i / 8 < bitmap.size(); ++i)
+      if (lsb_bit(bitmap, i)) return true;
+    return false;
+  };
+  return (!event.has_before() || any(event.columns_before)) && (!event.has_after() || any(event.columns_after));
+}
 
 constexpr std::size_t kFlushThreshold = std::size_t{1} << 18;
 
@@ -140,6 +152,13 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
       event.has_after() ? rowimage::image_shape(plan, event.columns_after) : rowimage::ImageShape{};
   ByteReader rows(event.rows, event.rows_offset);
   std::uint64_t index = position.first_index;
+  // A row image with no present columns takes no bytes; only a corrupt event has one, and
+  // reading its rows would never reach their end.
+  if (!rows.empty() && !shape_has_columns(event))
+    return fail(Errc::corrupt_input, fmt::format("{}:{}: rows event for {}.{} has {} bytes of rows but no columns in "
+                                                 "its images",
+                                                 position.file, position.offset, map.database, map.table,
+                                                 rows.remaining()));
   while (!rows.empty()) {
     out_.begin_object();
     out_.raw_members(op_member(event.kind));

@@ -1,0 +1,37 @@
+#include <doctest/doctest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <vector>
+
+#include "binlog/events/rows_event.h"
+#include "binlog/events/table_map_event.h"
+#include "stream/change_writer.h"
+
+// Found by the binlog fuzzer: a rows event whose images name no column has rows that take no
+// bytes, so reading them never ended. It is corrupt, and must say so.
+TEST_CASE("change writer: rows with no present columns are a corrupt event, not an endless loop") {
+  cdc::binlog::TableMap map;
+  map.database = "db";
+  map.table = "t";
+  map.columns = {{cdc::rowimage::ColumnType::long_int, 0, false, false, 0},
+                 {cdc::rowimage::ColumnType::long_int, 0, false, false, 0}};
+  const std::vector<std::uint8_t> rows = {0x00, 0x01, 0x02};
+  static const std::uint8_t kNoColumns[1] = {0xfc};  // bits only past the 2 columns
+  cdc::binlog::RowsEvent event;
+  event.kind = cdc::binlog::RowsKind::write;
+  event.column_count = 2;
+  event.columns_before = kNoColumns;
+  event.columns_after = kNoColumns;
+  event.rows = rows;
+  event.rows_offset = 500;
+  const int fd = ::memfd_create("rows", MFD_CLOEXEC);
+  REQUIRE(fd >= 0);
+  cdc::stream::ChangeWriter writer(fd, "memfd");
+  auto written = writer.write_rows(event, map, cdc::stream::ChangePosition{"binlog.000009", 400, "", 0}, 1);
+  REQUIRE_FALSE(written.has_value());
+  CHECK(written.error().code == cdc::Errc::corrupt_input);
+  CHECK(written.error().message ==
+        "binlog.000009:400: rows event for db.t has 3 bytes of rows but no columns in its images");
+  ::close(fd);
+}
