@@ -1,37 +1,10 @@
 #include "binlog/format_description.h"
 
-#include <charconv>
+#include "util/server_version.h"
 
 namespace cdc::binlog {
 
 namespace {
-
-struct VersionTriple {
-  int major = 0;
-  int minor = 0;
-  int patch = 0;
-};
-
-VersionTriple parse_version(std::string_view text) {
-  VersionTriple version;
-  int* parts[] = {&version.major, &version.minor, &version.patch};
-  const char* p = text.data();
-  const char* end = text.data() + text.size();
-  for (int* part : parts) {
-    const auto [next, ec] = std::from_chars(p, end, *part);
-    if (ec != std::errc{}) break;
-    p = next;
-    if (p == end || *p != '.') break;
-    ++p;
-  }
-  return version;
-}
-
-bool at_least(VersionTriple v, int major, int minor, int patch) {
-  if (v.major != major) return v.major > major;
-  if (v.minor != minor) return v.minor > minor;
-  return v.patch >= patch;
-}
 
 constexpr std::size_t kServerVersionLength = 50;
 constexpr std::size_t kAlgorithmAndCrc = 1 + 4;
@@ -39,11 +12,11 @@ constexpr std::size_t kAlgorithmAndCrc = 1 + 4;
 }  // namespace
 
 bool version_has_checksum_byte(std::string_view server_version) noexcept {
-  const VersionTriple version = parse_version(server_version);
+  const ServerVersion version = ServerVersion::parse(server_version);
   // sql/log_event.cc: checksum_version_split_mysql = 5.6.1, checksum_version_split_mariadb = 5.3.0.
   if (server_version.find("MariaDB") != std::string_view::npos || server_version.find("-maria-") != std::string_view::npos)
-    return at_least(version, 5, 3, 0);
-  return at_least(version, 5, 6, 1);
+    return version.at_least(5, 3, 0);
+  return version.at_least(5, 6, 1);
 }
 
 FormatDescription decode_format_description(ByteReader& body) {

@@ -3,42 +3,16 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cstdlib>
 #include <optional>
 
 #include "check/grants.h"
 #include "check/server_check.h"
+#include "util/server_version.h"
 
 namespace cdc::check {
 
 namespace {
-
-struct Version {
-  int major = 0;
-  int minor = 0;
-  int patch = 0;
-  [[nodiscard]] bool at_least(int ma, int mi, int pa = 0) const {
-    if (major != ma) return major > ma;
-    if (minor != mi) return minor > mi;
-    return patch >= pa;
-  }
-};
-
-Version parse_version(std::string_view text) {
-  Version version;
-  int* parts[] = {&version.major, &version.minor, &version.patch};
-  const char* p = text.data();
-  const char* end = text.data() + text.size();
-  for (int* part : parts) {
-    const auto [next, ec] = std::from_chars(p, end, *part);
-    if (ec != std::errc{}) break;
-    p = next;
-    if (p == end || *p != '.') break;
-    ++p;
-  }
-  return version;
-}
 
 std::optional<std::string> variable(const ServerFacts& facts, const std::string& name) {
   if (const auto found = facts.variables.find(name); found != facts.variables.end()) return found->second;
@@ -72,7 +46,7 @@ std::string describe_duration(long long seconds) {
   return fmt::format("{} seconds", seconds);
 }
 
-CheckLine server_line(const ServerFacts& facts, Flavor flavor, Version version) {
+CheckLine server_line(const ServerFacts& facts, Flavor flavor, ServerVersion version) {
   CheckLine line{"server", Status::ok, {}, "MySQL 5.6+ or MariaDB 10.0+", {}, {}};
   line.value = fmt::format("{} {}", flavor == Flavor::mariadb ? "MariaDB" : "MySQL", facts.version);
   const bool supported = flavor == Flavor::mariadb ? version.at_least(10, 0) : version.at_least(5, 6);
@@ -214,7 +188,7 @@ CheckLine checksum_line(const ServerFacts& facts) {
   return line;
 }
 
-void grant_lines(const ServerFacts& facts, Flavor flavor, Version version, std::vector<CheckLine>& out) {
+void grant_lines(const ServerFacts& facts, Flavor flavor, ServerVersion version, std::vector<CheckLine>& out) {
   const Grants grants = parse_grants(facts.grants);
   const std::string account = quoted_account(facts);
   const std::string roles_note =
@@ -283,7 +257,7 @@ Flavor flavor_of(const ServerFacts& facts) {
 Report evaluate(const ServerFacts& facts) {
   Report report;
   report.flavor = flavor_of(facts);
-  const Version version = parse_version(facts.version);
+  const ServerVersion version = ServerVersion::parse(facts.version);
   auto& lines = report.lines;
   lines.push_back(server_line(facts, report.flavor, version));
   lines.push_back(log_bin_line(facts));

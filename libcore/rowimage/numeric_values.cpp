@@ -12,22 +12,11 @@
 #include <fmt/format.h>
 
 #include "rowimage/scalar_values.h"
+#include "rowimage/value_failure.h"
 
 namespace cdc::rowimage {
 
 namespace {
-
-// Records a semantic failure at value_offset (the value's first byte) rather than where the
-// reader stands after consuming the value. Only runs on the failure path.
-template <typename... Args>
-void fail_at(ByteReader& in, std::uint64_t value_offset, fmt::format_string<Args...> format,
-             Args&&... args) {
-  std::array<char, 160> text{};
-  const auto written = fmt::format_to_n(text.data(), text.size(), format, std::forward<Args>(args)...);
-  ByteReader at(std::span<const std::uint8_t>{}, value_offset);
-  at.fail(std::string_view(text.data(), std::min(written.size, text.size())));
-  in.adopt_failure(at);
-}
 
 // Writes `value` as exactly `width` decimal digits ending just before `end`, zero-padded on
 // the left; returns the first written position. `value` must fit in `width` digits.
