@@ -67,6 +67,11 @@ const TableMap* Decoder::table(std::uint64_t table_id) const noexcept {
   return found == tables_.end() ? nullptr : &found->second;
 }
 
+TableMap* Decoder::table_for_update(std::uint64_t table_id) noexcept {
+  const auto found = tables_.find(table_id);
+  return found == tables_.end() ? nullptr : &found->second;
+}
+
 Error Decoder::error_at(std::uint64_t offset, std::uint8_t type_code, std::string_view what) const {
   return Error{Errc::corrupt_input, fmt::format("{}:{}: {}: {}", source_name_, offset, type_label(type_code), what)};
 }

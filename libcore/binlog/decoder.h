@@ -63,6 +63,8 @@ class Decoder {
 
   [[nodiscard]] const FormatDescription& format() const noexcept { return format_; }
   [[nodiscard]] const TableMap* table(std::uint64_t table_id) const noexcept;
+  // For completing a map's optional metadata from elsewhere (the catalog) before its rows.
+  [[nodiscard]] TableMap* table_for_update(std::uint64_t table_id) noexcept;
   void set_source_name(std::string name) { source_name_ = std::move(name); }
   [[nodiscard]] const std::string& source_name() const noexcept { return source_name_; }
   // Table ids are only valid within a file: a ROTATE or new FDE drops the cache.

@@ -114,6 +114,13 @@ Result<Connection> Connection::open(const ConnectionOptions& options) {
   mysql_optionsv(handle, MYSQL_READ_DEFAULT_GROUP, options.defaults_group.c_str());
   const unsigned timeout = options.connect_timeout_seconds;
   mysql_optionsv(handle, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+  if (options.read_timeout_seconds > 0) {
+    const unsigned read_timeout = options.read_timeout_seconds;
+    mysql_optionsv(handle, MYSQL_OPT_READ_TIMEOUT, &read_timeout);
+  }
+  // A binlog event can be as large as the server's max_allowed_packet (1 GiB at most).
+  const unsigned long max_packet = 1UL << 30;
+  mysql_optionsv(handle, MYSQL_OPT_MAX_ALLOWED_PACKET, &max_packet);
   mysql_optionsv(handle, MYSQL_SET_CHARSET_NAME, "utf8mb4");
   if (options.socket && !options.host) {
     const mysql_protocol_type protocol = MYSQL_PROTOCOL_SOCKET;
@@ -184,6 +191,33 @@ Result<QueryResult> Connection::query(std::string_view sql) {
   }
   return result;
 }
+
+Result<void> Connection::send_command(std::uint8_t command, std::span<const std::uint8_t> payload, bool expect_ok) {
+  MYSQL* handle = impl_->handle;
+  const my_bool skip_answer = expect_ok ? 0 : 1;
+  if (handle->methods->db_command(handle, static_cast<enum_server_command>(command),
+                                  reinterpret_cast<const char*>(payload.data()), payload.size(), skip_answer,
+                                  nullptr) != 0)
+    return fail(Errc::unavailable, fmt::format("{}: sending command {:#x} failed: {} [{}]", impl_->endpoint, command,
+                                               mysql_error(handle), mysql_errno(handle)));
+  return {};
+}
+
+Result<std::span<const std::uint8_t>> Connection::read_packet() {
+  MYSQL* handle = impl_->handle;
+  const unsigned long length = mysql_net_read_packet(handle);
+  if (length == packet_error) {
+    const unsigned error_number = mysql_errno(handle);
+    const Errc code = error_number >= CR_MIN_ERROR && error_number <= CR_MAX_ERROR ? Errc::unavailable
+                                                                                   : Errc::server;
+    return fail(code, fmt::format("{}: {} [{}]", impl_->endpoint, mysql_error(handle), error_number));
+  }
+  return std::span<const std::uint8_t>(handle->net.read_pos, length);
+}
+
+unsigned Connection::last_error_number() const { return mysql_errno(impl_->handle); }
+
+int Connection::socket() const { return static_cast<int>(mysql_get_socket(impl_->handle)); }
 
 std::string Connection::server_version() const { return mysql_get_server_info(impl_->handle); }
 

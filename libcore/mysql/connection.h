@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +31,17 @@ class Connection {
   ~Connection();
 
   Result<QueryResult> query(std::string_view sql);
+
+  // The protocol level, for the commands the client library has no call for (the binlog
+  // dump): one command packet out on this connection (TLS and all), then packets in. With
+  // expect_ok the server's OK (or error) answer is read too.
+  Result<void> send_command(std::uint8_t command, std::span<const std::uint8_t> payload, bool expect_ok);
+  // The next packet's payload, valid until the next call. An error packet or a broken
+  // connection is an error; last_error_number() tells which (CR_* client codes are >= 2000).
+  Result<std::span<const std::uint8_t>> read_packet();
+  [[nodiscard]] unsigned last_error_number() const;
+  // The socket, for shutdown(2) from a signal handler: it wakes a blocked read_packet.
+  [[nodiscard]] int socket() const;
 
   // The text of VERSION() as the handshake reported it, e.g. "10.11.6-MariaDB-0+deb12u1-log".
   [[nodiscard]] std::string server_version() const;

@@ -22,6 +22,9 @@ struct ConnectionOptions {
   SslMode ssl_mode = SslMode::unset;
   std::optional<std::string> ssl_ca;
   unsigned connect_timeout_seconds = 10;
+  // 0: block forever. The replication connection sets it a little above the heartbeat period,
+  // so a silently dead server is noticed.
+  unsigned read_timeout_seconds = 0;
 };
 
 }  // namespace cdc::mysql

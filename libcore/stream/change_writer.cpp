@@ -266,7 +266,12 @@ void ChangeWriter::write_incident(std::string_view message, const ChangePosition
   out_.end_record();
 }
 
-Result<void> ChangeWriter::flush() { return out_.flush_to(out_fd_, out_name_); }
+Result<void> ChangeWriter::flush() {
+  const std::size_t buffered = out_.bytes_buffered();
+  if (auto flushed = out_.flush_to(out_fd_, out_name_); !flushed) return flushed;
+  bytes_flushed_ += buffered;
+  return {};
+}
 
 Result<void> ChangeWriter::flush_if_large() {
   if (out_.bytes_buffered() < kFlushThreshold) return {};

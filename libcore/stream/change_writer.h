@@ -42,6 +42,11 @@ class ChangeWriter {
   Result<void> flush();
   // Flushes only when the buffer has grown past the threshold (inside big transactions).
   Result<void> flush_if_large();
+  // Drops what is buffered and not yet written (a transaction cut off by a lost connection).
+  void discard() noexcept { out_.clear(); }
+  // Bytes written to the output so far (flushed ones only).
+  [[nodiscard]] std::uint64_t bytes_flushed() const noexcept { return bytes_flushed_; }
+  void set_bytes_flushed(std::uint64_t bytes) noexcept { bytes_flushed_ = bytes; }
 
   [[nodiscard]] bool partial_images_seen() const noexcept { return partial_images_seen_; }
   // "db.table" of the first row that had binary data in a column without charset metadata.
@@ -78,6 +83,7 @@ class ChangeWriter {
   std::string pos_members_;    // "file":"..","offset":N
   std::string gtid_member_;    // "gtid":".." or "gtid":null
   std::string ts_member_;      // "ts_ms":N
+  std::uint64_t bytes_flushed_ = 0;
   bool partial_images_seen_ = false;
   std::string lossy_text_table_;
 };

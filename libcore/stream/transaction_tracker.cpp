@@ -33,14 +33,38 @@ void TransactionTracker::begin_mariadb(const binlog::MariadbGtidEvent& event, st
   explicit_ = (event.flags & binlog::MariadbGtidEvent::kStandalone) == 0;
 }
 
+void TransactionTracker::seed(const gtid::Position& start) {
+  switch (start.kind) {
+    case gtid::Position::Kind::mysql_gtids:
+      mode_ = Mode::mysql;
+      mysql_executed_ = start.mysql_gtids;
+      state_known_ = true;
+      break;
+    case gtid::Position::Kind::mariadb_gtids:
+      mode_ = Mode::mariadb;
+      mariadb_state_ = start.mariadb_gtids;
+      state_known_ = true;
+      break;
+    case gtid::Position::Kind::file:
+      break;
+  }
+}
+
+// The list at a file's start is the binlog state when the file was opened. Merged rather
+// than assigned: a run that started from a later position (or read an earlier file) knows
+// at least as much, and a domain must never move backwards.
 void TransactionTracker::mariadb_gtid_list(const binlog::MariadbGtidListEvent& event) {
   mode_ = Mode::mariadb;
+  state_known_ = true;
   gtid::MariadbGtidPos state;
   for (std::uint32_t i = 0; i < event.count; ++i) {
     const auto entry = event.entry(i);
-    state.advance(gtid::MariadbGtid{entry.domain_id, entry.server_id, entry.seq_no});
+    const gtid::MariadbGtid listed{entry.domain_id, entry.server_id, entry.seq_no};
+    // The list holds one entry per (domain, server); the position keeps the domain's latest.
+    const auto held = state.find(entry.domain_id);
+    if (!held || held->seq_no < listed.seq_no) state.advance(listed);
   }
-  mariadb_state_ = std::move(state);
+  mariadb_state_ = mariadb_state_.union_with(state);
 }
 
 Result<void> TransactionTracker::previous_gtids(const binlog::PreviousGtidsEvent& event) {
@@ -48,7 +72,10 @@ Result<void> TransactionTracker::previous_gtids(const binlog::PreviousGtidsEvent
   auto set = gtid::MysqlGtidSet::decode(in);
   if (!set) return fail(Errc::corrupt_input, fmt::format("{}:{}: PREVIOUS_GTIDS_LOG_EVENT: {}", file_, event.offset,
                                                          set.error().message));
-  mysql_executed_ = std::move(*set);
+  // PREVIOUS_GTIDS is everything executed before the file; the union keeps what a seeded
+  // state or an earlier file added.
+  mysql_executed_ = mysql_executed_.union_with(*set);
+  state_known_ = true;
   if (!mysql_executed_.empty()) mode_ = Mode::mysql;
   return {};
 }
@@ -61,19 +88,33 @@ TransactionEnd TransactionTracker::end(std::uint64_t end_offset) {
   end.gtid = ended_gtid_;
   if (have_mysql_gtid_) (void)mysql_executed_.add(mysql_gtid_);
   if (have_mariadb_gtid_) mariadb_state_.advance(mariadb_gtid_);
-  if (end.lines > 0) {
-    if (mode_ == Mode::mysql && !mysql_executed_.empty())
-      end.position = mysql_executed_.to_string();
-    else if (mode_ == Mode::mariadb && !mariadb_state_.empty())
-      end.position = mariadb_state_.to_string();
-    else
-      end.position = fmt::format("{}:{}", file_, end_offset);
-  }
   have_mysql_gtid_ = have_mariadb_gtid_ = false;
+  if (end.lines > 0) end.position = position_text(end_offset);
   gtid_text_.clear();
   explicit_ = false;
   lines_ = rows_ = 0;
   return end;
+}
+
+std::string TransactionTracker::position_text(std::uint64_t offset) const {
+  if (state_known_ && mode_ == Mode::mysql && !mysql_executed_.empty()) return mysql_executed_.to_string();
+  if (state_known_ && mode_ == Mode::mariadb && !mariadb_state_.empty()) return mariadb_state_.to_string();
+  return fmt::format("{}:{}", file_, offset);
+}
+
+gtid::Position TransactionTracker::position_at(std::uint64_t offset) const {
+  gtid::Position position;
+  if (state_known_ && mode_ == Mode::mysql && !mysql_executed_.empty()) {
+    position.kind = gtid::Position::Kind::mysql_gtids;
+    position.mysql_gtids = mysql_executed_;
+  } else if (state_known_ && mode_ == Mode::mariadb && !mariadb_state_.empty()) {
+    position.kind = gtid::Position::Kind::mariadb_gtids;
+    position.mariadb_gtids = mariadb_state_;
+  } else {
+    position.kind = gtid::Position::Kind::file;
+    position.file = gtid::FilePosition{file_, offset};
+  }
+  return position;
 }
 
 }  // namespace cdc::stream

@@ -7,6 +7,7 @@
 #include "binlog/events/gtid_events.h"
 #include "gtid/mariadb_gtid.h"
 #include "gtid/mysql_gtid_set.h"
+#include "gtid/position.h"
 #include "util/result.h"
 
 namespace cdc::stream {
@@ -28,6 +29,10 @@ struct TransactionEnd {
 class TransactionTracker {
  public:
   void start_file(std::string_view file) { file_ = std::string(file); }
+  [[nodiscard]] const std::string& file() const noexcept { return file_; }
+
+  // Starts from a known GTID state (a --from GTID set or position, or a saved state).
+  void seed(const gtid::Position& start);
 
   void begin_mysql(const binlog::MysqlGtidEvent& event);
   void begin_mariadb(const binlog::MariadbGtidEvent& event, std::uint32_t server_id);
@@ -46,11 +51,22 @@ class TransactionTracker {
   // Closes the transaction (XID, COMMIT, or an implicitly committing statement).
   TransactionEnd end(std::uint64_t end_offset);
 
+  // Between transactions: where to resume to continue from here (what end() would say).
+  [[nodiscard]] gtid::Position position_at(std::uint64_t offset) const;
+  [[nodiscard]] std::string position_text(std::uint64_t offset) const;
+  [[nodiscard]] const gtid::MysqlGtidSet& mysql_executed() const noexcept { return mysql_executed_; }
+  [[nodiscard]] const gtid::MariadbGtidPos& mariadb_state() const noexcept { return mariadb_state_; }
+  // Whether the GTID state is complete: seeded, or read from the file's PREVIOUS_GTIDS or
+  // GTID list. Until then positions are FILE:OFFSET.
+  [[nodiscard]] bool gtid_state_known() const noexcept { return state_known_; }
+  [[nodiscard]] bool in_transaction() const noexcept { return have_mysql_gtid_ || have_mariadb_gtid_ || explicit_; }
+
  private:
   enum class Mode { unknown, mysql, mariadb };
 
   std::string file_;
   Mode mode_ = Mode::unknown;
+  bool state_known_ = false;
   gtid::MysqlGtidSet mysql_executed_;
   gtid::MariadbGtidPos mariadb_state_;
   bool have_mysql_gtid_ = false;

@@ -1,0 +1,110 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "binlog/decoder.h"
+#include "stream/change_writer.h"
+#include "stream/transaction_tracker.h"
+#include "util/result.h"
+#include "util/table_filter.h"
+
+namespace cdc::stream {
+
+struct StreamSummary {
+  std::uint64_t events = 0;
+  std::uint64_t rows = 0;
+  std::uint64_t transactions = 0;
+  std::uint64_t skipped_events = 0;
+};
+
+// A DDL on a captured table, as the DDL gate sees it before anything of it is written.
+struct PendingDdl {
+  std::string_view database;
+  std::string_view sql;
+  std::string_view gtid;  // empty without GTIDs
+  std::string_view file;
+  std::uint64_t offset = 0;
+};
+
+// What one event did to the stream.
+struct Step {
+  bool transaction_ended = false;  // a commit (or an implicitly committing statement) closed one
+  bool stopped_before_ddl = false; // the DDL gate refused the DDL: nothing of it was written
+};
+
+// Turns decoded events into NDJSON lines: follows transactions (TransactionTracker), filters
+// tables, writes rows, DDL and commit lines through the ChangeWriter. The file reader and the
+// replication client both feed it; it never reads bytes itself.
+class ChangePipeline {
+ public:
+  using Warn = std::function<void(std::string_view)>;
+
+  ChangePipeline(TableFilter filter, ChangeWriter& writer, binlog::Decoder& decoder, Warn warn,
+                 bool skip_unknown_events);
+
+  // Names the binlog file the following events come from (for positions).
+  void start_file(std::string_view file);
+  [[nodiscard]] const std::string& file() const noexcept { return file_; }
+
+  Result<Step> handle(const binlog::Event& event, std::uint64_t end_offset);
+
+  // While set, events move the transaction and GTID state along but write nothing: a run that
+  // starts at FILE:OFFSET reads the file from its start to learn the GTID state there.
+  void set_silent(bool silent) noexcept { silent_ = silent; }
+
+  // Asked before a DDL on a captured table is written; false stops the stream before it.
+  void set_ddl_gate(std::function<bool(const PendingDdl&)> gate) { ddl_gate_ = std::move(gate); }
+  // Called after each DDL on a captured table has been written (schema caches drop the table).
+  void set_ddl_listener(std::function<void(std::string_view database, std::string_view sql)> listener) {
+    ddl_listener_ = std::move(listener);
+  }
+  // Called for each newly decoded table map of a captured table, before its rows: a map
+  // without optional metadata can be completed from the catalog.
+  void set_table_map_hook(std::function<void(binlog::TableMap&)> hook) { table_map_hook_ = std::move(hook); }
+
+  [[nodiscard]] TransactionTracker& tracker() noexcept { return tracker_; }
+  [[nodiscard]] const StreamSummary& summary() const noexcept { return summary_; }
+  [[nodiscard]] const TableFilter& filter() const noexcept { return filter_; }
+  // The warnings a run prints once at its end (partial images, lossy text, skipped types).
+  void warn_at_end() const;
+
+ private:
+  Result<void> handle_unknown(const binlog::UnknownEvent& unknown, const binlog::Event& event);
+  Result<void> handle_rows(const binlog::RowsEvent& rows, std::uint64_t offset, std::uint32_t timestamp);
+  Result<Step> handle_payload(const binlog::TransactionPayloadEvent& payload, std::uint64_t offset,
+                              std::uint64_t end_offset);
+  Result<Step> handle_query(const binlog::QueryEvent& query, const binlog::Event& event, std::uint64_t end_offset);
+  bool ddl_selected(const binlog::QueryEvent& query) const;
+  Result<Step> end_transaction(std::uint64_t end_offset, std::uint32_t timestamp);
+
+  TableFilter filter_;
+  ChangeWriter& writer_;
+  binlog::Decoder& decoder_;
+  Warn warn_;
+  bool skip_unknown_events_;
+  bool silent_ = false;
+  std::function<bool(const PendingDdl&)> ddl_gate_;
+  std::function<void(std::string_view, std::string_view)> ddl_listener_;
+  std::function<void(binlog::TableMap&)> table_map_hook_;
+  TransactionTracker tracker_;
+  std::string file_;
+  StreamSummary summary_;
+  std::optional<std::uint64_t> payload_offset_;
+  std::uint64_t payload_rows_ = 0;
+  struct Skipped {
+    std::uint64_t count = 0;
+    std::string first_file;
+    std::uint64_t first_offset = 0;
+    bool ignorable = false;
+  };
+  std::map<unsigned, Skipped> skipped_types_;
+  bool missing_map_warned_ = false;
+  bool statement_warned_ = false;
+};
+
+}  // namespace cdc::stream
