@@ -62,6 +62,9 @@ class Decoder {
   Result<Event> decode_inner(std::span<const std::uint8_t> event, std::uint64_t outer_offset);
 
   [[nodiscard]] const FormatDescription& format() const noexcept { return format_; }
+  // A replication stream opens with a fake ROTATE before any format description; it carries
+  // a checksum when the replica asked for them, which only the replica knows.
+  void expect_checksums(ChecksumAlgorithm algorithm) noexcept { format_.checksum = algorithm; }
   [[nodiscard]] const TableMap* table(std::uint64_t table_id) const noexcept;
   // For completing a map's optional metadata from elsewhere (the catalog) before its rows.
   [[nodiscard]] TableMap* table_for_update(std::uint64_t table_id) noexcept;

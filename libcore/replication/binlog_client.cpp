@@ -76,7 +76,7 @@ Result<void> BinlogClient::read_server_info() {
   server_.version = ServerVersion::parse(server_.version_text);
   server_.flavor = server_.version_text.find("MariaDB") != std::string::npos ? Flavor::mariadb : Flavor::mysql;
   auto variables = connection_.query(
-      "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('log_bin', 'binlog_format', 'server_id', 'gtid_mode', "
+      "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('log_bin', 'binlog_format', 'binlog_checksum', 'server_id', 'gtid_mode', "
       "'binlog_row_metadata')");
   if (!variables) return fail(std::move(variables).error());
   for (const auto& row : variables->rows) {
@@ -85,6 +85,7 @@ Result<void> BinlogClient::read_server_info() {
     const std::string& value = *row[1];
     if (name == "log_bin") server_.log_bin = value == "ON" || value == "1";
     if (name == "binlog_format") server_.binlog_format = value;
+    if (name == "binlog_checksum") server_.checksums = value == "CRC32";
     if (name == "server_id") server_.server_id = static_cast<std::uint32_t>(std::strtoul(value.c_str(), nullptr, 10));
     if (name == "gtid_mode") server_.gtids = value == "ON";
     if (name == "binlog_row_metadata") server_.binlog_row_metadata = value;

@@ -26,6 +26,7 @@ struct ServerInfo {
   std::string version_text;
   std::uint32_t server_id = 0;
   std::string binlog_format;
+  bool checksums = false;            // binlog_checksum is CRC32: every event sent carries one
   std::string binlog_row_metadata;   // empty before MySQL 8.0.14 / MariaDB 10.5
   bool log_bin = false;
   // MySQL: gtid_mode is ON. MariaDB: always (every MariaDB 10+ transaction has a GTID).

@@ -209,7 +209,7 @@ std::string column_mismatch(const ColumnSchema& column, const rowimage::Column& 
   return {};
 }
 
-// A versioned table's implicit period columns (sql/handler.cc vers_create_fields): TIMESTAMP(6).
+// A versioned table's implicit period columns: TIMESTAMP(6) NOT NULL, named so in the binlog.
 ColumnSchema hidden_timestamp(std::string name) {
   ColumnSchema column;
   column.name = std::move(name);
@@ -417,8 +417,8 @@ Result<TableSchema> table_schema_from_rows(const InformationSchemaRows& rows) {
     schema.primary_key.push_back(part.first);
     schema.primary_key_prefix.push_back(part.second);
   }
-  // The server appends the row end column to a versioned table's primary key
-  // (sql/handler.cc vers_check_system_fields), and logs it as part of it.
+  // The server appends the row end column to a versioned table's primary key, and the binlog's
+  // PRIMARY_KEY field lists it (MariaDB 10.11), while STATISTICS does not.
   if (!schema.primary_key.empty() && row_end_index &&
       std::find(schema.primary_key.begin(), schema.primary_key.end(), *row_end_index) == schema.primary_key.end()) {
     schema.primary_key.push_back(*row_end_index);

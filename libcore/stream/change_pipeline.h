@@ -68,6 +68,7 @@ class ChangePipeline {
   void set_table_map_hook(std::function<void(binlog::TableMap&)> hook) { table_map_hook_ = std::move(hook); }
 
   [[nodiscard]] TransactionTracker& tracker() noexcept { return tracker_; }
+  [[nodiscard]] const TransactionTracker& tracker() const noexcept { return tracker_; }
   [[nodiscard]] const StreamSummary& summary() const noexcept { return summary_; }
   [[nodiscard]] const TableFilter& filter() const noexcept { return filter_; }
   // The warnings a run prints once at its end (partial images, lossy text, skipped types).

@@ -269,7 +269,7 @@ void ChangeWriter::write_incident(std::string_view message, const ChangePosition
 Result<void> ChangeWriter::flush() {
   const std::size_t buffered = out_.bytes_buffered();
   if (auto flushed = out_.flush_to(out_fd_, out_name_); !flushed) return flushed;
-  bytes_flushed_ += buffered;
+  bytes_flushed_ += buffered - out_.bytes_buffered();  // a record in progress stays buffered
   return {};
 }
 

@@ -42,6 +42,8 @@ class TransactionTracker {
 
   [[nodiscard]] bool in_explicit_transaction() const noexcept { return explicit_; }
   [[nodiscard]] std::string_view gtid() const noexcept { return gtid_text_; }
+  // The GTID of the transaction end() closed last.
+  [[nodiscard]] std::string_view last_gtid() const noexcept { return ended_gtid_; }
   void count_lines(std::uint64_t lines) noexcept { lines_ += lines; }
   void count_rows(std::uint64_t rows) noexcept {
     lines_ += rows;

@@ -14,6 +14,7 @@ enum class Errc {
   unavailable,    // the server could not be reached or refused our credentials
   config,         // the server runs, but its configuration misses a prerequisite
   interrupted,    // stopped by a signal after the state was saved
+  purged,         // the server no longer has the binlog a stream needs
   unsupported,    // a feature this version does not have yet
   internal,       // a bug in cdc itself
 };

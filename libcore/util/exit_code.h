@@ -12,6 +12,10 @@ enum class ExitCode : int {
   success = 0,      // including a clean stop on a stop condition or SIGTERM
   failure = 1,      // failure not otherwise listed
   usage = 2,        // bad flags or operands (CLI11's own codes are mapped here)
+  // cdc-stream's stops that ask for an operator (not sysexits: these are ours).
+  ddl_review = 3,   // --on-ddl stop: stopped just before a DDL, state saved before it
+  primary_switch = 4,// --require-read-only / --watch-dns: the server is no longer the replica it was
+  binlog_purged = 5,// the server no longer has the binlog the stream needs
   data_error = 65,  // corrupt or invalid input: a binlog event, an NDJSON line
   unavailable = 69, // server unreachable, or authentication failed
   internal = 70,    // a bug in cdc
@@ -29,6 +33,7 @@ enum class ExitCode : int {
     case Errc::unavailable: return static_cast<int>(ExitCode::unavailable);
     case Errc::config: return static_cast<int>(ExitCode::config);
     case Errc::interrupted: return static_cast<int>(ExitCode::temp_failure);
+    case Errc::purged: return static_cast<int>(ExitCode::binlog_purged);
     case Errc::internal: return static_cast<int>(ExitCode::internal);
     case Errc::unsupported: return static_cast<int>(ExitCode::failure);
   }

@@ -4,53 +4,138 @@
 
 #include "cli/tool_cli.h"
 #include "stream/file_stream.h"
+#include "stream/live_stream.h"
 #include "util/exit_code.h"
 #include "util/fd_io.h"
 
 int main(int argc, char** argv) {
   cdc::cli::ToolCli cli("cdc-stream",
-                        "cdc-stream - decode MySQL/MariaDB binlog files into NDJSON change lines (tailing a "
-                        "live server comes in a later version).\nPrints NDJSON on stdout.");
-  cdc::mysql::ConnectionOptions connection;
+                        "cdc-stream - every row change of a MySQL/MariaDB server as NDJSON lines, tailing its binlog "
+                        "over the replication protocol (resumable with --state), or decoding binlog files "
+                        "(--file).\nPrints NDJSON on stdout (or --output).");
+  cdc::stream::LiveOptions live;
   cdc::stream::FileOptions files;
-  cli.add_connection_options(connection);
+  cli.add_connection_options(live.connection);
   auto& app = cli.app();
+  std::string on_ddl = "emit";
+  app.add_option("--from", live.from,
+                 "Start here when there is no state: now, earliest, a MySQL GTID set (start after it), a MariaDB "
+                 "GTID position, or FILE:OFFSET (a transaction boundary)")
+      ->group("Position");
+  app.add_option("--until", live.until,
+                 "Stop cleanly (exit 0) once everything up to here is written: now (the end at start-up), a GTID "
+                 "set or position, or FILE:OFFSET")
+      ->group("Stop conditions");
+  app.add_option("--state", live.state_path,
+                 "Resume point: read at start (then --from is ignored), saved after every transaction (mode 0600)")
+      ->group("Position");
+  app.add_option("--output", live.output_path,
+                 "Write the lines to this file instead of stdout; with --state, a restart cuts it back to the last "
+                 "saved transaction, so every line is there exactly once")
+      ->group("Output");
+  app.add_option("--server-id", live.server_id,
+                 "Replica server id to register with (default: derived from host, pid and time, in 2^30..2^31)")
+      ->group("Replication")
+      ->check(CLI::Range(1U, 4294967295U));
+  app.add_option("--heartbeat", live.heartbeat_seconds,
+                 "Seconds between server heartbeats on an idle stream; a silent connection is dropped after three "
+                 "(default 1)")
+      ->group("Replication")
+      ->check(CLI::Range(1U, 3600U));
+  app.add_option("--retry-for", live.retry_seconds,
+                 "Give up (exit 69) when reconnecting has failed for this many seconds (default 0: never)")
+      ->group("Replication");
+  app.add_option("--on-ddl", on_ddl,
+                 "emit: a ddl line for each schema change of a captured table; stop: exit 3 just before it, state "
+                 "saved, for review")
+      ->group("Schema changes")
+      ->check(CLI::IsMember({"emit", "stop"}));
+  app.add_option("--accept-ddl", live.accepted_ddls,
+                 "With --on-ddl stop: let this DDL through (its GTID, or FILE:OFFSET without GTIDs, as the stop "
+                 "message names it)")
+      ->group("Schema changes");
+  app.add_flag("--require-read-only", live.require_read_only,
+               "Exit 4 when @@global.read_only is or turns OFF: the job must run against a replica")
+      ->group("Primary-switch guard");
+  app.add_flag("--watch-dns", live.watch_dns, "Exit 4 when --host resolves to other addresses than at start")
+      ->group("Primary-switch guard");
+  app.add_option("--stats", live.stats_seconds,
+                 "Every SECONDS, a line on stderr: events/s, rows/s, seconds behind the server, position")
+      ->group("Output");
   app.add_option("--file", files.files,
                  "Decode these binlog or relay-log files (in order; - reads stdin) instead of a server")
-      ->group("Input")
+      ->group("Files")
       ->expected(1, -1);
   app.add_option("--start-position", files.start_position,
-                 "Start at the event at this offset of the first file (an event boundary, as mysqlbinlog prints "
-                 "them); the file's format description and GTID state are still read")
-      ->group("Input")
+                 "With --file: start at the event at this offset of the first file (an event boundary, as "
+                 "mysqlbinlog prints them); the events before it are read for the GTID state only")
+      ->group("Files")
       ->check(CLI::Range(std::uint64_t{4}, std::uint64_t{1} << 62));
   app.add_option("--stop-position", files.stop_position,
-                 "Stop before the first event at or after this offset of the last file, as mysqlbinlog")
-      ->group("Stop conditions")
+                 "With --file: stop before the first event at or after this offset of the last file, as mysqlbinlog")
+      ->group("Files")
       ->check(CLI::Range(std::uint64_t{4}, std::uint64_t{1} << 62));
-  app.add_option("--tables", files.tables,
+  std::string tables;
+  std::string exclude;
+  bool skip_unknown_events = false;
+  app.add_option("--tables", tables,
                  "Only these tables: comma-separated DB.TABLE globs (* and ?), e.g. 'shop.*,crm.users'")
-      ->group("Input");
-  app.add_option("--exclude", files.exclude, "Leave out these tables (same globs); wins over --tables")
-      ->group("Input");
-  app.add_flag("--skip-unknown-events", files.skip_unknown_events,
+      ->group("Filter");
+  app.add_option("--exclude", exclude, "Leave out these tables (same globs); wins over --tables")->group("Filter");
+  app.add_flag("--skip-unknown-events", skip_unknown_events,
                "Skip event types cdc does not know even when the server did not flag them ignorable")
-      ->group("Input");
+      ->group("Filter");
   cli.set_examples(
       "Examples:\n"
-      "  cdc-stream --file /var/lib/mysql/binlog.000042 --tables 'shop.*' | jq -c 'select(.op==\"u\")'\n"
-      "  zcat binlog.000007.gz | cdc-stream --file - > changes.ndjson\n");
+      "  cdc-stream -h replica1 -u cdc --from now --state shop.state --output shop.ndjson --tables 'shop.*'\n"
+      "  cdc-stream -h replica1 -u cdc --from earliest --until now | jq -c 'select(.op==\"u\")'\n"
+      "  cdc-stream --file /var/lib/mysql/binlog.000042 --tables 'shop.*' > changes.ndjson\n");
   if (const auto code = cli.parse(argc, argv)) return *code;
-  if (files.files.empty())
-    return cli.usage_error("give --file: streaming from a live server is not in this version yet");
-
   const auto warn = [&cli](std::string_view message) { cli.diagnostic("warning", message); };
-  const auto summary = cdc::stream::run_files(files, STDOUT_FILENO, warn);
-  if (!summary) {
-    if (cdc::is_broken_pipe(summary.error())) return static_cast<int>(cdc::ExitCode::success);
-    if (summary.error().code == cdc::Errc::usage) return cli.usage_error(summary.error().message);
-    return cli.report(summary.error());
+  const auto notice = [&cli](std::string_view message) { cli.diagnostic("notice", message); };
+
+  if (!files.files.empty()) {
+    if (live.from || live.until || live.state_path || live.output_path)
+      return cli.usage_error("--file decodes files: --from, --until, --state and --output are for a server (use "
+                             "--start-position and --stop-position with --file)");
+    files.tables = tables;
+    files.exclude = exclude;
+    files.skip_unknown_events = skip_unknown_events;
+    const auto summary = cdc::stream::run_files(files, STDOUT_FILENO, warn);
+    if (!summary) {
+      if (cdc::is_broken_pipe(summary.error())) return static_cast<int>(cdc::ExitCode::success);
+      if (summary.error().code == cdc::Errc::usage) return cli.usage_error(summary.error().message);
+      return cli.report(summary.error());
+    }
+    if (::close(STDOUT_FILENO) != 0) return cli.report(cdc::Error{cdc::Errc::io, "closing stdout failed"});
+    return static_cast<int>(cdc::ExitCode::success);
   }
-  if (::close(STDOUT_FILENO) != 0) return cli.report(cdc::Error{cdc::Errc::io, "closing stdout failed"});
+
+  if (files.start_position || files.stop_position)
+    return cli.usage_error("--start-position and --stop-position go with --file; against a server use --from and "
+                           "--until FILE:OFFSET");
+  if (!live.accepted_ddls.empty() && on_ddl != "stop")
+    return cli.usage_error("--accept-ddl goes with --on-ddl stop");
+  live.stop_on_ddl = on_ddl == "stop";
+  live.tables = tables;
+  live.exclude = exclude;
+  live.skip_unknown_events = skip_unknown_events;
+  const cdc::stream::LiveReporter reporter{warn, notice};
+  const auto outcome = cdc::stream::run_live(live, reporter);
+  if (!outcome) {
+    if (cdc::is_broken_pipe(outcome.error())) return static_cast<int>(cdc::ExitCode::success);
+    if (outcome.error().code == cdc::Errc::usage) return cli.usage_error(outcome.error().message);
+    return cli.report(outcome.error());
+  }
+  switch (*outcome) {
+    case cdc::stream::LiveOutcome::finished:
+      break;
+    case cdc::stream::LiveOutcome::stopped_before_ddl:
+      return static_cast<int>(cdc::ExitCode::ddl_review);
+    case cdc::stream::LiveOutcome::primary_switched:
+      return static_cast<int>(cdc::ExitCode::primary_switch);
+  }
+  if (!live.output_path && ::close(STDOUT_FILENO) != 0)
+    return cli.report(cdc::Error{cdc::Errc::io, "closing stdout failed"});
   return static_cast<int>(cdc::ExitCode::success);
 }

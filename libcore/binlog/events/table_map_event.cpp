@@ -82,8 +82,13 @@ void read_type_metadata(ByteReader& in, Column& column) {
   column.meta = second;
 }
 
-bool is_numeric(ColumnType type) {
+// Which columns the signedness bitmap has a bit for. MySQL: its is_numeric_type list. MariaDB
+// asks each field (binlog_type_info), and YEAR, a Field_tiny there, answers too (seen with
+// mariadb-binlog --print-table-metadata on 10.11: a YEAR column shifts the bits after it).
+bool has_signedness_bit(ColumnType type, ServerFlavor flavor) {
   switch (type) {
+    case ColumnType::year:
+      return flavor == ServerFlavor::mariadb;
     case ColumnType::tiny:
     case ColumnType::short_int:
     case ColumnType::int24:
@@ -172,7 +177,7 @@ void read_strings_per_column(ByteReader& in, TableMap& map, ColumnType type,
 // Bitmaps in optional metadata are MSB-first (Table_map_log_event: "the first bit is the
 // most significant bit of the first byte"): cdc::msb_bit.
 
-void read_optional_metadata(ByteReader& in, TableMap& map) {
+void read_optional_metadata(ByteReader& in, TableMap& map, ServerFlavor flavor) {
   while (!in.empty() && in.ok()) {
     const auto field = static_cast<OptionalField>(in.u8());
     const std::uint64_t length = in.packed_integer("optional metadata length");
@@ -182,7 +187,7 @@ void read_optional_metadata(ByteReader& in, TableMap& map) {
         const auto bits = value.rest();
         std::size_t numeric = 0;
         for (auto& column : map.columns) {
-          if (!is_numeric(column.type)) continue;
+          if (!has_signedness_bit(column.type, flavor)) continue;
           if (numeric / 8 >= bits.size()) break;
           column.is_unsigned = msb_bit(bits, numeric++);
         }
@@ -310,7 +315,7 @@ void decode_table_map(ByteReader& body, const FormatDescription& format, TableMa
   out.vector_dimensions.clear();
   out.visible.clear();
   out.has_signedness = out.has_charsets = out.has_enum_set_strings = false;
-  if (body.ok()) read_optional_metadata(body, out);
+  if (body.ok()) read_optional_metadata(body, out, format.flavor);
 }
 
 }  // namespace cdc::binlog

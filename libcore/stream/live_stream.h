@@ -1,0 +1,50 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mysql/connection_options.h"
+#include "util/result.h"
+
+namespace cdc::stream {
+
+// cdc-stream tailing a server over the replication protocol (man/cdc-stream.1).
+struct LiveOptions {
+  mysql::ConnectionOptions connection;
+  std::optional<std::string> from;    // a position, "now" or "earliest"
+  std::optional<std::string> until;   // a position or "now"
+  std::optional<std::string> state_path;
+  std::optional<std::string> output_path;
+  std::optional<std::uint32_t> server_id;
+  unsigned heartbeat_seconds = 1;
+  bool stop_on_ddl = false;
+  std::vector<std::string> accepted_ddls;  // GTIDs or FILE:OFFSETs of DDLs to let through
+  bool require_read_only = false;
+  bool watch_dns = false;
+  unsigned stats_seconds = 0;         // 0: no periodic stats lines
+  unsigned retry_seconds = 0;         // give up reconnecting after this long; 0: never
+  std::string tables;
+  std::string exclude;
+  bool skip_unknown_events = false;
+};
+
+enum class LiveOutcome {
+  finished,           // --until reached, a signal, or the reader went away
+  stopped_before_ddl, // --on-ddl stop
+  primary_switched,   // --require-read-only or --watch-dns
+};
+
+struct LiveReporter {
+  std::function<void(std::string_view)> warn;    // "warning: ..."
+  std::function<void(std::string_view)> notice;  // "notice: ..." (resume points, reconnects, stops)
+};
+
+// Stdout is fd 1 unless options.output_path is given. Installs SIGINT/SIGTERM handlers for
+// the run (finish the transaction, save the state, return finished).
+Result<LiveOutcome> run_live(const LiveOptions& options, const LiveReporter& reporter);
+
+}  // namespace cdc::stream

@@ -1,0 +1,190 @@
+#include "stream/state_file.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "ndjson/writer.h"
+#include "util/fd_io.h"
+
+namespace cdc::stream {
+
+namespace {
+
+std::string directory_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+Unexpected system_error(std::string_view what, const std::string& path) {
+  return fail(Errc::io, fmt::format("{} {}: {}", what, path, std::strerror(errno)));
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", parts);
+}
+
+}  // namespace
+
+std::string format_state(const StreamState& state) {
+  ndjson::Writer out;
+  out.begin_object();
+  out.key("v");
+  out.integer(1);
+  out.key("position");
+  out.string(state.position);
+  out.key("file");
+  out.string(state.file);
+  out.key("offset");
+  out.unsigned_integer(state.offset);
+  out.key("gtid");
+  out.string(state.gtid);
+  if (state.output_bytes) {
+    out.key("output_bytes");
+    out.unsigned_integer(*state.output_bytes);
+  }
+  out.key("server");
+  out.string(state.server);
+  out.key("saved_at");
+  out.string(state.saved_at);
+  out.end_object();
+  out.end_record();
+  return std::string(out.buffered());
+}
+
+Result<StreamState> parse_state(std::string_view text, std::string_view name) {
+  const auto bad = [&](std::string_view why) {
+    return fail(Errc::corrupt_input, fmt::format("{}: not a cdc-stream state file ({}); it is left as it is: fix or "
+                                                 "remove it, or give another --state",
+                                                 name, why));
+  };
+  simdjson::dom::parser parser;
+  simdjson::padded_string padded(text);
+  simdjson::dom::object object;
+  if (parser.parse(padded).get_object().get(object) != simdjson::SUCCESS) return bad("not a JSON object");
+  StreamState state;
+  std::int64_t version = 0;
+  if (object["v"].get_int64().get(version) != simdjson::SUCCESS || version != 1) return bad("\"v\" is not 1");
+  std::string_view value;
+  if (object["position"].get_string().get(value) != simdjson::SUCCESS || value.empty())
+    return bad("no \"position\"");
+  state.position = std::string(value);
+  if (object["file"].get_string().get(value) == simdjson::SUCCESS) state.file = std::string(value);
+  std::uint64_t number = 0;
+  if (object["offset"].get_uint64().get(number) == simdjson::SUCCESS) state.offset = number;
+  if (object["gtid"].get_string().get(value) == simdjson::SUCCESS) state.gtid = std::string(value);
+  if (object["server"].get_string().get(value) == simdjson::SUCCESS) state.server = std::string(value);
+  if (object["saved_at"].get_string().get(value) == simdjson::SUCCESS) state.saved_at = std::string(value);
+  auto output = object["output_bytes"];
+  if (output.error() == simdjson::SUCCESS) {
+    if (output.get_uint64().get(number) != simdjson::SUCCESS) return bad("\"output_bytes\" is not a number");
+    state.output_bytes = number;
+  }
+  return state;
+}
+
+Result<StateFile> StateFile::open(std::string path) {
+  const std::string lock_path = path + ".lock";
+  const int lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd < 0) return system_error("cannot create the lock file", lock_path);
+  if (::flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(lock_fd);
+    if (errno == EWOULDBLOCK)
+      return fail(Errc::usage, fmt::format("{} is in use by another cdc-stream (it holds {}); one state file "
+                                           "belongs to one run",
+                                           path, lock_path));
+    return system_error("cannot lock", lock_path);
+  }
+  const std::string directory = directory_of(path);
+  const int dir_fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) {
+    ::close(lock_fd);
+    return system_error("cannot open the directory of the state file", directory);
+  }
+  return StateFile(std::move(path), lock_fd, dir_fd);
+}
+
+StateFile::StateFile(StateFile&& other) noexcept
+    : path_(std::move(other.path_)), lock_fd_(std::exchange(other.lock_fd_, -1)), dir_fd_(std::exchange(other.dir_fd_, -1)) {}
+
+StateFile& StateFile::operator=(StateFile&& other) noexcept {
+  if (this != &other) {
+    if (lock_fd_ >= 0) ::close(lock_fd_);
+    if (dir_fd_ >= 0) ::close(dir_fd_);
+    path_ = std::move(other.path_);
+    lock_fd_ = std::exchange(other.lock_fd_, -1);
+    dir_fd_ = std::exchange(other.dir_fd_, -1);
+  }
+  return *this;
+}
+
+StateFile::~StateFile() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+  if (dir_fd_ >= 0) ::close(dir_fd_);
+}
+
+Result<std::optional<StreamState>> StateFile::load() const {
+  const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return std::optional<StreamState>{};
+    return system_error("cannot read the state file", path_);
+  }
+  std::string text;
+  char buffer[4096];
+  for (;;) {
+    auto got = read_some(fd, buffer, sizeof buffer, path_);
+    if (!got) {
+      ::close(fd);
+      return fail(std::move(got).error());
+    }
+    if (*got == 0) break;
+    text.append(buffer, *got);
+    if (text.size() > (1U << 20)) {
+      ::close(fd);
+      return fail(Errc::corrupt_input, fmt::format("{}: larger than 1 MiB: not a cdc-stream state file", path_));
+    }
+  }
+  ::close(fd);
+  auto state = parse_state(text, path_);
+  if (!state) return fail(std::move(state).error());
+  return std::optional<StreamState>(std::move(*state));
+}
+
+Result<void> StateFile::save(StreamState state) {
+  state.saved_at = utc_now();
+  const std::string text = format_state(state);
+  const std::string temporary = path_ + ".tmp";
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return system_error("cannot write the state file", temporary);
+  // O_CREAT keeps the mode of a file that was there; the state names no secrets, but 0600
+  // is what the documentation promises.
+  (void)::fchmod(fd, 0600);
+  if (auto written = write_all(fd, text, temporary); !written) {
+    ::close(fd);
+    return fail(std::move(written).error());
+  }
+  if (::fsync(fd) != 0) {
+    ::close(fd);
+    return system_error("fsync failed on", temporary);
+  }
+  if (::close(fd) != 0) return system_error("closing failed:", temporary);
+  if (::rename(temporary.c_str(), path_.c_str()) != 0) return system_error("cannot rename the state file to", path_);
+  if (::fsync(dir_fd_) != 0) return system_error("fsync failed on the directory of", path_);
+  return {};
+}
+
+}  // namespace cdc::stream
