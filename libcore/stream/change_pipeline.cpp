@@ -169,15 +169,7 @@ Result<Step> ChangePipeline::handle_query(const binlog::QueryEvent& query, const
     case binlog::QueryKind::rollback:
       return end_transaction(end_offset, event.header.timestamp);
     case binlog::QueryKind::ddl:
-      if (!silent_ && ddl_selected(query)) {
-        if (ddl_gate_ &&
-            !ddl_gate_(PendingDdl{query.database, query.sql, tracker_.gtid(), file_, event.offset}))
-          return Step{false, true};
-        writer_.write_ddl(query.database, query.sql, ChangePosition{file_, event.offset, tracker_.gtid(), 0},
-                          event.header.timestamp);
-        tracker_.count_lines(1);
-        if (ddl_listener_) ddl_listener_(query.database, query.sql);
-      }
+      if (!silent_ && !capture_ddl(query, event)) return Step{false, true};
       // A DDL commits implicitly; outside a BEGIN it is its own transaction.
       if (!tracker_.in_explicit_transaction()) return end_transaction(end_offset, event.header.timestamp);
       return Step{};
@@ -196,10 +188,26 @@ Result<Step> ChangePipeline::handle_query(const binlog::QueryEvent& query, const
   }
 }
 
+// Writes the DDL's line when it concerns a captured table. False: the DDL gate stopped it.
+bool ChangePipeline::capture_ddl(const binlog::QueryEvent& query, const binlog::Event& event) {
+  const binlog::DdlTarget target = binlog::ddl_target(query.sql, query.database);
+  if (!ddl_selected(target)) return true;
+  // The database the change is about: the session's default one often is not it
+  // ("CREATE TABLE shop.t" run without USE).
+  const std::string_view database = !target.tables.empty()     ? std::string_view(target.tables.front().database)
+                                    : !target.database.empty() ? std::string_view(target.database)
+                                                               : query.database;
+  if (ddl_gate_ && !ddl_gate_(PendingDdl{database, query.sql, tracker_.gtid(), file_, event.offset})) return false;
+  writer_.write_ddl(database, query.sql, ChangePosition{file_, event.offset, tracker_.gtid(), 0},
+                    event.header.timestamp);
+  tracker_.count_lines(1);
+  if (ddl_listener_) ddl_listener_(query.database, query.sql);
+  return true;
+}
+
 // A DDL is captured when it names a selected table, or, for database-level and unparsed
 // statements, when it concerns a selected database.
-bool ChangePipeline::ddl_selected(const binlog::QueryEvent& query) const {
-  const binlog::DdlTarget target = binlog::ddl_target(query.sql, query.database);
+bool ChangePipeline::ddl_selected(const binlog::DdlTarget& target) const {
   for (const auto& table : target.tables)
     if (filter_.selects(table.database, table.table)) return true;
   if (!target.tables.empty()) return false;

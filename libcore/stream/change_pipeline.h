@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "binlog/ddl_target.h"
 #include "binlog/decoder.h"
 #include "stream/change_writer.h"
 #include "stream/transaction_tracker.h"
@@ -80,7 +81,8 @@ class ChangePipeline {
   Result<Step> handle_payload(const binlog::TransactionPayloadEvent& payload, std::uint64_t offset,
                               std::uint64_t end_offset);
   Result<Step> handle_query(const binlog::QueryEvent& query, const binlog::Event& event, std::uint64_t end_offset);
-  bool ddl_selected(const binlog::QueryEvent& query) const;
+  bool ddl_selected(const binlog::DdlTarget& target) const;
+  bool capture_ddl(const binlog::QueryEvent& query, const binlog::Event& event);
   Result<Step> end_transaction(std::uint64_t end_offset, std::uint32_t timestamp);
 
   TableFilter filter_;

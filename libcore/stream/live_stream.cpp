@@ -16,10 +16,12 @@
 #include <cstring>
 #include <thread>
 
+#include "binlog/ddl_target.h"
 #include "binlog/decoder.h"
 #include "binlog/event_header.h"
 #include "gtid/position.h"
 #include "replication/binlog_client.h"
+#include "schema/table_schema.h"
 #include "stream/change_pipeline.h"
 #include "stream/change_writer.h"
 #include "stream/state_file.h"
@@ -114,6 +116,10 @@ class LiveRun {
 
   Result<LiveOutcome> run() {
     if (auto prepared = prepare(); !prepared) return fail(std::move(prepared).error());
+    if (primary_at_start_) {
+      reporter_.warn(primary_message_);
+      return LiveOutcome::primary_switched;
+    }
     if (until_reached_at_start()) {
       reporter_.notice(fmt::format("nothing to do: the start position {} already includes --until {}",
                                    resume_.to_string(), until_->to_string()));
@@ -160,6 +166,13 @@ class LiveRun {
       if (!loaded) return fail(std::move(loaded).error());
       saved = std::move(*loaded);
     }
+    if (!saved && !options_.from)
+      return fail(Errc::usage, options_.state_path
+                                   ? fmt::format("{} does not exist yet: give --from (now, earliest, a GTID set or "
+                                                 "position, or FILE:OFFSET) for the first run",
+                                                 *options_.state_path)
+                                   : "give --from (now, earliest, a GTID set or position, or FILE:OFFSET), or a "
+                                     "--state file to resume from");
     if (auto opened = open_output(saved); !opened) return fail(std::move(opened).error());
 
     mysql::ConnectionOptions connection = options_.connection;
@@ -175,6 +188,7 @@ class LiveRun {
         return fail(Errc::corrupt_input, fmt::format("{}: \"position\": {}", state_->path(), position.error().message));
       resume_ = std::move(*position);
       resume_file_ = gtid::FilePosition{saved->file, saved->offset};
+      last_gtid_ = saved->gtid;
       if (options_.from)
         reporter_.notice(fmt::format("resuming from {} as {} says; --from {} is ignored", resume_.to_string(),
                                      state_->path(), *options_.from));
@@ -184,9 +198,6 @@ class LiveRun {
       auto position = resolve_position(*options_.from, true);
       if (!position) return fail(std::move(position).error());
       resume_ = std::move(*position);
-    } else {
-      return fail(Errc::usage, "give --from (now, earliest, a GTID set or position, or FILE:OFFSET) or a --state "
-                               "file to resume from");
     }
     if (resume_.kind == Position::Kind::file) resume_file_ = resume_.file;
     if (options_.until) {
@@ -213,7 +224,7 @@ class LiveRun {
         primary_message_ = fmt::format("{} is not read-only (@@global.read_only is OFF): it looks like a primary, "
                                        "and --require-read-only wants a replica; no change was read",
                                        endpoint_);
-        return fail(Errc::config, primary_message_);
+        primary_at_start_ = true;
       }
     }
     if (client_->server().binlog_row_metadata != "FULL")
@@ -501,14 +512,11 @@ class LiveRun {
       }
     }
     if (options_.require_read_only) {
-      if (!guard_connection_) {
-        auto connection = mysql::Connection::open(options_.connection);
-        if (!connection) return false;  // the replication connection will notice a dead server
-        guard_connection_.emplace(std::move(*connection));
-      }
-      auto read_only = server_is_read_only(*guard_connection_);
+      mysql::Connection* connection = query_connection();
+      if (connection == nullptr) return false;  // the replication connection will notice a dead server
+      auto read_only = server_is_read_only(*connection);
       if (!read_only) {
-        guard_connection_.reset();
+        drop_query_connection();
         return false;
       }
       if (!*read_only) {
@@ -519,6 +527,70 @@ class LiveRun {
       }
     }
     return false;
+  }
+
+  // A second connection for queries while the first one streams: read_only checks and the
+  // catalog. nullptr when it cannot be opened now.
+  mysql::Connection* query_connection() {
+    if (!query_connection_) {
+      auto connection = mysql::Connection::open(options_.connection);
+      if (!connection) return nullptr;
+      query_connection_.emplace(std::move(*connection));
+      schemas_.emplace(*query_connection_);
+    }
+    return &*query_connection_;
+  }
+  void drop_query_connection() {
+    schemas_.reset();
+    query_connection_.reset();
+  }
+
+  // Without binlog_row_metadata=FULL, names, labels, signedness and keys come from the
+  // catalog as it is now.
+  void complete_from_catalog(binlog::TableMap& map) {
+    if (query_connection() == nullptr) {
+      warn_once(map, "cannot reach the server for information_schema; rows are written with positional names");
+      return;
+    }
+    auto schema = schemas_->get(map.database, map.table);
+    if (!schema) {
+      drop_query_connection();
+      warn_once(map, fmt::format("reading information_schema failed ({}); rows are written with positional names",
+                                 schema.error().message));
+      return;
+    }
+    if (*schema == nullptr) {
+      warn_once(map, "the table no longer exists, so information_schema cannot name its columns; rows are written "
+                     "with positional names");
+      return;
+    }
+    std::string mismatch;
+    if (!schema::apply_table_schema(**schema, map, mismatch))
+      warn_once(map, fmt::format("its rows do not match the table's current definition ({}): they are from before a "
+                                 "schema change, and are written with positional names",
+                                 mismatch));
+  }
+
+  void warn_once(const binlog::TableMap& map, std::string_view what) {
+    if (map.generation == warned_generation_) return;
+    warned_generation_ = map.generation;
+    reporter_.warn(fmt::format("{}.{} at {}: {}", map.database, map.table, pipeline_->file(), what));
+  }
+
+  void forget_schema_of(std::string_view database, std::string_view sql) {
+    if (!schemas_) return;
+    const binlog::DdlTarget target = binlog::ddl_target(sql, database);
+    for (const auto& table : target.tables) schemas_->invalidate(table.database, table.table);
+    if (target.tables.empty()) {
+      if (target.database.empty())
+        schemas_->invalidate_all();
+      else
+        schemas_->invalidate_database(target.database);
+    }
+    reporter_.warn(fmt::format("schema change at {}: column metadata is read again from information_schema; rows "
+                               "logged before it but read after it may not match (binlog_row_metadata=FULL avoids "
+                               "this)",
+                               pipeline_->file()));
   }
 
   static Result<bool> server_is_read_only(mysql::Connection& connection) {
@@ -553,17 +625,20 @@ class LiveRun {
         const std::string at = fmt::format("{}:{}", ddl.file, ddl.offset);
         for (const auto& accepted : options_.accepted_ddls)
           if ((!ddl.gtid.empty() && accepted == ddl.gtid) || accepted == at) return true;
-        pending_ddl_ = fmt::format("{}{}at {} on {}: {}", ddl.gtid.empty() ? "" : "GTID ", ddl.gtid,
-                                   ddl.gtid.empty() ? "" : ", ", at, ddl.sql);
+        pending_ddl_ = ddl.gtid.empty() ? fmt::format("at {}: {}", at, ddl.sql)
+                                        : fmt::format("GTID {} at {}: {}", ddl.gtid, at, ddl.sql);
         pending_ddl_id_ = ddl.gtid.empty() ? at : std::string(ddl.gtid);
         return false;
       });
     }
-    pipeline_->set_ddl_listener([this](std::string_view, std::string_view) {
+    const bool from_catalog = client_->server().binlog_row_metadata != "FULL";
+    pipeline_->set_ddl_listener([this, from_catalog](std::string_view database, std::string_view sql) {
       // Table ids and metadata after a DDL describe the new schema; maps cached from
       // before must not label rows that follow.
       decoder_.forget_tables();
+      if (from_catalog) forget_schema_of(database, sql);
     });
+    if (from_catalog) pipeline_->set_table_map_hook([this](binlog::TableMap& map) { complete_from_catalog(map); });
   }
 
   Result<std::optional<LiveOutcome>> stop_before_ddl() {
@@ -679,7 +754,9 @@ class LiveRun {
   int output_fd_ = -1;
   std::optional<StateFile> state_;
   std::optional<replication::BinlogClient> client_;
-  std::optional<mysql::Connection> guard_connection_;
+  std::optional<mysql::Connection> query_connection_;
+  std::optional<schema::SchemaCache> schemas_;
+  std::uint64_t warned_generation_ = 0;
   std::string endpoint_;
   std::uint32_t server_id_ = 0;
   binlog::Decoder decoder_;
@@ -703,6 +780,7 @@ class LiveRun {
   std::string dns_host_;
   std::vector<std::string> dns_addresses_;
   std::string primary_message_;
+  bool primary_at_start_ = false;
   Clock::time_point last_guard_check_ = Clock::now();
 
   std::uint64_t events_ = 0;
