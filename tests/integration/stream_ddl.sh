@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# cdc-stream live mode and DDL: --on-ddl emit writes "ddl" lines (sql, db, pos) as file mode
+# does; --on-ddl stop exits 3 just before a DDL on a captured table, with its GTID and SQL on
+# stderr and the state saved before it; a rerun stops again; --accept-ddl GTID emits that one
+# DDL and goes on to the next. The pieces together equal one --on-ddl emit run.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh" "$@"
+source "$source_dir/scripts/lib/throwaway_mariadb.sh"
+stream="$tools_dir/cdc-stream"
+srv="$work/srv"
+trap 'throwaway_stop "$srv"; rm -rf "$work"' EXIT
+
+if ! "$stream" --help 2>/dev/null | grep -q -- '--from'; then
+  echo "FAIL cdc-stream has no live mode: its --help does not list --from"
+  exit 1
+fi
+throwaway_start "$srv" || exit 1
+
+root() { mariadb --no-defaults --default-character-set=utf8mb4 -S "$THROWAWAY_SOCKET" -uroot "$@"; }
+live() { MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 60 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"; }
+gtid_pos() { root -N -e 'SELECT @@gtid_binlog_pos'; }
+same_file() {
+  local name=$1 want=$2 got=$3
+  if cmp -s "$want" "$got"; then
+    passes=$((passes + 1))
+    echo "ok   $name"
+    return
+  fi
+  failures=$((failures + 1))
+  echo "FAIL $name: got $(wc -l <"$got") lines ($(wc -c <"$got") bytes), expected $(wc -l <"$want") ($(wc -c <"$want") bytes)"
+  local how line
+  how=$(cmp "$want" "$got" 2>&1 | head -1)
+  line=$(sed -n 's/.*line \([0-9]*\).*/\1/p' <<<"$how")
+  [[ $how == *EOF* ]] && line=$((${line:-0} + 1))
+  echo "  first difference at line ${line:-?} ($how)"
+  if [[ -n $line ]]; then
+    echo "  expected: $(sed -n "${line}p" "$want" | cut -c1-600)"
+    echo "  got:      $(sed -n "${line}p" "$got" | cut -c1-600)"
+  fi
+}
+
+root -e 'CREATE DATABASE t; CREATE TABLE t.other (id INT PRIMARY KEY) ENGINE=InnoDB; CREATE TABLE t.a (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB' || exit 1
+from=$(gtid_pos)
+ddl1='ALTER TABLE a ADD COLUMN extra INT'
+ddl2='CREATE INDEX iv ON a (v)'
+root t <<SQL || exit 1
+INSERT INTO a VALUES (1, 'one');
+INSERT INTO a VALUES (2, 'two');
+$ddl1;
+INSERT INTO a VALUES (3, 'three', 3);
+ALTER TABLE other ADD COLUMN o INT;
+INSERT INTO other VALUES (1, 1);
+UPDATE a SET v = 'uno' WHERE id = 1;
+$ddl2;
+INSERT INTO a VALUES (4, 'four', 4);
+SQL
+until_pos=$(gtid_pos)
+
+# --on-ddl emit (the default) over every table: as file mode decodes it.
+mapfile -t files < <(root -N -e 'SHOW BINARY LOGS' | awk -v d="$srv/data" '{print d "/" $1}')
+"$stream" --file "${files[@]}" >"$work/full.ndjson" 2>/dev/null
+n=$(grep -n -F -m1 "\"position\":\"$from\"" "$work/full.ndjson" | cut -d: -f1)
+tail -n +"$((n + 1))" "$work/full.ndjson" >"$work/want_emit.ndjson"
+expect "--on-ddl emit exits 0" 0 live --from "$from" --until "$until_pos" --on-ddl emit
+same_file "--on-ddl emit equals --file decoding" "$work/want_emit.ndjson" "$work/out"
+expect "without --on-ddl (emit is the default) exits 0" 0 live --from "$from" --until "$until_pos"
+same_file "the default is emit" "$work/want_emit.ndjson" "$work/out"
+assert "three ddl lines, each with sql, db and a whole pos" jq -e -s --arg d1 "$ddl1" --arg d2 "$ddl2" '
+  [.[] | select(.op == "ddl")] as $d
+  | ($d | length) == 3 and $d[0].sql == $d1 and $d[2].sql == $d2
+  and all($d[]; .db == "t" and (.pos.file | test("^binlog\\.")) and (.pos.offset | type == "number")
+          and (.pos.gtid | test("^0-1-[0-9]+$")))' "$work/out"
+gtid1=$(jq -r -s --arg d "$ddl1" '.[] | select(.op == "ddl" and .sql == $d) | .pos.gtid' "$work/out")
+gtid2=$(jq -r -s --arg d "$ddl2" '.[] | select(.op == "ddl" and .sql == $d) | .pos.gtid' "$work/out")
+echo "DDL GTIDs: $gtid1 ($ddl1), $gtid2 ($ddl2)"
+
+# --on-ddl stop on t.a: the reference is --on-ddl emit on t.a.
+expect "emit, --tables t.a, exits 0" 0 live --from "$from" --until "$until_pos" --tables t.a
+cp "$work/out" "$work/want_a.ndjson"
+before1=$(grep -n -F -m1 "\"sql\":\"$ddl1\"" "$work/want_a.ndjson" | cut -d: -f1)
+[[ -n $before1 ]] || { echo "FAIL the emit run on t.a has no line for $ddl1"; exit 1; }
+state=$work/state
+run_stop() { live --state "$state" --from "$from" --until "$until_pos" --tables t.a --on-ddl stop "$@"; }
+
+expect "--on-ddl stop exits 3 before $ddl1" 3 run_stop
+cp "$work/out" "$work/part1.ndjson"
+head -n "$((before1 - 1))" "$work/want_a.ndjson" >"$work/want_part1.ndjson"
+same_file "it wrote every transaction before the DDL, and not the DDL" "$work/want_part1.ndjson" "$work/part1.ndjson"
+assert "stderr names the DDL's GTID $gtid1" grep -q -F -- "$gtid1" "$work/err"
+assert "stderr holds the DDL's SQL" grep -q -F -- "$ddl1" "$work/err"
+echo "  stderr: $(head -c 400 "$work/err")"
+want_state=$(tail -1 "$work/want_part1.ndjson" | jq -r .position)
+assert "the state was saved just before the DDL (position $want_state)" jq -e --arg p "$want_state" '.position == $p' "$state"
+
+expect "a rerun without --accept-ddl stops again with 3" 3 run_stop
+assert "it wrote nothing" test ! -s "$work/out"
+assert "stderr names $gtid1 again" grep -q -F -- "$gtid1" "$work/err"
+
+status=0
+run_stop --accept-ddl "$gtid2" >"$work/out" 2>"$work/err" || status=$?
+assert "--accept-ddl with another GTID ($gtid2) does not pass $gtid1 (exit 3 or 2, got $status)" \
+  test "$status" == 3 -o "$status" == 2
+assert "it wrote nothing" test ! -s "$work/out"
+
+expect "--accept-ddl $gtid1 goes on, and stops with 3 before the next DDL on t.a" 3 run_stop --accept-ddl "$gtid1"
+cp "$work/out" "$work/part2.ndjson"
+assert "stderr names $gtid2, the next DDL" grep -q -F -- "$gtid2" "$work/err"
+assert "it emitted the accepted DDL first" jq -e -s --arg d "$ddl1" '.[0].op == "ddl" and .[0].sql == $d' "$work/part2.ndjson"
+assert "the DDL on t.other did not stop it" jq -e -s '[.[] | select(.op == "u")] | length == 1' "$work/part2.ndjson"
+
+expect "--accept-ddl $gtid2 runs to --until and exits 0" 0 run_stop --accept-ddl "$gtid2"
+cp "$work/out" "$work/part3.ndjson"
+cat "$work/part1.ndjson" "$work/part2.ndjson" "$work/part3.ndjson" >"$work/parts.ndjson"
+same_file "the stopped and resumed runs together equal one --on-ddl emit run" "$work/want_a.ndjson" "$work/parts.ndjson"
+assert "the state is at the end" jq -e --arg p "$until_pos" '.position == $p' "$state"
+
+finish
