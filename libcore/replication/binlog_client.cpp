@@ -134,6 +134,17 @@ Result<std::string> BinlogClient::oldest_binlog() {
   return *logs->rows[0][0];
 }
 
+Result<std::vector<BinlogClient::BinlogFile>> BinlogClient::binlog_files() {
+  auto logs = connection_.query("SHOW BINARY LOGS");
+  if (!logs) return fail(std::move(logs).error());
+  std::vector<BinlogFile> files;
+  for (const auto& row : logs->rows) {
+    if (row.size() < 2 || !row[0] || !row[1]) continue;
+    files.push_back(BinlogFile{*row[0], std::strtoull(row[1]->c_str(), nullptr, 10)});
+  }
+  return files;
+}
+
 Result<void> BinlogClient::check_server_id(std::uint32_t server_id) {
   if (server_id == server_.server_id)
     return fail(Errc::usage, fmt::format("--server-id {} is the server's own server_id; choose another", server_id));

@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "gtid/position.h"
 #include "mysql/connection.h"
@@ -52,6 +53,12 @@ class BinlogClient {
   [[nodiscard]] Result<ServerEnd> server_end();
   // The oldest binlog the server still has (SHOW BINARY LOGS).
   [[nodiscard]] Result<std::string> oldest_binlog();
+  // SHOW BINARY LOGS: every binlog the server has, oldest first, with its size now.
+  struct BinlogFile {
+    std::string name;
+    std::uint64_t size = 0;
+  };
+  [[nodiscard]] Result<std::vector<BinlogFile>> binlog_files();
   // Fails when a replica with this id is connected already (when the account may list
   // replicas at all: SHOW SLAVE HOSTS needs more than REPLICATION SLAVE on MariaDB 10.5+).
   [[nodiscard]] Result<void> check_server_id(std::uint32_t server_id);

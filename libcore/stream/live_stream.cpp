@@ -123,6 +123,8 @@ class LiveRun {
     if (until_reached_at_start()) {
       reporter_.notice(fmt::format("nothing to do: the start position {} already includes --until {}",
                                    resume_.to_string(), until_->to_string()));
+      // Saved even so: the next run (cron) must start here, not at its own --from now.
+      if (auto saved = checkpoint_at(resume_, resume_file_); !saved) return fail(std::move(saved).error());
       return finish(LiveOutcome::finished);
     }
     SignalScope signals;
@@ -199,7 +201,10 @@ class LiveRun {
       if (!position) return fail(std::move(position).error());
       resume_ = std::move(*position);
     }
-    if (resume_.kind == Position::Kind::file) resume_file_ = resume_.file;
+    if (resume_.kind == Position::Kind::file) {
+      resume_file_ = resume_.file;
+      if (auto there = check_file_position(resume_.file); !there) return fail(std::move(there).error());
+    }
     if (options_.until) {
       auto position = resolve_position(*options_.until, false);
       if (!position) return fail(std::move(position).error());
@@ -235,6 +240,30 @@ class LiveRun {
                                                 ? "(not supported)"
                                                 : client_->server().binlog_row_metadata));
     return {};
+  }
+
+  // A FILE:OFFSET must name a binlog the server has, at most at its current end: the dump
+  // would otherwise wait forever for an offset the file never reaches.
+  Result<void> check_file_position(const gtid::FilePosition& position) {
+    auto files = client_->binlog_files();
+    if (!files) return fail(std::move(files).error());
+    if (files->empty()) return fail(Errc::config, fmt::format("{}: SHOW BINARY LOGS is empty", endpoint_));
+    for (const auto& file : *files) {
+      if (file.name != position.file) continue;
+      if (position.offset > file.size)
+        return fail(Errc::usage, fmt::format("{}:{} is beyond the end of {} ({} bytes on {})", position.file,
+                                             position.offset, position.file, file.size, endpoint_));
+      return {};
+    }
+    if (gtid::FilePosition{position.file, 0} < gtid::FilePosition{files->front().name, 0})
+      return fail(Errc::purged, fmt::format("the server no longer has the binlog for {}:{} (the oldest binlog there "
+                                            "is {}): the changes in between are gone from this server; take a new "
+                                            "snapshot and start again from its position, or --from earliest to "
+                                            "accept the gap",
+                                            position.file, position.offset, files->front().name));
+    return fail(Errc::usage, fmt::format("{} has no binlog named {} (it has {} to {}): give a name SHOW BINARY LOGS "
+                                         "lists",
+                                         endpoint_, position.file, files->front().name, files->back().name));
   }
 
   Result<Position> resolve_position(const std::string& text, bool for_start) {
@@ -445,8 +474,10 @@ class LiveRun {
     if (!step) return fail(std::move(step).error());
     if (step->stopped_before_ddl) return stop_before_ddl();
     if (artificial || pipeline_->tracker().in_transaction()) return std::optional<LiveOutcome>{};
-    // Between transactions: a boundary the state may be saved at.
-    last_boundary_ = gtid::FilePosition{pipeline_->file(), end_offset};
+    // Between transactions: a boundary the state may be saved at. A dump by GTID replays
+    // the header events of the file it starts in; they must not move the boundary back.
+    if (gtid::FilePosition boundary{pipeline_->file(), end_offset}; !(boundary < last_boundary_))
+      last_boundary_ = std::move(boundary);
     if (step->transaction_ended && !silent_until_) {
       last_gtid_.assign(pipeline_->tracker().last_gtid());
       const bool wrote = pipeline_->summary().transactions != transactions_saved_;
