@@ -26,14 +26,23 @@ status=0
 "$tools/cdc-plan" --check "${connection[@]}" || status=$?
 echo "# cdc-plan --check exited $status (0: the server is usable for CDC)" >&2
 
-# Some changes, then the binlog that recorded them (and the sample load) decoded offline.
+# The live stream: start at the server's end now, with a state file to resume from.
+state="$server_dir/shop.state"
+echo "# \$ cdc-stream ${connection[*]} --from now --until now --state shop.state --tables 'shop.*'" >&2
+"$tools/cdc-stream" "${connection[@]}" --from now --until now --state "$state" --tables 'shop.*' || status=$?
+# Some changes, then the same command again: it resumes from the state and prints just them.
 mariadb --no-defaults --socket="$THROWAWAY_SOCKET" -uroot shop <<'SQL'
 UPDATE orders SET status = 'shipped', tags = 'gift,express' WHERE id = 1;
 DELETE FROM sessions WHERE token = UNHEX('FF');
 INSERT INTO customers (email, name) VALUES ('linus@example.com', 'Linus');
 ALTER TABLE customers ADD COLUMN vip BOOLEAN NOT NULL DEFAULT FALSE;
 SQL
+echo "# \$ cdc-stream ${connection[*]} --until now --state shop.state --tables 'shop.*'   (after four changes)" >&2
+"$tools/cdc-stream" "${connection[@]}" --until now --state "$state" --tables 'shop.*' || status=$?
+echo "# \$ cat shop.state" >&2
+cat "$state" >&2
+# The same binlog decoded offline, from the sample load on.
 mapfile -t binlogs < <(ls "$server_dir/server/data"/binlog.[0-9]*)
-echo "# \$ cdc-stream --file ${binlogs[*]##*/} --tables 'shop.*'" >&2
-"$tools/cdc-stream" --file "${binlogs[@]}" --tables 'shop.*' || status=$?
+echo "# \$ cdc-stream --file ${binlogs[*]##*/} --tables 'shop.*' | tail -3" >&2
+"$tools/cdc-stream" --file "${binlogs[@]}" --tables 'shop.*' | tail -3 || status=$?
 exit "$status"
