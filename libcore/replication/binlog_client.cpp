@@ -22,6 +22,7 @@ constexpr unsigned kErMasterFatalReadingBinlog = 1236;
 constexpr unsigned kErServerShutdown = 1053;
 constexpr unsigned kErConnectionKilled = 1927;  // MariaDB
 constexpr unsigned kErQueryInterrupted = 1317;
+constexpr unsigned kErSlaveSameId = 4052;  // MariaDB; MySQL says it in a 1236
 constexpr unsigned kClientErrorsFirst = 2000;
 constexpr unsigned kClientErrorsLast = 2999;
 
@@ -248,6 +249,9 @@ DumpFailure BinlogClient::classify_failure(const Error& error) const {
   const unsigned number = connection_.last_error_number();
   if (number == 0) return DumpFailure::none;
   if (number >= kClientErrorsFirst && number <= kClientErrorsLast) return DumpFailure::lost;
+  if (number == kErSlaveSameId ||
+      (number == kErMasterFatalReadingBinlog && error.message.find("same server_uuid") != std::string::npos))
+    return DumpFailure::same_server_id;
   if (number == kErServerShutdown || number == kErConnectionKilled || number == kErQueryInterrupted)
     return DumpFailure::lost;
   // 1236 covers every reason the dump thread gives up; these are the "not there any more"

@@ -41,7 +41,7 @@ struct ServerEnd {
 };
 
 // Why the server refused or ended a dump; the run picks its exit code from this.
-enum class DumpFailure { none, purged, lost, other };
+enum class DumpFailure { none, purged, lost, same_server_id, other };
 
 class BinlogClient {
  public:

@@ -403,6 +403,11 @@ class LiveRun {
     client_.reset();
     g_socket.store(-1);
     if (kind == replication::DumpFailure::purged) return fail(purged_error(error));
+    if (kind == replication::DumpFailure::same_server_id)
+      return fail(Errc::usage,
+                  fmt::format("another replica registered with server id {}, and the server dropped this stream for "
+                              "it ({}): give every run its own --server-id, or leave it out for a generated one",
+                              server_id_, error.message));
     if (kind == replication::DumpFailure::lost || error.code == Errc::unavailable)
       return fail(Errc::unavailable, error.message);
     return fail(error);

@@ -104,6 +104,22 @@ assert "two streams: 5 transactions each" test "$(grep -c '"op":"commit"' "$work
 assert "two streams: nothing on stderr about being disconnected" \
   bash -c "! grep -q -i -e 'reconnect' -e 'lost' '$work/s1.err' '$work/s2.err'"
 
+# Two streams given the same --server-id: the server drops the older one, which says why.
+live_bg --from now --server-id 4242 >/dev/null 2>"$work/same1.err" &
+same1=$!
+bg_pids+=("$same1")
+assert "same server id: the first is connected" wait_dump_threads 1
+live_bg --from now --server-id 4242 >/dev/null 2>"$work/same2.err" &
+same2=$!
+bg_pids+=("$same2")
+st_same=0
+wait "$same1" || st_same=$?
+kill -TERM "$same2"
+wait "$same2" || true
+bg_pids=()
+assert "same server id: the dropped stream exits 2 ($st_same)" test "$st_same" == 2
+assert "same server id: it names the id and the way out" grep -q "another replica registered with server id 4242.*--server-id" "$work/same1.err"
+
 # A wrong password.
 started=$SECONDS
 expect "a wrong password: exit 69" 69 env MYSQL_PWD=wrong-password timeout -k 5 60 "$stream" -h 127.0.0.1 \
