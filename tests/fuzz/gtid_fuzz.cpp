@@ -1,9 +1,9 @@
-// libFuzzer entry point for the GTID decoders and parsers (not built yet; intended for
-// CDC_FUZZ=ON with -fsanitize=fuzzer,address,undefined).
+// libFuzzer entry point for the GTID decoders and parsers, and for what a resume reads: the
+// positions --from/--until take and cdc-stream's state file.
 //
-// The input is used four ways: as a binary MySQL GTID set (the COM_BINLOG_DUMP_GTID /
-// PREVIOUS_GTIDS_LOG_EVENT form), as MySQL GTID-set text, as a MariaDB GTID position and as
-// one MySQL GTID. Whatever parses must survive a round trip unchanged; anything else must be
+// The input is used six ways: as a binary MySQL GTID set (the COM_BINLOG_DUMP_GTID /
+// PREVIOUS_GTIDS_LOG_EVENT form), as MySQL GTID-set text, as a MariaDB GTID position, as
+// one MySQL GTID, as a position of any form and as a state file. Whatever parses must survive a round trip unchanged; anything else must be
 // a clean error. Seeds worth keeping: the PREVIOUS_GTIDS bodies quoted in
 // tests/unit/gtid_test.cpp and the hostile cases listed there.
 
@@ -14,6 +14,8 @@
 
 #include "gtid/mariadb_gtid.h"
 #include "gtid/mysql_gtid_set.h"
+#include "gtid/position.h"
+#include "stream/state_file.h"
 #include "util/byte_reader.h"
 
 namespace {
@@ -57,6 +59,19 @@ void check_text(std::string_view text) {
   if (const auto gtid = cdc::gtid::Gtid::parse(text)) {
     const auto again = cdc::gtid::Gtid::parse(gtid->to_string());
     require(again.has_value() && *again == *gtid);
+  }
+  if (const auto position = cdc::gtid::Position::parse(text)) {
+    const auto again = cdc::gtid::Position::parse(position->to_string());
+    require(again.has_value() && again->kind == position->kind && again->to_string() == position->to_string());
+  } else {
+    require(position.error().code == cdc::Errc::usage);
+  }
+  if (const auto state = cdc::stream::parse_state(text, "fuzz")) {
+    const auto again = cdc::stream::parse_state(cdc::stream::format_state(*state), "fuzz");
+    require(again.has_value() && again->position == state->position && again->offset == state->offset &&
+            again->output_bytes == state->output_bytes);
+  } else {
+    require(state.error().code == cdc::Errc::corrupt_input);
   }
 }
 
