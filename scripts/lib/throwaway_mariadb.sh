@@ -40,7 +40,10 @@ throwaway_start() {
   dir=$(cd "$dir" && pwd)
   THROWAWAY_SOCKET="$dir/mysqld.sock"
   local started=$SECONDS
-  if ! "$install_db" --no-defaults --user="$(id -un)" --datadir="$dir/data" --skip-test-db \
+  # A temp directory of its own: concurrent installs in the shared /tmp clash on their temp
+  # tables (mysql.tmp_user_sys), and tests start servers in parallel.
+  mkdir -p "$dir/tmp"
+  if ! "$install_db" --no-defaults --user="$(id -un)" --datadir="$dir/data" --tmpdir="$dir/tmp" --skip-test-db \
       --auth-root-authentication-method=socket >"$dir/install.log" 2>&1; then
     echo "throwaway_mariadb: mariadb-install-db failed; see $dir/install.log:" >&2
     tail -5 "$dir/install.log" >&2
@@ -50,7 +53,7 @@ throwaway_start() {
   for attempt in 1 2 3 4 5 6 7 8; do
     port=$((20000 + RANDOM % 20000))
     _throwaway_port_free "$port" || continue
-    "$mariadbd" --no-defaults --user="$(id -un)" --datadir="$dir/data" --socket="$THROWAWAY_SOCKET" \
+    "$mariadbd" --no-defaults --user="$(id -un)" --datadir="$dir/data" --tmpdir="$dir/tmp" --socket="$THROWAWAY_SOCKET" \
       --port="$port" --bind-address=127.0.0.1 --pid-file="$dir/mysqld.pid" --log-error="$dir/error.log" \
       --skip-name-resolve --innodb-buffer-pool-size=64M --innodb-log-file-size=16M \
       --log-bin="$dir/data/binlog" --server-id=1 --gtid-domain-id=0 --gtid-strict-mode=ON \
