@@ -1,13 +1,12 @@
 // Numeric row values: integers, FLOAT/DOUBLE, DECIMAL, BIT. See scalar_values.h.
 
-#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string_view>
-#include <utility>
 
 #include <fmt/format.h>
 
@@ -18,14 +17,41 @@ namespace cdc::rowimage {
 
 namespace {
 
-// Writes `value` as exactly `width` decimal digits ending just before `end`, zero-padded on
-// the left; returns the first written position. `value` must fit in `width` digits.
-char* put_digits_backwards(char* end, std::uint32_t value, unsigned width) {
-  for (unsigned i = 0; i < width; ++i) {
-    *--end = static_cast<char>('0' + value % 10);
-    value /= 10;
+// "00" "01" ... "99": two digits per lookup instead of a division by 10 per digit.
+constexpr std::array<char, 200> kDigitPairs = [] {
+  std::array<char, 200> pairs{};
+  for (unsigned i = 0; i < 100; ++i) {
+    pairs[2 * i] = static_cast<char>('0' + i / 10);
+    pairs[2 * i + 1] = static_cast<char>('0' + i % 10);
   }
+  return pairs;
+}();
+
+// Writes `value` as exactly `width` decimal digits, zero-padded on the left; returns the end.
+// `value` must fit in `width` digits.
+char* put_padded(char* p, std::uint32_t value, unsigned width) {
+  char* const end = p + width;
+  char* q = end;
+  while (q - p >= 2) {
+    q -= 2;
+    std::memcpy(q, &kDigitPairs[2 * (value % 100)], 2);
+    value /= 100;
+  }
+  if (q != p) *p = static_cast<char>('0' + value);
   return end;
+}
+
+// Exactly nine digits of value < 10^9: the four pairs computed apart, not one after another.
+char* put_nine(char* p, std::uint32_t value) {
+  const std::uint32_t low8 = value % 100'000'000;
+  const std::uint32_t high4 = low8 / 10'000;
+  const std::uint32_t low4 = low8 % 10'000;
+  *p = static_cast<char>('0' + value / 100'000'000);
+  std::memcpy(p + 1, &kDigitPairs[2 * (high4 / 100)], 2);
+  std::memcpy(p + 3, &kDigitPairs[2 * (high4 % 100)], 2);
+  std::memcpy(p + 5, &kDigitPairs[2 * (low4 / 100)], 2);
+  std::memcpy(p + 7, &kDigitPairs[2 * (low4 % 100)], 2);
+  return p + 9;
 }
 
 // strings/decimal.c: how many bytes hold a group of 0..9 decimal digits.
@@ -33,6 +59,43 @@ constexpr std::array<std::uint8_t, 10> kDigitGroupBytes = {0, 1, 1, 2, 2, 3, 3, 
 constexpr std::array<std::uint32_t, 10> kPowersOf10 = {
     1, 10, 100, 1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000, 1'000'000'000};
 constexpr unsigned kDigitsPerGroup = 9;
+
+// value's digits without leading zeros (value > 0).
+char* put_significant(char* p, std::uint32_t value) {
+  unsigned width = 1;
+  while (width < kDigitsPerGroup && value >= kPowersOf10[width]) ++width;
+  return put_padded(p, value, width);
+}
+
+// The digit groups of one DECIMAL value, in order, with their stored bits restored: the
+// first group's top bit flipped back, and for a negative value every bit inverted back.
+class DecimalGroups {
+ public:
+  DecimalGroups(const std::uint8_t* bytes, bool negative)
+      : p_(bytes), invert_(negative ? 0xFFFF'FFFFU : 0U) {}
+
+  // The next group of `width` (1..9) digits.
+  std::uint32_t next(unsigned width) {
+    const unsigned bytes = kDigitGroupBytes[width];
+    std::uint32_t group = 0;
+    switch (bytes) {
+      case 4: group = std::uint32_t{p_[0]} << 24 | std::uint32_t{p_[1]} << 16 | std::uint32_t{p_[2]} << 8 | p_[3]; break;
+      case 3: group = std::uint32_t{p_[0]} << 16 | std::uint32_t{p_[1]} << 8 | p_[2]; break;
+      case 2: group = std::uint32_t{p_[0]} << 8 | p_[1]; break;
+      default: group = p_[0]; break;
+    }
+    p_ += bytes;
+    const unsigned unused_bits = 32 - 8 * bytes;
+    group ^= ((first_ << 24) ^ invert_) >> unused_bits;
+    first_ = 0;
+    return group;
+  }
+
+ private:
+  const std::uint8_t* p_;
+  std::uint32_t invert_;
+  std::uint32_t first_ = 0x80;  // the sign bit, flipped in the first group only
+};
 
 }  // namespace
 
@@ -100,68 +163,63 @@ void decode_newdecimal(ByteReader& in, std::uint8_t precision, std::uint8_t scal
   const std::size_t size = kDigitGroupBytes[int_partial] + 4 * std::size_t{int_full} +
                            4 * std::size_t{frac_full} + kDigitGroupBytes[frac_partial];
 
-  ByteReader value = in.sub(size, "DECIMAL");
+  const std::span<const std::uint8_t> bytes = in.bytes(size, "DECIMAL");
   if (!in.ok()) return;
   // size >= 1 because precision >= 1, so the first byte exists.
-  const bool negative = (value.peek_rest().front() & 0x80U) == 0;
+  const bool negative = (bytes.front() & 0x80U) == 0;
 
-  // Digits with the integer part zero-padded to int_digits, then the fraction; at most
-  // 65 + 30 of them, after one slot kept free for a leading "0".
-  std::array<char, kMaxDecimalPrecision + kMaxDecimalScale + 1> digits{};
-  char* const int_begin = digits.data() + 1;
-  char* cursor = int_begin;
-
-  // Reads one group of `width` digits and appends them. The first group read has the sign
-  // bit flipped back; a negative value has every bit inverted back. A group holding more
-  // than `width` digits is rejected, as bin2decimal rejects it (E_DEC_BAD_NUM).
-  bool first_group = true;
-  const auto take_group = [&](unsigned width) {
-    const std::size_t bytes = kDigitGroupBytes[width];
-    std::uint64_t group = value.uint_be(bytes, "DECIMAL");
-    if (first_group) {
-      group ^= std::uint64_t{0x80} << (8 * (bytes - 1));
-      first_group = false;
-    }
-    if (negative) group ^= (std::uint64_t{1} << (8 * bytes)) - 1;
-    if (group >= kPowersOf10[width]) {
-      fail_at(in, start, "DECIMAL({},{}) digit group {} has more than {} digits", precision, scale,
-              group, width);
-      return false;
-    }
-    cursor += width;
-    put_digits_backwards(cursor, static_cast<std::uint32_t>(group), width);
-    return true;
+  // One pass over the groups, integer part (partial group first) then fraction (partial
+  // group last), writing "[-]int[.frac]" as they come: the integer part without leading
+  // zeros but at least "0", every fraction digit. A group holding more than its width's
+  // digits is rejected, as bin2decimal rejects it (E_DEC_BAD_NUM); the text is then dropped.
+  // text[0] is kept for the sign, known only once every digit is seen.
+  std::array<char, 1 + kMaxDecimalPrecision + 1 + kMaxDecimalScale> text;
+  char* const digits = text.data() + 1;
+  char* q = digits;
+  DecimalGroups groups(bytes.data(), negative);
+  std::uint32_t any_digit = 0;  // nonzero unless every digit is 0
+  const auto bad_group = [&](std::uint32_t group, unsigned width) {
+    fail_at(in, start, "DECIMAL({},{}) digit group {} has more than {} digits", precision, scale,
+            std::uint64_t{group}, width);
   };
 
-  if (int_partial > 0 && !take_group(int_partial)) return;
+  if (int_partial > 0) {
+    const std::uint32_t group = groups.next(int_partial);
+    if (group >= kPowersOf10[int_partial]) return bad_group(group, int_partial);
+    if (group != 0) q = put_significant(q, group);
+    any_digit |= group;
+  }
   for (unsigned i = 0; i < int_full; ++i) {
-    if (!take_group(kDigitsPerGroup)) return;
+    const std::uint32_t group = groups.next(kDigitsPerGroup);
+    if (group >= kPowersOf10[kDigitsPerGroup]) return bad_group(group, kDigitsPerGroup);
+    if (q != digits) {
+      q = put_nine(q, group);
+    } else if (group != 0) {
+      q = put_significant(q, group);
+    }
+    any_digit |= group;
   }
-  char* const frac_begin = cursor;
-  for (unsigned i = 0; i < frac_full; ++i) {
-    if (!take_group(kDigitsPerGroup)) return;
+  if (q == digits) *q++ = '0';
+  if (scale > 0) {
+    *q++ = '.';
+    for (unsigned i = 0; i < frac_full; ++i) {
+      const std::uint32_t group = groups.next(kDigitsPerGroup);
+      if (group >= kPowersOf10[kDigitsPerGroup]) return bad_group(group, kDigitsPerGroup);
+      q = put_nine(q, group);
+      any_digit |= group;
+    }
+    if (frac_partial > 0) {
+      const std::uint32_t group = groups.next(frac_partial);
+      if (group >= kPowersOf10[frac_partial]) return bad_group(group, frac_partial);
+      q = put_padded(q, group, frac_partial);
+      any_digit |= group;
+    }
   }
-  if (frac_partial > 0 && !take_group(frac_partial)) return;
-  char* const frac_end = cursor;
 
-  // Integer part without leading zeros, but at least "0".
-  char* int_first = int_begin;
-  while (int_first < frac_begin && *int_first == '0') ++int_first;
-  const bool is_zero =
-      int_first == frac_begin && std::all_of(frac_begin, frac_end, [](char c) { return c == '0'; });
-  if (int_first == frac_begin) *--int_first = '0';  // a skipped zero, or the free slot
-
-  // Assemble "[-]int[.frac]" in a second buffer: the point has to go between the parts.
-  std::array<char, kMaxDecimalPrecision + kMaxDecimalScale + 3> text{};
-  char* p = text.data();
   // All bits of 0.00 inverted would be "-0.00"; a number has one text, so it is "0.00".
-  if (negative && !is_zero) *p++ = '-';
-  p = std::copy(int_first, frac_begin, p);
-  if (frac_end > frac_begin) {
-    *p++ = '.';
-    p = std::copy(frac_begin, frac_end, p);
-  }
-  out.string(std::string_view(text.data(), static_cast<std::size_t>(p - text.data())));
+  char* first = digits;
+  if (negative && any_digit != 0) *--first = '-';
+  out.string(std::string_view(first, static_cast<std::size_t>(q - first)));
 }
 
 // MYSQL_TYPE_DECIMAL is the pre-5.0.3 DECIMAL, stored as its ASCII text padded to the

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -34,7 +35,24 @@ constexpr std::uint32_t kMicrosPerSecond = 1'000'000;
 // Longest text: "YYYY-MM-DD HH:MM:SS.ffffffZ" (27 characters).
 using TextBuffer = std::array<char, 32>;
 
-// Writes `value` with at least `min_width` digits, zero-padded; returns the end.
+// "00" "01" ... "99": two digits per lookup instead of a division by 10 per digit.
+constexpr std::array<char, 200> kDigitPairs = [] {
+  std::array<char, 200> pairs{};
+  for (unsigned i = 0; i < 100; ++i) {
+    pairs[2 * i] = static_cast<char>('0' + i / 10);
+    pairs[2 * i + 1] = static_cast<char>('0' + i % 10);
+  }
+  return pairs;
+}();
+
+// Two digits of value < 100.
+char* put_two(char* p, std::uint32_t value) {
+  std::memcpy(p, &kDigitPairs[2 * value], 2);
+  return p + 2;
+}
+
+// Writes `value` with at least `min_width` digits, zero-padded; returns the end. The general
+// case, for what put_two/put_four do not cover (e.g. TIME's hours above 99).
 char* put_number(char* p, std::uint32_t value, unsigned min_width) {
   unsigned width = 1;
   for (std::uint32_t rest = value / 10; rest != 0; rest /= 10) ++width;
@@ -44,6 +62,11 @@ char* put_number(char* p, std::uint32_t value, unsigned min_width) {
   return end;
 }
 
+// At least two digits.
+char* put_two_or_more(char* p, std::uint32_t value) {
+  return value < 100 ? put_two(p, value) : put_number(p, value, 2);
+}
+
 char* put_char(char* p, char c) {
   *p = c;
   return p + 1;
@@ -51,27 +74,39 @@ char* put_char(char* p, char c) {
 
 // "YYYY-MM-DD"
 char* put_date(char* p, std::uint32_t year, std::uint32_t month, std::uint32_t day) {
-  p = put_number(p, year, 4);
+  if (year < 10'000) {
+    p = put_two(p, year / 100);
+    p = put_two(p, year % 100);
+  } else {
+    p = put_number(p, year, 4);
+  }
   p = put_char(p, '-');
-  p = put_number(p, month, 2);
+  p = put_two_or_more(p, month);
   p = put_char(p, '-');
-  return put_number(p, day, 2);
+  return put_two_or_more(p, day);
 }
 
 // "HH:MM:SS", hours with at least two digits (TIME goes up to 838).
 char* put_clock(char* p, std::uint32_t hour, std::uint32_t minute, std::uint32_t second) {
-  p = put_number(p, hour, 2);
+  p = put_two_or_more(p, hour);
   p = put_char(p, ':');
-  p = put_number(p, minute, 2);
+  p = put_two_or_more(p, minute);
   p = put_char(p, ':');
-  return put_number(p, second, 2);
+  return put_two_or_more(p, second);
 }
 
-// ".fff" with exactly fsp digits of `micros`, or nothing for fsp 0.
+// ".fff" with exactly fsp digits of `micros`, or nothing for fsp 0. For micros below one
+// second (all callers check that), the fsp digits are the first fsp of the six-digit
+// microseconds: all six are written and the end is put after the fsp-th. The buffer must
+// leave room for all six.
 char* put_fraction(char* p, std::uint32_t micros, unsigned fsp) {
   if (fsp == 0) return p;
   p = put_char(p, '.');
-  return put_number(p, micros / kPowersOf10[6 - fsp], fsp);
+  if (micros >= kMicrosPerSecond) return put_number(p, micros / kPowersOf10[6 - fsp], fsp);
+  put_two(p, micros / 10'000);
+  put_two(p + 2, micros / 100 % 100);
+  put_two(p + 4, micros % 100);
+  return p + fsp;
 }
 
 void write_text(ndjson::Writer& out, const TextBuffer& text, const char* end) {
@@ -86,14 +121,30 @@ bool check_fsp(ByteReader& in, std::uint8_t fsp, std::string_view type) {
   return false;
 }
 
+// Big-endian fields of a value whose bytes the caller has already taken from the reader in
+// one bounds-checked read: the fields need no check of their own.
+class BigEndian {
+ public:
+  explicit BigEndian(std::span<const std::uint8_t> bytes) : p_(bytes.data()) {}
+  std::uint64_t take(std::size_t width) {
+    std::uint64_t value = 0;
+    for (std::size_t i = 0; i < width; ++i) value = (value << 8) | p_[i];
+    p_ += width;
+    return value;
+  }
+
+ private:
+  const std::uint8_t* p_;
+};
+
 // The fraction of DATETIME2 and TIMESTAMP2 in microseconds. The server reads the 2- and
 // 3-byte forms as signed, but a valid fraction is below 1000000 either way, and the
 // callers reject anything above 999999, which covers every would-be negative value too.
-std::uint64_t read_fraction_micros(ByteReader& value, unsigned fsp, std::string_view what) {
+std::uint64_t read_fraction_micros(BigEndian& value, unsigned fsp) {
   switch (fraction_bytes(fsp)) {
-    case 1: return value.uint_be(1, what) * 10'000;
-    case 2: return value.uint_be(2, what) * 100;
-    case 3: return value.uint_be(3, what);
+    case 1: return value.take(1) * 10'000;
+    case 2: return value.take(2) * 100;
+    case 3: return value.take(3);
     default: return 0;
   }
 }
@@ -138,7 +189,7 @@ static_assert(civil_from_days(11'016).year == 2000 && civil_from_days(11'016).mo
 // bytes hold (sql/field.cc Field_timestampf::get_date_internal_at), so the fraction of a
 // zero timestamp is written as zeros.
 void write_timestamp(ndjson::Writer& out, std::uint32_t seconds, std::uint32_t micros, unsigned fsp) {
-  TextBuffer text{};
+  TextBuffer text;
   char* p = text.data();
   if (seconds == 0) {
     p = put_date(p, 0, 0, 0);
@@ -181,7 +232,7 @@ void decode_date(ByteReader& in, ndjson::Writer& out) {
     fail_at(in, start, "DATE {}-{}-{} out of range", year, month, day);
     return;
   }
-  TextBuffer text{};
+  TextBuffer text;
   write_text(out, text, put_date(text.data(), year, month, day));
 }
 
@@ -201,7 +252,7 @@ void decode_time(ByteReader& in, ndjson::Writer& out) {
     fail_at(in, start, "TIME {}{} is not [-]HHMMSS within 838:59:59", negative ? "-" : "", magnitude);
     return;
   }
-  TextBuffer text{};
+  TextBuffer text;
   char* p = text.data();
   if (negative) p = put_char(p, '-');
   write_text(out, text, put_clock(p, hour, minute, second));
@@ -220,25 +271,26 @@ void decode_time(ByteReader& in, ndjson::Writer& out) {
 void decode_time2(ByteReader& in, std::uint8_t fsp, ndjson::Writer& out) {
   const std::uint64_t start = in.offset();
   if (!check_fsp(in, fsp, "TIME2")) return;
-  ByteReader value = in.sub(3 + fraction_bytes(fsp), "TIME2");
+  const std::span<const std::uint8_t> bytes = in.bytes(3 + fraction_bytes(fsp), "TIME2");
   if (!in.ok()) return;
+  BigEndian value(bytes);
 
   constexpr std::int64_t kIntOffset = 0x800000;              // TIMEF_INT_OFS
   constexpr std::int64_t kFracUnits = std::int64_t{1} << 24;  // one second in packed form
   std::int64_t packed = 0;
   if (fsp >= 5) {
-    packed = static_cast<std::int64_t>(value.uint_be(6, "TIME2")) - kIntOffset * kFracUnits;  // TIMEF_OFS
+    packed = static_cast<std::int64_t>(value.take(6)) - kIntOffset * kFracUnits;  // TIMEF_OFS
   } else {
-    std::int64_t int_part = static_cast<std::int64_t>(value.uint_be(3, "TIME2")) - kIntOffset;
+    std::int64_t int_part = static_cast<std::int64_t>(value.take(3)) - kIntOffset;
     std::int64_t fraction = 0;
     if (fsp > 0) {
-      const std::size_t bytes = fraction_bytes(fsp);  // 1 or 2
-      fraction = static_cast<std::int64_t>(value.uint_be(bytes, "TIME2"));
+      const std::size_t width = fraction_bytes(fsp);  // 1 or 2
+      fraction = static_cast<std::int64_t>(value.take(width));
       if (int_part < 0 && fraction != 0) {
         ++int_part;
-        fraction -= std::int64_t{1} << (8 * bytes);
+        fraction -= std::int64_t{1} << (8 * width);
       }
-      fraction *= bytes == 1 ? 10'000 : 100;  // hundredths or 1/10000 s, to microseconds
+      fraction *= width == 1 ? 10'000 : 100;  // hundredths or 1/10000 s, to microseconds
     }
     packed = int_part * kFracUnits + fraction;
   }
@@ -256,7 +308,7 @@ void decode_time2(ByteReader& in, std::uint8_t fsp, ndjson::Writer& out) {
             second, micros);
     return;
   }
-  TextBuffer text{};
+  TextBuffer text;
   char* p = text.data();
   if (negative) p = put_char(p, '-');
   p = put_clock(p, hour, minute, second);
@@ -286,7 +338,7 @@ void decode_datetime(ByteReader& in, ndjson::Writer& out) {
     fail_at(in, start, "DATETIME {} is not YYYYMMDDhhmmss", raw);
     return;
   }
-  TextBuffer text{};
+  TextBuffer text;
   char* p = put_date(text.data(), year, month, day);
   p = put_char(p, ' ');
   write_text(out, text, put_clock(p, hour, minute, second));
@@ -299,11 +351,12 @@ void decode_datetime(ByteReader& in, ndjson::Writer& out) {
 void decode_datetime2(ByteReader& in, std::uint8_t fsp, ndjson::Writer& out) {
   const std::uint64_t start = in.offset();
   if (!check_fsp(in, fsp, "DATETIME2")) return;
-  ByteReader value = in.sub(5 + fraction_bytes(fsp), "DATETIME2");
+  const std::span<const std::uint8_t> bytes = in.bytes(5 + fraction_bytes(fsp), "DATETIME2");
   if (!in.ok()) return;
+  BigEndian value(bytes);
   constexpr std::uint64_t kIntOffset = 0x80'0000'0000;  // DATETIMEF_INT_OFS
-  const std::uint64_t raw = value.uint_be(5, "DATETIME2");
-  const std::uint64_t micros = read_fraction_micros(value, fsp, "DATETIME2");
+  const std::uint64_t raw = value.take(5);
+  const std::uint64_t micros = read_fraction_micros(value, fsp);
   if (raw < kIntOffset) {
     fail_at(in, start, "DATETIME2({}) is negative (sign bit clear)", fsp);
     return;
@@ -323,7 +376,7 @@ void decode_datetime2(ByteReader& in, std::uint8_t fsp, ndjson::Writer& out) {
             minute, second, micros);
     return;
   }
-  TextBuffer text{};
+  TextBuffer text;
   char* p = put_date(text.data(), year, month, day);
   p = put_char(p, ' ');
   p = put_clock(p, hour, minute, second);
@@ -341,10 +394,11 @@ void decode_timestamp(ByteReader& in, ndjson::Writer& out) {
 void decode_timestamp2(ByteReader& in, std::uint8_t fsp, ndjson::Writer& out) {
   const std::uint64_t start = in.offset();
   if (!check_fsp(in, fsp, "TIMESTAMP2")) return;
-  ByteReader value = in.sub(4 + fraction_bytes(fsp), "TIMESTAMP2");
+  const std::span<const std::uint8_t> bytes = in.bytes(4 + fraction_bytes(fsp), "TIMESTAMP2");
   if (!in.ok()) return;
-  const auto seconds = static_cast<std::uint32_t>(value.uint_be(4, "TIMESTAMP2"));
-  const std::uint64_t micros = read_fraction_micros(value, fsp, "TIMESTAMP2");
+  BigEndian value(bytes);
+  const auto seconds = static_cast<std::uint32_t>(value.take(4));
+  const std::uint64_t micros = read_fraction_micros(value, fsp);
   if (seconds != 0 && micros >= kMicrosPerSecond) {
     fail_at(in, start, "TIMESTAMP2({}) fraction {} out of range", fsp, micros);
     return;

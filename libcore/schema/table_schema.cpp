@@ -147,6 +147,7 @@ bool takes_collation(ColumnType type) {
 // Signedness covers these (log_event.cc is_numeric_type).
 bool takes_signedness(ColumnType type) {
   switch (type) {
+    case ColumnType::year:  // MariaDB logs a bit for it (binlog/events/table_map_event.cpp)
     case ColumnType::tiny:
     case ColumnType::short_int:
     case ColumnType::int24:
@@ -329,6 +330,9 @@ Result<TableSchema> table_schema_from_rows(const InformationSchemaRows& rows) {
     const std::string column_type = lower(text_or_empty(row, col_column_type));
     column.charset = std::string(text_or_empty(row, col_charset));
     if (is_numeric_type(column.data_type)) column.is_unsigned = column_type.find(" unsigned") != std::string::npos;
+    // MariaDB's YEAR is an unsigned one-byte field and logs a signedness bit saying so (MySQL
+    // logs none for it); the value decodes the same either way.
+    if (column.data_type == "year") column.is_unsigned = true;
     const std::string_view collation = text_or_empty(row, col_collation);
     if (!collation.empty()) {
       if (const auto found = collation_ids.find(collation); found != collation_ids.end())
