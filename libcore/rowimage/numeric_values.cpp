@@ -27,31 +27,48 @@ constexpr std::array<char, 200> kDigitPairs = [] {
   return pairs;
 }();
 
-// Writes `value` as exactly `width` decimal digits, zero-padded on the left; returns the end.
-// `value` must fit in `width` digits.
-char* put_padded(char* p, std::uint32_t value, unsigned width) {
-  char* const end = p + width;
-  char* q = end;
-  while (q - p >= 2) {
-    q -= 2;
-    std::memcpy(q, &kDigitPairs[2 * (value % 100)], 2);
-    value /= 100;
-  }
-  if (q != p) *p = static_cast<char>('0' + value);
-  return end;
+// The eight digits of value < 10^8 as text in a little-endian word (the first digit in the
+// lowest byte), made all at once: each step splits every lane in two, 10^8 into two 4-digit
+// halves (32-bit lanes), each into two 2-digit quarters (16-bit lanes), each into two digits
+// (bytes). The divisions are multiplications by a reciprocal, exact for these ranges
+// (checked for every value below 10^8).
+[[gnu::always_inline]] inline std::uint64_t eight_digits_le(std::uint32_t value) {
+  const std::uint64_t v = value;
+  const std::uint64_t high4 = (v * 109'951'163) >> 40;  // v / 10000
+  const std::uint64_t fours = high4 | ((v - high4 * 10'000) << 32);
+  const std::uint64_t high2 = ((fours * 10'486) >> 20) & 0x0000'007F'0000'007FU;  // each / 100
+  const std::uint64_t twos = high2 | ((fours - high2 * 100) << 16);
+  const std::uint64_t tens = ((twos * 103) >> 10) & 0x000F'000F'000F'000FU;  // each / 10
+  return (tens | ((twos - tens * 10) << 8)) | 0x3030'3030'3030'3030U;
 }
 
-// Exactly nine digits of value < 10^9: the four pairs computed apart, not one after another.
-char* put_nine(char* p, std::uint32_t value) {
-  const std::uint32_t low8 = value % 100'000'000;
-  const std::uint32_t high4 = low8 / 10'000;
-  const std::uint32_t low4 = low8 % 10'000;
-  *p = static_cast<char>('0' + value / 100'000'000);
-  std::memcpy(p + 1, &kDigitPairs[2 * (high4 / 100)], 2);
-  std::memcpy(p + 3, &kDigitPairs[2 * (high4 % 100)], 2);
-  std::memcpy(p + 5, &kDigitPairs[2 * (low4 / 100)], 2);
-  std::memcpy(p + 7, &kDigitPairs[2 * (low4 % 100)], 2);
-  return p + 9;
+// Bytes put_padded may write past the end it returns.
+constexpr std::size_t kPutSlack = 8;
+
+// Writes `value` as exactly `width` (1..9) decimal digits, zero-padded on the left; returns
+// the end. `value` must fit in `width` digits. May write kPutSlack bytes past the end.
+[[gnu::always_inline]] inline char* put_padded(char* p, std::uint32_t value, unsigned width) {
+  if constexpr (std::endian::native == std::endian::little) {
+    if (width == 9) {
+      *p++ = static_cast<char>('0' + value / 100'000'000);
+      value %= 100'000'000;
+      width = 8;
+    }
+    // The leading 8 - width digits are zeros: shift them out, store all 8 bytes.
+    const std::uint64_t text = eight_digits_le(value) >> (8 * (8 - width));
+    std::memcpy(p, &text, 8);
+    return p + width;
+  } else {
+    char* const end = p + width;
+    char* q = end;
+    while (q - p >= 2) {
+      q -= 2;
+      std::memcpy(q, &kDigitPairs[2 * (value % 100)], 2);
+      value /= 100;
+    }
+    if (q != p) *p = static_cast<char>('0' + value);
+    return end;
+  }
 }
 
 // strings/decimal.c: how many bytes hold a group of 0..9 decimal digits.
@@ -60,10 +77,12 @@ constexpr std::array<std::uint32_t, 10> kPowersOf10 = {
     1, 10, 100, 1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000, 1'000'000'000};
 constexpr unsigned kDigitsPerGroup = 9;
 
-// value's digits without leading zeros (value > 0).
-char* put_significant(char* p, std::uint32_t value) {
-  unsigned width = 1;
-  while (width < kDigitsPerGroup && value >= kPowersOf10[width]) ++width;
+// value's digits without leading zeros (0 < value < 10^9). The digit count comes from the
+// bit length: bits * 1233 / 4096 is floor(log10(2^bits)), one too many when value is below
+// that power of 10.
+[[gnu::always_inline]] inline char* put_significant(char* p, std::uint32_t value) {
+  const auto guess = static_cast<unsigned>(std::bit_width(value) * 1233) >> 12;  // 0..9
+  const unsigned width = guess + 1 - (value < kPowersOf10[guess] ? 1U : 0U);
   return put_padded(p, value, width);
 }
 
@@ -75,7 +94,7 @@ class DecimalGroups {
       : p_(bytes), invert_(negative ? 0xFFFF'FFFFU : 0U) {}
 
   // The next group of `width` (1..9) digits.
-  std::uint32_t next(unsigned width) {
+  [[gnu::always_inline]] std::uint32_t next(unsigned width) {
     const unsigned bytes = kDigitGroupBytes[width];
     std::uint32_t group = 0;
     switch (bytes) {
@@ -173,7 +192,7 @@ void decode_newdecimal(ByteReader& in, std::uint8_t precision, std::uint8_t scal
   // zeros but at least "0", every fraction digit. A group holding more than its width's
   // digits is rejected, as bin2decimal rejects it (E_DEC_BAD_NUM); the text is then dropped.
   // text[0] is kept for the sign, known only once every digit is seen.
-  std::array<char, 1 + kMaxDecimalPrecision + 1 + kMaxDecimalScale> text;
+  std::array<char, 1 + kMaxDecimalPrecision + 1 + kMaxDecimalScale + kPutSlack> text;
   char* const digits = text.data() + 1;
   char* q = digits;
   DecimalGroups groups(bytes.data(), negative);
@@ -193,7 +212,7 @@ void decode_newdecimal(ByteReader& in, std::uint8_t precision, std::uint8_t scal
     const std::uint32_t group = groups.next(kDigitsPerGroup);
     if (group >= kPowersOf10[kDigitsPerGroup]) return bad_group(group, kDigitsPerGroup);
     if (q != digits) {
-      q = put_nine(q, group);
+      q = put_padded(q, group, kDigitsPerGroup);
     } else if (group != 0) {
       q = put_significant(q, group);
     }
@@ -205,7 +224,7 @@ void decode_newdecimal(ByteReader& in, std::uint8_t precision, std::uint8_t scal
     for (unsigned i = 0; i < frac_full; ++i) {
       const std::uint32_t group = groups.next(kDigitsPerGroup);
       if (group >= kPowersOf10[kDigitsPerGroup]) return bad_group(group, kDigitsPerGroup);
-      q = put_nine(q, group);
+      q = put_padded(q, group, kDigitsPerGroup);
       any_digit |= group;
     }
     if (frac_partial > 0) {

@@ -73,7 +73,7 @@ char* put_char(char* p, char c) {
 }
 
 // "YYYY-MM-DD"
-char* put_date(char* p, std::uint32_t year, std::uint32_t month, std::uint32_t day) {
+[[gnu::always_inline]] inline char* put_date(char* p, std::uint32_t year, std::uint32_t month, std::uint32_t day) {
   if (year < 10'000) {
     p = put_two(p, year / 100);
     p = put_two(p, year % 100);
@@ -87,7 +87,7 @@ char* put_date(char* p, std::uint32_t year, std::uint32_t month, std::uint32_t d
 }
 
 // "HH:MM:SS", hours with at least two digits (TIME goes up to 838).
-char* put_clock(char* p, std::uint32_t hour, std::uint32_t minute, std::uint32_t second) {
+[[gnu::always_inline]] inline char* put_clock(char* p, std::uint32_t hour, std::uint32_t minute, std::uint32_t second) {
   p = put_two_or_more(p, hour);
   p = put_char(p, ':');
   p = put_two_or_more(p, minute);
@@ -99,7 +99,7 @@ char* put_clock(char* p, std::uint32_t hour, std::uint32_t minute, std::uint32_t
 // second (all callers check that), the fsp digits are the first fsp of the six-digit
 // microseconds: all six are written and the end is put after the fsp-th. The buffer must
 // leave room for all six.
-char* put_fraction(char* p, std::uint32_t micros, unsigned fsp) {
+[[gnu::always_inline]] inline char* put_fraction(char* p, std::uint32_t micros, unsigned fsp) {
   if (fsp == 0) return p;
   p = put_char(p, '.');
   if (micros >= kMicrosPerSecond) return put_number(p, micros / kPowersOf10[6 - fsp], fsp);

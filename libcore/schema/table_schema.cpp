@@ -125,42 +125,10 @@ std::optional<std::vector<ColumnType>> binlog_types(std::string_view data_type) 
   return found->second;
 }
 
-// The map columns that DEFAULT_CHARSET/COLUMN_CHARSET and the ENUM_AND_SET_* fields cover
-// (log_event.cc is_character_type / is_enum_or_set_type), as table_map_event.cpp reads them.
-bool takes_collation(ColumnType type) {
-  switch (type) {
-    case ColumnType::string:
-    case ColumnType::var_string:
-    case ColumnType::varchar:
-    case ColumnType::blob:
-    case ColumnType::tiny_blob:
-    case ColumnType::medium_blob:
-    case ColumnType::long_blob:
-    case ColumnType::enum_type:
-    case ColumnType::set:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Signedness covers these (log_event.cc is_numeric_type).
-bool takes_signedness(ColumnType type) {
-  switch (type) {
-    case ColumnType::year:  // MariaDB logs a bit for it (binlog/events/table_map_event.cpp)
-    case ColumnType::tiny:
-    case ColumnType::short_int:
-    case ColumnType::int24:
-    case ColumnType::long_int:
-    case ColumnType::longlong:
-    case ColumnType::newdecimal:
-    case ColumnType::float_type:
-    case ColumnType::double_type:
-      return true;
-    default:
-      return false;
-  }
-}
+// The map columns the charset fields cover, and those with a signedness bit (MariaDB's list,
+// which adds YEAR: the catalog does not know the flavor, and YEAR decodes the same either way).
+bool takes_collation(ColumnType type) { return binlog::is_character(type) || binlog::is_enum_or_set(type); }
+bool takes_signedness(ColumnType type) { return binlog::has_signedness_bit(type, binlog::ServerFlavor::mariadb); }
 
 // Field_enum::pack_length() / get_set_pack_length(), what TABLE_MAP's metadata holds for them.
 std::uint16_t enum_pack_length(std::size_t labels) { return labels < 256 ? 1 : 2; }

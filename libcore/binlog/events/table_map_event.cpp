@@ -6,10 +6,53 @@
 
 namespace cdc::binlog {
 
+using rowimage::ColumnType;
+
+// Which columns the signedness bitmap has a bit for. MySQL: its is_numeric_type list. MariaDB
+// asks each field (binlog_type_info), and YEAR, a Field_tiny there, answers too (seen with
+// mariadb-binlog --print-table-metadata on 10.11: a YEAR column shifts the bits after it).
+bool has_signedness_bit(ColumnType type, ServerFlavor flavor) {
+  switch (type) {
+    case ColumnType::year:
+      return flavor == ServerFlavor::mariadb;
+    case ColumnType::tiny:
+    case ColumnType::short_int:
+    case ColumnType::int24:
+    case ColumnType::long_int:
+    case ColumnType::longlong:
+    case ColumnType::newdecimal:
+    case ColumnType::float_type:
+    case ColumnType::double_type:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Columns that take part in DEFAULT_CHARSET / COLUMN_CHARSET (log_event.cc is_character_type):
+// CHAR, VARCHAR, the BLOB/TEXT family and (MySQL 9) VECTOR, which is stored as a binary
+// string; ENUM and SET have their own charset fields.
+bool is_character(ColumnType type) {
+  switch (type) {
+    case ColumnType::vector:
+    case ColumnType::string:
+    case ColumnType::var_string:
+    case ColumnType::varchar:
+    case ColumnType::blob:
+    case ColumnType::tiny_blob:
+    case ColumnType::medium_blob:
+    case ColumnType::long_blob:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_enum_or_set(ColumnType type) { return type == ColumnType::enum_type || type == ColumnType::set; }
+
 namespace {
 
 using rowimage::Column;
-using rowimage::ColumnType;
 
 // Optional metadata field types (Table_map_log_event::Optional_metadata_field_type).
 enum class OptionalField : std::uint8_t {
@@ -82,47 +125,8 @@ void read_type_metadata(ByteReader& in, Column& column) {
   column.meta = second;
 }
 
-// Which columns the signedness bitmap has a bit for. MySQL: its is_numeric_type list. MariaDB
-// asks each field (binlog_type_info), and YEAR, a Field_tiny there, answers too (seen with
-// mariadb-binlog --print-table-metadata on 10.11: a YEAR column shifts the bits after it).
-bool has_signedness_bit(ColumnType type, ServerFlavor flavor) {
-  switch (type) {
-    case ColumnType::year:
-      return flavor == ServerFlavor::mariadb;
-    case ColumnType::tiny:
-    case ColumnType::short_int:
-    case ColumnType::int24:
-    case ColumnType::long_int:
-    case ColumnType::longlong:
-    case ColumnType::newdecimal:
-    case ColumnType::float_type:
-    case ColumnType::double_type:
-      return true;
-    default:
-      return false;
-  }
-}
 
-// Columns that take part in DEFAULT_CHARSET / COLUMN_CHARSET (log_event.cc is_character_type):
-// CHAR, VARCHAR, the BLOB/TEXT family and (MySQL 9) VECTOR, which is stored as a binary
-// string; ENUM and SET have their own charset fields.
-bool is_character(ColumnType type) {
-  switch (type) {
-    case ColumnType::vector:
-    case ColumnType::string:
-    case ColumnType::var_string:
-    case ColumnType::varchar:
-    case ColumnType::blob:
-    case ColumnType::tiny_blob:
-    case ColumnType::medium_blob:
-    case ColumnType::long_blob:
-      return true;
-    default:
-      return false;
-  }
-}
 
-bool is_enum_or_set(ColumnType type) { return type == ColumnType::enum_type || type == ColumnType::set; }
 
 // Applies a DEFAULT_CHARSET-style field: a default collation, then (index, collation) pairs
 // for the columns (counted among the selected ones) that differ.

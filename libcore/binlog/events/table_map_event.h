@@ -45,6 +45,13 @@ struct TableMap {
   [[nodiscard]] bool has_column_names() const noexcept { return !column_names.empty(); }
 };
 
+// Which columns each optional metadata field covers, as the servers write them: the
+// signedness bitmap, the charset fields (CHAR, VARCHAR, TEXT/BLOB, VECTOR) and the ENUM/SET
+// ones. The catalog (schema/) fills the same columns when the binlog has no metadata.
+[[nodiscard]] bool has_signedness_bit(rowimage::ColumnType type, ServerFlavor flavor);
+[[nodiscard]] bool is_character(rowimage::ColumnType type);
+[[nodiscard]] bool is_enum_or_set(rowimage::ColumnType type);
+
 // Decodes into `out` (reusing its storage). Failures are left in `body`.
 void decode_table_map(ByteReader& body, const FormatDescription& format, TableMap& out);
 
