@@ -159,6 +159,10 @@ class LiveRun {
   // ---- start-up -------------------------------------------------------------------------
 
   Result<void> prepare() {
+    // Malformed positions are usage errors before anything connects.
+    for (const auto* text : {&options_.from, &options_.until})
+      if (*text && **text != "now" && **text != "earliest")
+        if (auto parsed = Position::parse(**text); !parsed) return fail(std::move(parsed).error());
     std::optional<StreamState> saved;
     if (options_.state_path) {
       auto state = StateFile::open(*options_.state_path);
