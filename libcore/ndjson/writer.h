@@ -117,6 +117,14 @@ class Writer {
   // to escape, nothing to validate or convert), and true; otherwise writes nothing and returns
   // false. Lets a caller that would convert text (a legacy charset) skip its own scan.
   bool string_if_plain(std::string_view text);
+  // A string the caller built from characters that never need escaping (digits, '-', ':',
+  // '.', ' ', 'Z': numbers and dates as text), so no scan is needed. Asserted in debug builds.
+  void ascii_string(std::string_view text) {
+    assert(is_plain_ascii(text));
+    before_value();
+    append_plain_quoted(text);
+    need_comma_ = true;
+  }
   void string_base64(std::span<const std::byte> bytes);
   void string_base64(std::string_view bytes);
   // The caller vouches that digits is a valid JSON number (e.g. DECIMAL text from the binlog
@@ -214,6 +222,12 @@ class Writer {
 
  private:
   enum class Container : std::uint8_t { object, array };
+
+  static bool is_plain_ascii(std::string_view text) noexcept {
+    for (const char c : text)
+      if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;
+    return true;
+  }
 
   void before_value() {
     if (depth_ == 0) {

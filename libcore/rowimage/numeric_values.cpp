@@ -238,7 +238,7 @@ void decode_newdecimal(ByteReader& in, std::uint8_t precision, std::uint8_t scal
   // All bits of 0.00 inverted would be "-0.00"; a number has one text, so it is "0.00".
   char* first = digits;
   if (negative && any_digit != 0) *--first = '-';
-  out.string(std::string_view(first, static_cast<std::size_t>(q - first)));
+  out.ascii_string(std::string_view(first, static_cast<std::size_t>(q - first)));
 }
 
 // MYSQL_TYPE_DECIMAL is the pre-5.0.3 DECIMAL, stored as its ASCII text padded to the

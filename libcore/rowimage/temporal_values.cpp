@@ -110,7 +110,7 @@ char* put_char(char* p, char c) {
 }
 
 void write_text(ndjson::Writer& out, const TextBuffer& text, const char* end) {
-  out.string(std::string_view(text.data(), static_cast<std::size_t>(end - text.data())));
+  out.ascii_string(std::string_view(text.data(), static_cast<std::size_t>(end - text.data())));
 }
 
 constexpr std::size_t fraction_bytes(unsigned fsp) { return (fsp + 1) / 2; }
