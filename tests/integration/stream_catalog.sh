@@ -5,14 +5,8 @@
 # table are written with positional names and a warning rather than mislabelled.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
-source "$source_dir/scripts/lib/throwaway_mariadb.sh"
-stream="$tools_dir/cdc-stream"
-srv="$work/srv"
-trap 'throwaway_stop "$srv"; rm -rf "$work"' EXIT
+source "$(dirname "$0")/live_lib.sh"
 throwaway_start "$srv" --binlog-row-metadata=MINIMAL --server-id=9 || exit 1
-
-root() { mariadb --no-defaults --default-character-set=utf8mb4 -S "$THROWAWAY_SOCKET" -uroot "$@"; }
-live() { MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 60 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"; }
 
 root <<'SQL' || exit 1
 CREATE DATABASE c;
@@ -25,7 +19,7 @@ CREATE TABLE c.items (
   PRIMARY KEY (sku, id)
 );
 SQL
-start=$(root -N -e 'SELECT @@gtid_binlog_pos')
+start=$(gtid_pos)
 root -e "INSERT INTO c.items VALUES (4294967295, 'Zü', 'M', 'new,sale', -3)" || exit 1
 
 expect "MINIMAL metadata: the stream runs" 0 live --from "$start" --until now
@@ -35,7 +29,7 @@ assert "the insert has names, labels, signedness and the key from the catalog" g
 assert "stderr warns that names come from the catalog" grep -q "binlog_row_metadata=MINIMAL: column names.*come from the catalog as it is now" "$work/err"
 
 # A DDL on the captured table: the next rows carry the new column, read again.
-after_insert=$(root -N -e 'SELECT @@gtid_binlog_pos')
+after_insert=$(gtid_pos)
 root -e "ALTER TABLE c.items ADD COLUMN note VARCHAR(10) NULL; INSERT INTO c.items VALUES (1, 'A', 'S', '', 1, 'hi')" || exit 1
 expect "after a DDL: the stream runs" 0 live --from "$after_insert" --until now
 assert "the ddl line is there" grep -q '"op":"ddl".*ADD COLUMN note' "$work/out"

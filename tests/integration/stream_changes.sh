@@ -6,59 +6,9 @@
 # `cdc-stream --file` decodes from the same binlog files in the datadir.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
-source "$source_dir/scripts/lib/throwaway_mariadb.sh"
-stream="$tools_dir/cdc-stream"
-srv="$work/srv"
-bg_pids=()
-trap 'for p in "${bg_pids[@]}"; do kill -9 "$p" 2>/dev/null; done; throwaway_stop "$srv"; rm -rf "$work"' EXIT
-
-if ! "$stream" --help 2>/dev/null | grep -q -- '--from'; then
-  echo "FAIL cdc-stream has no live mode: its --help does not list --from"
-  exit 1
-fi
+source "$(dirname "$0")/live_lib.sh"
+require_live_mode
 throwaway_start "$srv" || exit 1
-
-root() { mariadb --no-defaults --default-character-set=utf8mb4 -S "$THROWAWAY_SOCKET" -uroot "$@"; }
-# live ARGS...: a bounded live run (a hang fails as exit 124).
-live() { MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 60 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"; }
-live_bg() { MYSQL_PWD=$THROWAWAY_CDC_PASSWORD exec "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"; }
-gtid_pos() { root -N -e 'SELECT @@gtid_binlog_pos'; }
-binlog_files() { root -N -e 'SHOW BINARY LOGS' | awk -v d="$srv/data" '{print d "/" $1}'; }
-dump_threads() { root -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'"; }
-
-# same_file NAME EXPECTED GOT: byte-for-byte equality, else the first differing line of each.
-same_file() {
-  local name=$1 want=$2 got=$3
-  if cmp -s "$want" "$got"; then
-    passes=$((passes + 1))
-    echo "ok   $name"
-    return
-  fi
-  failures=$((failures + 1))
-  echo "FAIL $name: got $(wc -l <"$got") lines ($(wc -c <"$got") bytes), expected $(wc -l <"$want") ($(wc -c <"$want") bytes)"
-  local how line
-  how=$(cmp "$want" "$got" 2>&1 | head -1)
-  line=$(sed -n 's/.*line \([0-9]*\).*/\1/p' <<<"$how")
-  [[ $how == *EOF* ]] && line=$((${line:-0} + 1))
-  echo "  first difference at line ${line:-?} ($how)"
-  if [[ -n $line ]]; then
-    echo "  expected: $(sed -n "${line}p" "$want" | cut -c1-600)"
-    echo "  got:      $(sed -n "${line}p" "$got" | cut -c1-600)"
-  fi
-}
-# line_of FILE FIXED-STRING: number of the first line holding it (empty when none).
-line_of() { grep -n -F -m1 -- "$2" "$1" | cut -d: -f1; }
-# after_line FILE N: the lines after line N.
-after_line() { tail -n +"$(($2 + 1))" "$1"; }
-# wait_for_text FILE TEXT SECONDS
-wait_for_text() {
-  local i
-  for ((i = 0; i < $3 * 10; i++)); do
-    grep -q -F -- "$2" "$1" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
-}
 
 root <<'SQL' || exit 1
 CREATE DATABASE t;
@@ -87,10 +37,7 @@ tail_earliest=$!
 live_bg --from now >"$work/tail_now.ndjson" 2>"$work/tail_now.err" &
 bg_pids+=($!)
 tail_now=$!
-for ((i = 0; i < 100; i++)); do
-  [[ $(dump_threads) == 2 ]] && break
-  sleep 0.1
-done
+wait_dump_threads 2
 assert "both tailing streams registered with the server" test "$(dump_threads)" == 2
 
 root <<'SQL' || exit 1

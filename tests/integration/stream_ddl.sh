@@ -5,39 +5,9 @@
 # DDL and goes on to the next. The pieces together equal one --on-ddl emit run.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
-source "$source_dir/scripts/lib/throwaway_mariadb.sh"
-stream="$tools_dir/cdc-stream"
-srv="$work/srv"
-trap 'throwaway_stop "$srv"; rm -rf "$work"' EXIT
-
-if ! "$stream" --help 2>/dev/null | grep -q -- '--from'; then
-  echo "FAIL cdc-stream has no live mode: its --help does not list --from"
-  exit 1
-fi
+source "$(dirname "$0")/live_lib.sh"
+require_live_mode
 throwaway_start "$srv" || exit 1
-
-root() { mariadb --no-defaults --default-character-set=utf8mb4 -S "$THROWAWAY_SOCKET" -uroot "$@"; }
-live() { MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 60 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"; }
-gtid_pos() { root -N -e 'SELECT @@gtid_binlog_pos'; }
-same_file() {
-  local name=$1 want=$2 got=$3
-  if cmp -s "$want" "$got"; then
-    passes=$((passes + 1))
-    echo "ok   $name"
-    return
-  fi
-  failures=$((failures + 1))
-  echo "FAIL $name: got $(wc -l <"$got") lines ($(wc -c <"$got") bytes), expected $(wc -l <"$want") ($(wc -c <"$want") bytes)"
-  local how line
-  how=$(cmp "$want" "$got" 2>&1 | head -1)
-  line=$(sed -n 's/.*line \([0-9]*\).*/\1/p' <<<"$how")
-  [[ $how == *EOF* ]] && line=$((${line:-0} + 1))
-  echo "  first difference at line ${line:-?} ($how)"
-  if [[ -n $line ]]; then
-    echo "  expected: $(sed -n "${line}p" "$want" | cut -c1-600)"
-    echo "  got:      $(sed -n "${line}p" "$got" | cut -c1-600)"
-  fi
-}
 
 root -e 'CREATE DATABASE t; CREATE TABLE t.other (id INT PRIMARY KEY) ENGINE=InnoDB; CREATE TABLE t.a (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB' || exit 1
 from=$(gtid_pos)
@@ -57,10 +27,10 @@ SQL
 until_pos=$(gtid_pos)
 
 # --on-ddl emit (the default) over every table: as file mode decodes it.
-mapfile -t files < <(root -N -e 'SHOW BINARY LOGS' | awk -v d="$srv/data" '{print d "/" $1}')
+mapfile -t files < <(binlog_files)
 "$stream" --file "${files[@]}" >"$work/full.ndjson" 2>/dev/null
-n=$(grep -n -F -m1 "\"position\":\"$from\"" "$work/full.ndjson" | cut -d: -f1)
-tail -n +"$((n + 1))" "$work/full.ndjson" >"$work/want_emit.ndjson"
+n=$(line_of "$work/full.ndjson" "\"position\":\"$from\"")
+after_line "$work/full.ndjson" "$n" >"$work/want_emit.ndjson"
 expect "--on-ddl emit exits 0" 0 live --from "$from" --until "$until_pos" --on-ddl emit
 same_file "--on-ddl emit equals --file decoding" "$work/want_emit.ndjson" "$work/out"
 expect "without --on-ddl (emit is the default) exits 0" 0 live --from "$from" --until "$until_pos"
@@ -77,7 +47,7 @@ echo "DDL GTIDs: $gtid1 ($ddl1), $gtid2 ($ddl2)"
 # --on-ddl stop on t.a: the reference is --on-ddl emit on t.a.
 expect "emit, --tables t.a, exits 0" 0 live --from "$from" --until "$until_pos" --tables t.a
 cp "$work/out" "$work/want_a.ndjson"
-before1=$(grep -n -F -m1 "\"sql\":\"$ddl1\"" "$work/want_a.ndjson" | cut -d: -f1)
+before1=$(line_of "$work/want_a.ndjson" "\"sql\":\"$ddl1\"")
 [[ -n $before1 ]] || { echo "FAIL the emit run on t.a has no line for $ddl1"; exit 1; }
 state=$work/state
 run_stop() { live --state "$state" --from "$from" --until "$until_pos" --tables t.a --on-ddl stop "$@"; }

@@ -12,108 +12,25 @@
 # transaction once, in order, none missing.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
-source "$source_dir/scripts/lib/throwaway_mariadb.sh"
-stream="$tools_dir/cdc-stream"
-srv_a="$work/a"
-srv_b="$work/b"
-bg_pids=()
-trap 'for p in "${bg_pids[@]}"; do kill -CONT "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
-      throwaway_stop "$srv_a"; throwaway_stop "$srv_b"; rm -rf "$work"' EXIT
-
-if ! "$stream" --help 2>/dev/null | grep -q -- '--from'; then
-  echo "FAIL cdc-stream has no live mode: its --help does not list --from"
-  exit 1
-fi
+source "$(dirname "$0")/live_lib.sh"
+require_live_mode
+srv_a="$srv/a"
+srv_b="$srv/b"
 throwaway_start "$srv_a" --log-slave-updates || exit 1
 port_a=$THROWAWAY_PORT sock_a=$THROWAWAY_SOCKET
 throwaway_start "$srv_b" --server-id=2 --log-slave-updates || exit 1
 port_b=$THROWAWAY_PORT sock_b=$THROWAWAY_SOCKET
 repl_password=repl-test-secret
 
-root_a() { mariadb --no-defaults --default-character-set=utf8mb4 -S "$sock_a" -uroot "$@"; }
-root_b() { mariadb --no-defaults --default-character-set=utf8mb4 -S "$sock_b" -uroot "$@"; }
-# live_bg PORT ARGS...: cdc-stream against the server on PORT.
-live_bg() {
-  local port=$1
-  shift
-  MYSQL_PWD=$THROWAWAY_CDC_PASSWORD exec "$stream" -h 127.0.0.1 -P "$port" -u cdc "$@"
-}
-live() {
-  local port=$1
-  shift
-  MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 60 "$stream" -h 127.0.0.1 -P "$port" -u cdc "$@"
-}
-same_file() {
-  local name=$1 want=$2 got=$3
-  if cmp -s "$want" "$got"; then
-    passes=$((passes + 1))
-    echo "ok   $name"
-    return
-  fi
-  failures=$((failures + 1))
-  echo "FAIL $name: got $(wc -l <"$got") lines ($(wc -c <"$got") bytes), expected $(wc -l <"$want") ($(wc -c <"$want") bytes)"
-  local how line
-  how=$(cmp "$want" "$got" 2>&1 | head -1)
-  line=$(sed -n 's/.*line \([0-9]*\).*/\1/p' <<<"$how")
-  [[ $how == *EOF* ]] && line=$((${line:-0} + 1))
-  echo "  first difference at line ${line:-?} ($how)"
-  if [[ -n $line ]]; then
-    echo "  expected: $(sed -n "${line}p" "$want" | cut -c1-600)"
-    echo "  got:      $(sed -n "${line}p" "$got" | cut -c1-600)"
-  fi
-}
-# commit_gtids FILE: the gtid of every commit line, in order.
-commit_gtids() { grep '"op":"commit"' "$1" | sed -n 's/^{"op":"commit","v":1,"gtid":"\([^"]*\)".*/\1/p'; }
+root_a() { mariadb_root "$sock_a" "$@"; }
+root_b() { mariadb_root "$sock_b" "$@"; }
 # without_binlog_coordinates FILE: the lines with "pos"'s file and offset taken out, the rest
 # of every line kept byte for byte.
 without_binlog_coordinates() { sed 's/"pos":{"file":"[^"]*","offset":[0-9]*,\{0,1\}/"pos":{/' "$1"; }
 # wait_gtid ROOT_FN POSITION: the server has applied POSITION (20 s at most).
 wait_gtid() { [[ $("$1" -N -e "SELECT MASTER_GTID_WAIT('$2', 20)") == 0 ]]; }
 # wait_state_position FILE POSITION SECONDS
-wait_state_position() {
-  local i
-  for ((i = 0; i < $3 * 10; i++)); do
-    jq -e --arg p "$2" '.position == $p' "$1" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  return 1
-}
-# wait_exit PID SECONDS: sets $status to its exit status, or "still-running" (then kills it).
-wait_exit() {
-  local i
-  for ((i = 0; i < $2 * 10; i++)); do
-    kill -0 "$1" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$1" 2>/dev/null; then
-    status=still-running
-    kill -9 "$1"
-    wait "$1" 2>/dev/null
-  else
-    status=0
-    wait "$1" || status=$?
-  fi
-}
-# writer_sql FIRST LAST: transactions FIRST..LAST, mostly of 1 to 20 rows, every 50th of 2,000
-# to 5,000 rows, with multi-row updates and deletes between.
-writer_sql() {
-  local k rows
-  echo "USE t;"
-  for ((k = $1; k <= $2; k++)); do
-    if ((k % 50 == 25)); then
-      rows=$((2000 + RANDOM % 3001))
-      echo "INSERT INTO t.r (batch, n, pad) SELECT $k, seq, REPEAT(CHAR(65 + seq % 26), 150) FROM seq_1_to_$rows;"
-    elif ((k % 7 == 3)); then
-      echo "BEGIN; UPDATE t.r SET n = n + 1, pad = CONCAT('u$k-', LEFT(pad, 40)) WHERE batch = $((k - 1)); INSERT INTO t.r (batch, n, pad) VALUES ($k, $k, 'after update'); COMMIT;"
-    elif ((k % 11 == 5)); then
-      echo "DELETE FROM t.r WHERE batch = $((k - 2));"
-    else
-      rows=$((1 + RANDOM % 20))
-      echo "INSERT INTO t.r (batch, n, pad) SELECT $k, seq, REPEAT('x', seq) FROM seq_1_to_$rows;"
-    fi
-    echo "DO SLEEP(0.02);"
-  done
-}
+wait_state_position() { wait_until "$3" jq -e --arg p "$2" '.position == $p' "$1" >/dev/null 2>&1; }
 
 assert "the two servers have server ids 1 and 2" \
   test "$(root_a -N -e 'SELECT @@server_id'):$(root_b -N -e 'SELECT @@server_id')" == 1:2
@@ -129,7 +46,7 @@ SQL
 done
 root_b <<SQL || exit 1
 RESET MASTER;
-SET GLOBAL gtid_slave_pos = '$(root_a -N -e 'SELECT @@gtid_binlog_pos')';
+SET GLOBAL gtid_slave_pos = '$(gtid_pos root_a)';
 CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = $port_a, MASTER_USER = 'repl',
   MASTER_PASSWORD = '$repl_password', MASTER_USE_GTID = slave_pos, MASTER_CONNECT_RETRY = 1;
 START SLAVE;
@@ -141,23 +58,23 @@ CREATE DATABASE t;
 CREATE TABLE t.r (id INT AUTO_INCREMENT PRIMARY KEY, batch INT NOT NULL, n BIGINT, pad VARCHAR(200),
   KEY (batch)) ENGINE=InnoDB;
 SQL
-from=$(root_a -N -e 'SELECT @@gtid_binlog_pos')
+from=$(gtid_pos root_a)
 if ! wait_gtid root_b "$from"; then
   echo "FAIL B does not replicate A: $(root_b -e 'SHOW SLAVE STATUS\G' | grep -i -e error -e running)"
   exit 1
 fi
-echo "start position $from (B: $(root_b -N -e 'SELECT @@gtid_binlog_pos'))"
+echo "start position $from (B: $(gtid_pos root_b))"
 
 seed=${STREAM_FAILOVER_SEED:-$((RANDOM * 32768 + RANDOM))}
 echo "random seed $seed (STREAM_FAILOVER_SEED=$seed reproduces the writers)"
 RANDOM=$seed
-writer_sql 1 200 >"$work/writer1.sql"
-writer_sql 201 320 >"$work/writer2.sql"
+writer_sql 1 200 0.02 >"$work/writer1.sql"
+writer_sql 201 320 0.02 >"$work/writer2.sql"
 
 # 1. The stream follows the replica B while the writer commits on A.
 state=$work/s.state
 output=$work/o.ndjson
-live_bg "$port_b" --require-read-only --from "$from" --state "$state" --output "$output" --heartbeat 1 \
+live_bg_at "$port_b" --require-read-only --from "$from" --state "$state" --output "$output" --heartbeat 1 \
   2>"$work/b.err" &
 pid=$!
 bg_pids+=("$pid")
@@ -177,7 +94,7 @@ commits_at_pause=${commits_at_pause:-0}
 assert "the stream on B has written transactions ($commits_at_pause) when it is paused" test "$commits_at_pause" -gt 0
 wait "$writer"
 assert "the writer on A committed everything" test ! -s "$work/writer1.log"
-end1=$(root_a -N -e 'SELECT @@gtid_binlog_pos')
+end1=$(gtid_pos root_a)
 
 # 2. The switchover: A read-only, B caught up, B promoted, A its replica.
 root_a -e 'SET GLOBAL read_only = ON' || exit 1
@@ -214,7 +131,7 @@ assert "B promoted: the stream had not read all of A's transactions (${saved##*-
 lines_b=$(wc -l <"$output")
 
 # 3. Against A, the new replica, with the same state and output; the writer now commits on B.
-live_bg "$port_a" --require-read-only --state "$state" --output "$output" --heartbeat 1 2>"$work/a.err" &
+live_bg_at "$port_a" --require-read-only --state "$state" --output "$output" --heartbeat 1 2>"$work/a.err" &
 pid=$!
 bg_pids+=("$pid")
 root_b <"$work/writer2.sql" >"$work/writer2.log" 2>&1 &
@@ -222,7 +139,7 @@ writer=$!
 bg_pids+=("$writer")
 wait "$writer"
 assert "the writer on B committed everything" test ! -s "$work/writer2.log"
-end=$(root_b -N -e 'SELECT @@gtid_binlog_pos')
+end=$(gtid_pos root_b)
 assert "A has every transaction of B" wait_gtid root_a "$end"
 assert "the stream on A reaches the end ($end)" wait_state_position "$state" "$end" 30
 assert "the stream on A is still running" kill -0 "$pid"
@@ -234,9 +151,9 @@ echo "  stderr: $(head -c 500 "$work/a.err")"
 assert "the stream on A: the state names A" jq -e --arg s "127.0.0.1:$port_a" '.server == $s' "$state"
 
 # 4. One uninterrupted run over the same range against A, and (a check of the setup) against B.
-expect "an uninterrupted run against A exits 0" 0 live "$port_a" --from "$from" --until now
+expect "an uninterrupted run against A exits 0" 0 live_at "$port_a" --from "$from" --until now
 cp "$work/out" "$work/ref_a.ndjson"
-expect "an uninterrupted run against B exits 0" 0 live "$port_b" --from "$from" --until now
+expect "an uninterrupted run against B exits 0" 0 live_at "$port_b" --from "$from" --until now
 cp "$work/out" "$work/ref_b.ndjson"
 without_binlog_coordinates "$work/ref_a.ndjson" >"$work/ref_a.cmp"
 without_binlog_coordinates "$work/ref_b.ndjson" >"$work/ref_b.cmp"

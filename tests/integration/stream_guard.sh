@@ -6,39 +6,9 @@
 # message; binlog_format=STATEMENT exits 78 naming the setting.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
-source "$source_dir/scripts/lib/throwaway_mariadb.sh"
-stream="$tools_dir/cdc-stream"
-srv="$work/srv"
-bg_pids=()
-trap 'for p in "${bg_pids[@]}"; do kill -9 "$p" 2>/dev/null; done; throwaway_stop "$srv"; rm -rf "$work"' EXIT
-
-if ! "$stream" --help 2>/dev/null | grep -q -- '--from'; then
-  echo "FAIL cdc-stream has no live mode: its --help does not list --from"
-  exit 1
-fi
+source "$(dirname "$0")/live_lib.sh"
+require_live_mode
 throwaway_start "$srv" || exit 1
-
-root() { mariadb --no-defaults --default-character-set=utf8mb4 -S "$THROWAWAY_SOCKET" -uroot "$@"; }
-live() { MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 60 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"; }
-live_bg() { MYSQL_PWD=$THROWAWAY_CDC_PASSWORD exec "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"; }
-gtid_pos() { root -N -e 'SELECT @@gtid_binlog_pos'; }
-dump_threads() { root -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'"; }
-wait_for_text() {
-  local i
-  for ((i = 0; i < $3 * 10; i++)); do
-    grep -q -F -- "$2" "$1" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
-}
-wait_dump_threads() {
-  local i
-  for ((i = 0; i < 100; i++)); do
-    [[ $(dump_threads) == "$1" ]] && return 0
-    sleep 0.1
-  done
-  return 1
-}
 
 root -e 'CREATE DATABASE t; CREATE TABLE t.g (id INT PRIMARY KEY) ENGINE=InnoDB' || exit 1
 
@@ -55,18 +25,7 @@ sleep 1
 assert "read_only=ON: the stream keeps running" kill -0 "$pid"
 root -e 'SET GLOBAL read_only = OFF' || exit 1
 flipped=$SECONDS
-for ((i = 0; i < 200; i++)); do
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-done
-if kill -0 "$pid" 2>/dev/null; then
-  status=still-running
-  kill -9 "$pid"
-  wait "$pid" 2>/dev/null
-else
-  wait "$pid"
-  status=$?
-fi
+wait_exit "$pid" 20
 bg_pids=()
 echo "  it ended $((SECONDS - flipped)) s after read_only turned OFF"
 assert "read_only turned OFF: exit 4 within 20 s (got $status)" test "$status" == 4

@@ -5,20 +5,9 @@
 # --from earliest still works.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
-source "$source_dir/scripts/lib/throwaway_mariadb.sh"
-stream="$tools_dir/cdc-stream"
-srv="$work/srv"
-trap 'throwaway_stop "$srv"; rm -rf "$work"' EXIT
-
-if ! "$stream" --help 2>/dev/null | grep -q -- '--from'; then
-  echo "FAIL cdc-stream has no live mode: its --help does not list --from"
-  exit 1
-fi
+source "$(dirname "$0")/live_lib.sh"
+require_live_mode
 throwaway_start "$srv" || exit 1
-
-root() { mariadb --no-defaults --default-character-set=utf8mb4 -S "$THROWAWAY_SOCKET" -uroot "$@"; }
-live() { MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 60 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"; }
-gtid_pos() { root -N -e 'SELECT @@gtid_binlog_pos'; }
 
 root -e 'CREATE DATABASE t; CREATE TABLE t.p (id INT PRIMARY KEY) ENGINE=InnoDB; INSERT INTO t.p VALUES (1); INSERT INTO t.p VALUES (2)' || exit 1
 expect "a first run saves its state" 0 live --from earliest --until now --state "$work/state"

@@ -8,43 +8,9 @@
 # ignored with a notice.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
-source "$source_dir/scripts/lib/throwaway_mariadb.sh"
-stream="$tools_dir/cdc-stream"
-srv="$work/srv"
-bg_pids=()
-trap 'for p in "${bg_pids[@]}"; do kill -9 "$p" 2>/dev/null; done; throwaway_stop "$srv"; rm -rf "$work"' EXIT
-
-if ! "$stream" --help 2>/dev/null | grep -q -- '--from'; then
-  echo "FAIL cdc-stream has no live mode: its --help does not list --from"
-  exit 1
-fi
+source "$(dirname "$0")/live_lib.sh"
+require_live_mode
 throwaway_start "$srv" || exit 1
-
-root() { mariadb --no-defaults --default-character-set=utf8mb4 -S "$THROWAWAY_SOCKET" -uroot "$@"; }
-live() { MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 60 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"; }
-live_bg() { MYSQL_PWD=$THROWAWAY_CDC_PASSWORD exec "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"; }
-gtid_pos() { root -N -e 'SELECT @@gtid_binlog_pos'; }
-same_file() {
-  local name=$1 want=$2 got=$3
-  if cmp -s "$want" "$got"; then
-    passes=$((passes + 1))
-    echo "ok   $name"
-    return
-  fi
-  failures=$((failures + 1))
-  echo "FAIL $name: got $(wc -l <"$got") lines ($(wc -c <"$got") bytes), expected $(wc -l <"$want") ($(wc -c <"$want") bytes)"
-  local how line
-  how=$(cmp "$want" "$got" 2>&1 | head -1)
-  line=$(sed -n 's/.*line \([0-9]*\).*/\1/p' <<<"$how")
-  [[ $how == *EOF* ]] && line=$((${line:-0} + 1))
-  echo "  first difference at line ${line:-?} ($how)"
-  if [[ -n $line ]]; then
-    echo "  expected: $(sed -n "${line}p" "$want" | cut -c1-600)"
-    echo "  got:      $(sed -n "${line}p" "$got" | cut -c1-600)"
-  fi
-}
-# commit_gtids FILE: the gtid of every commit line, in order (torn last lines are fine).
-commit_gtids() { grep '"op":"commit"' "$1" | sed -n 's/^{"op":"commit","v":1,"gtid":"\([^"]*\)".*/\1/p'; }
 
 root <<'SQL' || exit 1
 CREATE DATABASE t;
@@ -58,23 +24,7 @@ from=$(gtid_pos)
 seed=${STREAM_RESUME_SEED:-$((RANDOM * 32768 + RANDOM))}
 echo "random seed $seed (STREAM_RESUME_SEED=$seed reproduces the writer and the kill times)"
 RANDOM=$seed
-{
-  echo "USE t;"
-  for ((k = 1; k <= 300; k++)); do
-    if ((k % 50 == 25)); then
-      rows=$((2000 + RANDOM % 3001))
-      echo "INSERT INTO t.r (batch, n, pad) SELECT $k, seq, REPEAT(CHAR(65 + seq % 26), 150) FROM seq_1_to_$rows;"
-    elif ((k % 7 == 3)); then
-      echo "BEGIN; UPDATE t.r SET n = n + 1, pad = CONCAT('u$k-', LEFT(pad, 40)) WHERE batch = $((k - 1)); INSERT INTO t.r (batch, n, pad) VALUES ($k, $k, 'after update'); COMMIT;"
-    elif ((k % 11 == 5)); then
-      echo "DELETE FROM t.r WHERE batch = $((k - 2));"
-    else
-      rows=$((1 + RANDOM % 20))
-      echo "INSERT INTO t.r (batch, n, pad) SELECT $k, seq, REPEAT('x', seq) FROM seq_1_to_$rows;"
-    fi
-    echo "DO SLEEP(0.04);"
-  done
-} >"$work/writer.sql"
+writer_sql 1 300 0.04 >"$work/writer.sql"
 root <"$work/writer.sql" >"$work/writer.log" 2>&1 &
 writer=$!
 bg_pids+=("$writer")

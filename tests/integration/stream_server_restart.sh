@@ -6,48 +6,9 @@
 # nothing twice.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
-source "$source_dir/scripts/lib/throwaway_mariadb.sh"
-stream="$tools_dir/cdc-stream"
-srv="$work/srv"
-bg_pids=()
-trap 'for p in "${bg_pids[@]}"; do kill -9 "$p" 2>/dev/null; done; throwaway_stop "$srv"; rm -rf "$work"' EXIT
-
-if ! "$stream" --help 2>/dev/null | grep -q -- '--from'; then
-  echo "FAIL cdc-stream has no live mode: its --help does not list --from"
-  exit 1
-fi
+source "$(dirname "$0")/live_lib.sh"
+require_live_mode
 throwaway_start "$srv" || exit 1
-
-root() { mariadb --no-defaults --default-character-set=utf8mb4 -S "$THROWAWAY_SOCKET" -uroot "$@"; }
-live_bg() { MYSQL_PWD=$THROWAWAY_CDC_PASSWORD exec "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"; }
-gtid_pos() { root -N -e 'SELECT @@gtid_binlog_pos'; }
-same_file() {
-  local name=$1 want=$2 got=$3
-  if cmp -s "$want" "$got"; then
-    passes=$((passes + 1))
-    echo "ok   $name"
-    return
-  fi
-  failures=$((failures + 1))
-  echo "FAIL $name: got $(wc -l <"$got") lines ($(wc -c <"$got") bytes), expected $(wc -l <"$want") ($(wc -c <"$want") bytes)"
-  local how line
-  how=$(cmp "$want" "$got" 2>&1 | head -1)
-  line=$(sed -n 's/.*line \([0-9]*\).*/\1/p' <<<"$how")
-  [[ $how == *EOF* ]] && line=$((${line:-0} + 1))
-  echo "  first difference at line ${line:-?} ($how)"
-  if [[ -n $line ]]; then
-    echo "  expected: $(sed -n "${line}p" "$want" | cut -c1-600)"
-    echo "  got:      $(sed -n "${line}p" "$got" | cut -c1-600)"
-  fi
-}
-wait_for_text() {
-  local i
-  for ((i = 0; i < $3 * 10; i++)); do
-    grep -q -F -- "$2" "$1" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
-}
 
 # The server's own command line, to start it again exactly as throwaway_start did.
 mapfile -d '' -t server_argv <"/proc/$(cat "$srv/launcher.pid")/cmdline"

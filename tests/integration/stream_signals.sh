@@ -5,46 +5,9 @@
 # nothing on stderr. --stats writes stats lines on stderr.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
-source "$source_dir/scripts/lib/throwaway_mariadb.sh"
-stream="$tools_dir/cdc-stream"
-srv="$work/srv"
-bg_pids=()
-trap 'for p in "${bg_pids[@]}"; do kill -9 "$p" 2>/dev/null; done; throwaway_stop "$srv"; rm -rf "$work"' EXIT
-
-if ! "$stream" --help 2>/dev/null | grep -q -- '--from'; then
-  echo "FAIL cdc-stream has no live mode: its --help does not list --from"
-  exit 1
-fi
+source "$(dirname "$0")/live_lib.sh"
+require_live_mode
 throwaway_start "$srv" || exit 1
-
-root() { mariadb --no-defaults --default-character-set=utf8mb4 -S "$THROWAWAY_SOCKET" -uroot "$@"; }
-live() { MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 60 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"; }
-live_bg() { MYSQL_PWD=$THROWAWAY_CDC_PASSWORD exec "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"; }
-gtid_pos() { root -N -e 'SELECT @@gtid_binlog_pos'; }
-wait_for_text() {
-  local i
-  for ((i = 0; i < $3 * 10; i++)); do
-    grep -q -F -- "$2" "$1" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
-}
-# ends_within PID SECONDS: waits for PID to end; sets status (or "still-running", then kills it).
-ends_within() {
-  local i
-  for ((i = 0; i < $2 * 10; i++)); do
-    kill -0 "$1" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$1" 2>/dev/null; then
-    status=still-running
-    kill -9 "$1"
-    wait "$1" 2>/dev/null
-  else
-    wait "$1"
-    status=$?
-  fi
-}
 
 root -e 'CREATE DATABASE t; CREATE TABLE t.s (id INT PRIMARY KEY) ENGINE=InnoDB' || exit 1
 
@@ -60,7 +23,7 @@ for sig in TERM INT; do
   sleep 3.5
   assert "SIG$sig: the idle stream stays up through heartbeats" kill -0 "$pid"
   kill -"$sig" "$pid"
-  ends_within "$pid" 3
+  wait_exit "$pid" 3
   bg_pids=()
   assert "SIG$sig while idle: exit 0 within 3 s (got $status)" test "$status" == 0
   assert "SIG$sig: the state is saved at the last transaction" jq -e --arg p "$pos" '.position == $p' "$state"
@@ -83,14 +46,14 @@ bg_pids+=("$head_pid")
 live_bg --from earliest >"$work/pipe" 2>"$work/epipe.err" &
 pid=$!
 bg_pids+=("$pid")
-ends_within "$head_pid" 15
+wait_exit "$head_pid" 15
 assert "| head -1: head got its line (got $status)" test "$status" == 0
 for ((i = 100; i < 150; i++)); do
   kill -0 "$pid" 2>/dev/null || break
   root -e "INSERT INTO t.s VALUES ($i)" || exit 1
   sleep 0.2
 done
-ends_within "$pid" 1
+wait_exit "$pid" 1
 bg_pids=()
 assert "| head -1: the stream ends once the reader is gone and a change comes (got $status)" test "$status" != still-running
 assert "| head -1: exit 0 (got $status)" test "$status" == 0
