@@ -63,9 +63,14 @@ bool is_numeric_type(std::string_view data_type) {
   return kNumeric.contains(data_type);
 }
 
+// Columns stored as binary strings, whose NULL COLLATION_NAME means binary (63) in the
+// binlog's charset metadata; GEOMETRY is a BLOB underneath and has a slot there too.
 bool is_binary_string_type(std::string_view data_type) {
-  return data_type == "binary" || data_type == "varbinary" || data_type == "tinyblob" || data_type == "blob" ||
-         data_type == "mediumblob" || data_type == "longblob";
+  static const std::set<std::string_view> kBinary = {
+      "binary",     "varbinary",       "tinyblob",     "blob",       "mediumblob",         "longblob",
+      "geometry",   "point",           "linestring",   "polygon",    "multipoint",         "multilinestring",
+      "multipolygon", "geometrycollection"};
+  return kBinary.contains(data_type);
 }
 
 // The TABLE_MAP types a DATA_TYPE can be logged as; nullopt for types we cannot judge

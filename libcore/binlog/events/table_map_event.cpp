@@ -30,10 +30,11 @@ bool has_signedness_bit(ColumnType type, ServerFlavor flavor) {
 }
 
 // Columns that take part in DEFAULT_CHARSET / COLUMN_CHARSET (log_event.cc is_character_type):
-// CHAR, VARCHAR, the BLOB/TEXT family and (MySQL 9) VECTOR, which is stored as a binary
+// CHAR, VARCHAR, the BLOB/TEXT family, GEOMETRY (a BLOB underneath) and (MySQL 9) VECTOR, which is stored as a binary
 // string; ENUM and SET have their own charset fields.
 bool is_character(ColumnType type) {
   switch (type) {
+    case ColumnType::geometry:  // "Base class is blob for geom type" (log_event.cc): it takes a charset slot
     case ColumnType::vector:
     case ColumnType::string:
     case ColumnType::var_string:
