@@ -7,6 +7,7 @@
 #include <errmsg.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <utility>
 
 namespace cdc::mysql {
@@ -227,6 +228,167 @@ bool Connection::uses_tls() const { return mysql_get_ssl_cipher(impl_->handle) !
 
 std::string client_library_version() {
   return fmt::format("MariaDB Connector/C {}", mysql_get_client_info());
+}
+
+
+// ---- cdc-snapshot: streamed statements ----
+
+namespace {
+
+// The statement handle, closed on every path (mysql_stmt_close discards unread rows).
+struct StatementCloser {
+  MYSQL_STMT* stmt;
+  ~StatementCloser() {
+    if (stmt != nullptr) mysql_stmt_close(stmt);
+  }
+};
+
+bool is_integer_field(enum_field_types type) {
+  switch (type) {
+    case MYSQL_TYPE_TINY:
+    case MYSQL_TYPE_SHORT:
+    case MYSQL_TYPE_LONG:
+    case MYSQL_TYPE_LONGLONG:
+    case MYSQL_TYPE_INT24:
+    case MYSQL_TYPE_YEAR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_time_field(enum_field_types type) {
+  switch (type) {
+    case MYSQL_TYPE_DATE:
+    case MYSQL_TYPE_NEWDATE:
+    case MYSQL_TYPE_TIME:
+    case MYSQL_TYPE_DATETIME:
+    case MYSQL_TYPE_TIMESTAMP:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+Result<std::uint64_t> Connection::stream_rows(
+    std::string_view sql, const std::function<Result<void>(const std::vector<StreamColumn>&)>& on_columns,
+    const std::function<Result<void>(const std::vector<StreamCell>&)>& on_row) {
+  MYSQL* handle = impl_->handle;
+  const auto server_error = [&](MYSQL_STMT* stmt, std::string_view what) {
+    const unsigned error_number = stmt != nullptr ? mysql_stmt_errno(stmt) : mysql_errno(handle);
+    const Errc code = error_number >= CR_MIN_ERROR && error_number <= CR_MAX_ERROR ? Errc::unavailable : Errc::server;
+    return Error{code, fmt::format("{}: {} '{}' failed: {} [{}]", impl_->endpoint, what, sql,
+                                   stmt != nullptr ? mysql_stmt_error(stmt) : mysql_error(handle), error_number)};
+  };
+  StatementCloser closer{mysql_stmt_init(handle)};
+  MYSQL_STMT* stmt = closer.stmt;
+  if (stmt == nullptr) return fail(Errc::internal, "mysql_stmt_init failed: out of memory");
+  if (mysql_stmt_prepare(stmt, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
+    return fail(server_error(stmt, "preparing"));
+  if (mysql_stmt_execute(stmt) != 0) return fail(server_error(stmt, "executing"));
+  MYSQL_RES* meta = mysql_stmt_result_metadata(stmt);
+  if (meta == nullptr) return std::uint64_t{0};
+  const unsigned count = mysql_num_fields(meta);
+  const MYSQL_FIELD* fields = mysql_fetch_fields(meta);
+  std::vector<StreamColumn> columns(count);
+  for (unsigned i = 0; i < count; ++i) {
+    columns[i].name = fields[i].name;
+    columns[i].type = static_cast<std::uint8_t>(fields[i].type);
+    columns[i].charsetnr = static_cast<std::uint16_t>(fields[i].charsetnr);
+    columns[i].flags = fields[i].flags;
+    columns[i].decimals = fields[i].decimals;
+    columns[i].length = fields[i].length;
+  }
+  mysql_free_result(meta);
+  if (auto accepted = on_columns(columns); !accepted) return fail(accepted.error());
+
+  // One bind per column, typed so that the library hands over the binary protocol's values
+  // unconverted: 8-byte integers, float, double, MYSQL_TIME, or the bytes.
+  std::vector<MYSQL_BIND> binds(count);
+  std::vector<MYSQL_TIME> times(count);
+  std::vector<std::string> buffers(count);
+  std::vector<unsigned long> lengths(count);
+  std::vector<my_bool> nulls(count);
+  std::vector<my_bool> truncated(count);
+  std::vector<StreamCell> cells(count);
+  const auto bind_column = [&](unsigned i) {
+    MYSQL_BIND& bind = binds[i];
+    std::memset(&bind, 0, sizeof bind);
+    bind.length = &lengths[i];
+    bind.is_null = &nulls[i];
+    bind.error = &truncated[i];
+    const auto type = static_cast<enum_field_types>(columns[i].type);
+    if (is_integer_field(type)) {
+      bind.buffer_type = MYSQL_TYPE_LONGLONG;
+      bind.buffer = &cells[i].integer;
+      bind.is_unsigned = (columns[i].flags & UNSIGNED_FLAG) != 0 || type == MYSQL_TYPE_YEAR;
+    } else if (type == MYSQL_TYPE_FLOAT) {
+      bind.buffer_type = MYSQL_TYPE_FLOAT;
+      bind.buffer = &cells[i].real32;
+    } else if (type == MYSQL_TYPE_DOUBLE) {
+      bind.buffer_type = MYSQL_TYPE_DOUBLE;
+      bind.buffer = &cells[i].real64;
+    } else if (is_time_field(type)) {
+      bind.buffer_type = type == MYSQL_TYPE_NEWDATE ? MYSQL_TYPE_DATE : type;
+      bind.buffer = &times[i];
+      bind.buffer_length = sizeof(MYSQL_TIME);
+    } else {
+      if (buffers[i].empty()) buffers[i].resize(256);
+      bind.buffer_type = MYSQL_TYPE_BLOB;
+      bind.buffer = buffers[i].data();
+      bind.buffer_length = static_cast<unsigned long>(buffers[i].size());
+    }
+  };
+  for (unsigned i = 0; i < count; ++i) bind_column(i);
+  if (mysql_stmt_bind_result(stmt, binds.data()) != 0) return fail(server_error(stmt, "binding the result of"));
+
+  std::uint64_t rows = 0;
+  for (;;) {
+    const int fetched = mysql_stmt_fetch(stmt);
+    if (fetched == MYSQL_NO_DATA) break;
+    if (fetched == 1) return fail(server_error(stmt, "reading the rows of"));
+    bool rebind = false;
+    for (unsigned i = 0; i < count; ++i) {
+      StreamCell& cell = cells[i];
+      cell.is_null = nulls[i] != 0;
+      if (cell.is_null) continue;
+      const auto type = static_cast<enum_field_types>(columns[i].type);
+      if (is_time_field(type)) {
+        const MYSQL_TIME& t = times[i];
+        // Connector/C folds a TIME's days into its hours; keep days too in case it does not.
+        cell.time = StreamTime{t.year, t.month, t.day, t.hour, t.minute, t.second, t.second_part, t.neg != 0};
+        if (type == MYSQL_TYPE_TIME && t.day != 0) {
+          cell.time.hour += t.day * 24;
+          cell.time.day = 0;
+        }
+      } else if (binds[i].buffer_type == MYSQL_TYPE_BLOB) {
+        if (fetched == MYSQL_DATA_TRUNCATED && lengths[i] > buffers[i].size()) {
+          // Longer than the buffer: grow it, read the value again, and bind the larger buffer
+          // for the next rows. Memory is bounded by the largest value, not the result.
+          buffers[i].resize(lengths[i]);
+          MYSQL_BIND again;
+          std::memset(&again, 0, sizeof again);
+          unsigned long length = 0;
+          again.buffer_type = MYSQL_TYPE_BLOB;
+          again.buffer = buffers[i].data();
+          again.buffer_length = static_cast<unsigned long>(buffers[i].size());
+          again.length = &length;
+          if (mysql_stmt_fetch_column(stmt, &again, i, 0) != 0) return fail(server_error(stmt, "reading a long value of"));
+          rebind = true;
+        }
+        cell.bytes = std::string_view(buffers[i].data(), lengths[i]);
+      }
+    }
+    ++rows;
+    if (auto done = on_row(cells); !done) return fail(done.error());
+    if (rebind) {
+      for (unsigned i = 0; i < count; ++i) bind_column(i);
+      if (mysql_stmt_bind_result(stmt, binds.data()) != 0) return fail(server_error(stmt, "binding the result of"));
+    }
+  }
+  return rows;
 }
 
 }  // namespace cdc::mysql

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <optional>
@@ -53,6 +54,45 @@ class Connection {
   struct Impl;
   explicit Connection(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
+
+  // ---- cdc-snapshot: one statement's result streamed row by row (binary protocol) ----
+ public:
+  // A result column as the server describes it. type is the protocol's field type (the same
+  // numbers as rowimage::ColumnType: 1 TINY ... 254 STRING, 255 GEOMETRY); flags the
+  // protocol's column flags (32 UNSIGNED, 128 BINARY, 256 ENUM, 2048 SET); charsetnr the
+  // collation id the values come in (the column's own with character_set_results = NULL).
+  struct StreamColumn {
+    std::string name;
+    std::uint8_t type = 0;
+    std::uint16_t charsetnr = 0;
+    std::uint32_t flags = 0;
+    std::uint32_t decimals = 0;
+    std::uint64_t length = 0;
+  };
+  // One value of a row, valid only during the row callback. Which member holds it follows
+  // the column's type: integers (TINY..LONGLONG, INT24, YEAR) in integer (unsigned ones
+  // bit-cast), FLOAT in real32, DOUBLE in real64, DATE/TIME/DATETIME/TIMESTAMP in time, every
+  // other type in bytes (the value's own bytes, no conversion).
+  struct StreamTime {
+    unsigned year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+    unsigned long micros = 0;
+    bool negative = false;
+  };
+  struct StreamCell {
+    bool is_null = false;
+    std::int64_t integer = 0;
+    float real32 = 0;
+    double real64 = 0;
+    StreamTime time;
+    std::string_view bytes;
+  };
+  // Prepares sql (no parameters), executes it and fetches its rows one at a time without
+  // storing the result: memory holds one row. on_columns runs once before the first row; an
+  // error from on_row stops the fetch (the rest is discarded) and is returned. The value is
+  // the number of rows read.
+  Result<std::uint64_t> stream_rows(
+      std::string_view sql, const std::function<Result<void>(const std::vector<StreamColumn>&)>& on_columns,
+      const std::function<Result<void>(const std::vector<StreamCell>&)>& on_row);
 };
 
 // The client library's own version, for --version.

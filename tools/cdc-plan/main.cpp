@@ -1,34 +1,68 @@
-// cdc-plan: discover tables, check the server's settings, split tables into key-range chunks.
+// cdc-plan: check the server's settings, discover tables, split them into key-range chunks.
 
 #include <unistd.h>
 
 #include "check/run_check.h"
 #include "cli/tool_cli.h"
+#include "plan/run_plan.h"
 #include "util/exit_code.h"
 
 int main(int argc, char** argv) {
   cdc::cli::ToolCli cli("cdc-plan",
                         "cdc-plan - check a MySQL/MariaDB server for change data capture and plan "
-                        "table snapshots.\nPrints NDJSON on stdout.");
+                        "table snapshots.\nPrints NDJSON on stdout: op:\"chunk\" lines for cdc-snapshot, or the "
+                        "--check report.");
   cdc::mysql::ConnectionOptions connection;
+  cdc::plan::PlanOptions options;
+  std::vector<std::string> chunk_keys;
   bool check = false;
   cli.add_connection_options(connection);
-  cli.app()
-      .add_flag("--check", check,
-                "Check the server's binlog settings and this account's grants: one op:\"check\" line "
-                "each, then op:\"check_summary\". Exit 0 when usable, 78 when a setting must change")
+  CLI::App& app = cli.app();
+  app.add_flag("--check", check,
+               "Check the server's binlog settings and this account's grants: one op:\"check\" line "
+               "each, then op:\"check_summary\". Exit 0 when usable, 78 when a setting must change")
       ->group("Mode");
+  app.add_option("--tables", options.tables,
+                 "Plan these tables: comma-separated DB.TABLE globs (* and ?; DB alone means DB.*). "
+                 "Base tables only, never the system schemas")
+      ->group("Tables");
+  app.add_option("--exclude", options.exclude, "Skip tables matching these DB.TABLE globs")->group("Tables");
+  app.add_option("--chunk-key", chunk_keys,
+                 "DB.TABLE=COL[,COL]: split that table by these columns, the leading columns of any index "
+                 "(needed for tables without a primary key). Repeatable")
+      ->group("Chunks");
+  app.add_option("--chunk-size", options.policy.chunk_size, "Rows per chunk. Default: 8096")->group("Chunks");
+  app.add_option("--distribution-factor-lower", options.policy.factor_lower,
+                 "Split a single integer key arithmetically when (max-min+1)/rows is at least this. Default: 0.05")
+      ->group("Chunks");
+  app.add_option("--distribution-factor-upper", options.policy.factor_upper,
+                 "... and at most this; otherwise walk the index. Default: 1000")
+      ->group("Chunks");
+  app.add_flag("--force", options.force, "Plan even when the server check fails (its problems still go to stderr)")
+      ->group("Chunks");
   cli.set_examples(
       "Examples:\n"
       "  cdc-plan --check -h db1 -u cdc -p\n"
-      "  cdc-plan --check --defaults-file ~/.cdc.cnf | jq -r 'select(.status==\"fail\").fix'\n");
+      "  cdc-plan --defaults-file ~/.cdc.cnf --tables 'shop.*' --exclude 'shop.tmp_*' > chunks.ndjson\n"
+      "  cdc-plan --tables shop.events --chunk-key shop.events=created_at,id --chunk-size 50000\n");
   if (const auto code = cli.parse(argc, argv)) return *code;
-  if (!check)
-    return cli.usage_error("nothing to do: give --check (table discovery and chunk planning are not in this version yet)");
 
-  const auto report = cdc::check::run(connection, STDOUT_FILENO, STDERR_FILENO, cli.tool_name());
-  if (!report) return cli.report(report.error());
-  if (::close(STDOUT_FILENO) != 0)
-    return cli.report(cdc::Error{cdc::Errc::io, "closing stdout failed"});
-  return report->usable() ? static_cast<int>(cdc::ExitCode::success) : static_cast<int>(cdc::ExitCode::config);
+  if (check) {
+    const auto report = cdc::check::run(connection, STDOUT_FILENO, STDERR_FILENO, cli.tool_name());
+    if (!report) return cli.report(report.error());
+    if (::close(STDOUT_FILENO) != 0) return cli.report(cdc::Error{cdc::Errc::io, "closing stdout failed"});
+    return report->usable() ? static_cast<int>(cdc::ExitCode::success) : static_cast<int>(cdc::ExitCode::config);
+  }
+  if (options.tables.empty()) return cli.usage_error("nothing to do: give --tables PATTERN to plan, or --check");
+  for (const std::string& text : chunk_keys) {
+    auto key = cdc::plan::parse_chunk_key(text);
+    if (!key) return cli.usage_error(key.error().message);
+    options.chunk_keys.push_back(std::move(*key));
+  }
+  if (auto valid = cdc::plan::validate(options); !valid) return cli.usage_error(valid.error().message);
+
+  const auto summary = cdc::plan::run(connection, options, STDOUT_FILENO, STDERR_FILENO, cli.tool_name());
+  if (!summary) return cli.report(summary.error());
+  if (::close(STDOUT_FILENO) != 0) return cli.report(cdc::Error{cdc::Errc::io, "closing stdout failed"});
+  return static_cast<int>(cdc::ExitCode::success);
 }

@@ -1,18 +1,42 @@
 // cdc-snapshot: read key-range chunks, each bracketed by low/high binlog watermarks.
 
+#include <unistd.h>
+
 #include "cli/tool_cli.h"
+#include "snapshot/run_snapshot.h"
 #include "util/exit_code.h"
+#include "util/fd_io.h"
 
 int main(int argc, char** argv) {
   cdc::cli::ToolCli cli("cdc-snapshot",
                         "cdc-snapshot - read table chunks planned by cdc-plan, each bracketed by "
-                        "low/high binlog watermarks.\nPrints NDJSON on stdout.");
-  cdc::mysql::ConnectionOptions connection;
-  std::vector<std::string> inputs;
-  cli.add_connection_options(connection);
-  cli.app().add_option("CHUNKS", inputs, "Files of op:\"chunk\" lines; - or none reads stdin")->group("Input");
-  cli.set_examples("Examples:\n  cdc-snapshot --version\n");
+                        "low/high binlog watermarks.\nPrints NDJSON on stdout (or one file per chunk with "
+                        "--output-dir).");
+  cdc::snapshot::Options options;
+  cli.add_connection_options(options.connection);
+  auto& app = cli.app();
+  app.add_option("CHUNKS", options.inputs, "Files of op:\"chunk\" lines; - or none reads stdin")->group("Input");
+  app.add_option("--output-dir", options.output_dir,
+                 "Write each chunk to DIR/DB.TABLE.INDEX.ndjson (under a .partial name until its high line is "
+                 "out); a rerun skips the chunks already there")
+      ->type_name("DIR")
+      ->group("Output");
+  app.add_flag("--progress", options.progress,
+               "Progress on stderr (chunks done/total, rows/s, ETA) even when stderr is not a terminal")
+      ->group("Output");
+  cli.set_examples(
+      "Examples:\n"
+      "  cdc-plan --tables 'shop.*' | cdc-snapshot > snapshot.ndjson\n"
+      "  cdc-plan --tables shop.orders > chunks.ndjson\n"
+      "  split -n l/4 chunks.ndjson part. && ls part.* | xargs -P 4 -n 1 cdc-snapshot --output-dir out\n");
   if (const auto code = cli.parse(argc, argv)) return *code;
-  return cli.report(cdc::Error{cdc::Errc::unsupported,
-                               "reading chunks is not in this version yet; only --help and --version work"});
+  auto summary = cdc::snapshot::run(options, STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO);
+  if (!summary) {
+    // A reader that went away (| head) is not an error, as for cdc-stream; the chunk it cut
+    // has no high line.
+    if (cdc::is_broken_pipe(summary.error())) return static_cast<int>(cdc::ExitCode::success);
+    return cli.report(summary.error());
+  }
+  if (::close(STDOUT_FILENO) != 0) return cli.report(cdc::Error{cdc::Errc::io, "closing stdout failed"});
+  return static_cast<int>(cdc::ExitCode::success);
 }

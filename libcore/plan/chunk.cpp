@@ -1,0 +1,266 @@
+#include "plan/chunk.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "ndjson/writer.h"
+
+namespace cdc::plan {
+
+namespace {
+
+constexpr std::uint64_t kSignBit = std::uint64_t{1} << 63;
+
+std::string hex_of(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const char c : bytes) {
+    const auto byte = static_cast<unsigned char>(c);
+    out.push_back(kDigits[byte >> 4]);
+    out.push_back(kDigits[byte & 0x0F]);
+  }
+  return out;
+}
+
+bool all_of_chars(std::string_view text, std::string_view allowed) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [&](char c) {
+    return (c >= '0' && c <= '9') || allowed.find(c) != std::string_view::npos;
+  });
+}
+
+void write_value(const KeyColumn& column, std::string_view value, ndjson::Writer& out) {
+  switch (column.kind) {
+    case KeyKind::signed_integer:
+    case KeyKind::unsigned_integer:
+      out.raw_number(value);
+      return;
+    case KeyKind::binary:
+      out.string_base64(value);
+      return;
+    case KeyKind::timestamp:
+      out.string(fmt::format("{}Z", value));
+      return;
+    case KeyKind::decimal:
+    case KeyKind::text:
+    case KeyKind::temporal:
+      out.string(value);
+      return;
+  }
+}
+
+void write_tuple(const std::vector<KeyColumn>& key, const std::optional<KeyTuple>& tuple, ndjson::Writer& out) {
+  if (!tuple) {
+    out.null();
+    return;
+  }
+  out.begin_array();
+  for (std::size_t i = 0; i < key.size() && i < tuple->size(); ++i) write_value(key[i], (*tuple)[i], out);
+  out.end_array();
+}
+
+}  // namespace
+
+std::uint64_t bias_signed(std::int64_t value) noexcept { return static_cast<std::uint64_t>(value) ^ kSignBit; }
+
+std::string unbiased_text(std::uint64_t biased, bool is_unsigned) {
+  if (is_unsigned) return fmt::format("{}", biased);
+  return fmt::format("{}", static_cast<std::int64_t>(biased ^ kSignBit));
+}
+
+std::optional<std::uint64_t> parse_biased(std::string_view text, bool is_unsigned) {
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  if (is_unsigned) {
+    std::uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(first, last, value);
+    if (ec != std::errc{} || end != last) return std::nullopt;
+    return value;
+  }
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(first, last, value);
+  if (ec != std::errc{} || end != last) return std::nullopt;
+  return bias_signed(value);
+}
+
+double distribution_factor(const IntegerKeyRange& range, std::uint64_t rows) noexcept {
+  if (rows == 0) return std::numeric_limits<double>::infinity();
+  // max - min + 1 can be 2^64: compute in long double.
+  const long double span = static_cast<long double>(range.max - range.min) + 1.0L;
+  return static_cast<double>(span / static_cast<long double>(rows));
+}
+
+std::optional<std::vector<Chunk>> plan_integer_chunks(const IntegerKeyRange& range, std::uint64_t rows,
+                                                      const ChunkPolicy& policy) {
+  if (range.max < range.min) return std::nullopt;
+  const double factor = distribution_factor(range, rows);
+  if (!(factor >= policy.factor_lower && factor <= policy.factor_upper)) return std::nullopt;
+  const long double width = static_cast<long double>(policy.chunk_size) * static_cast<long double>(factor);
+  const std::uint64_t step =
+      width >= 1.8e19L ? std::numeric_limits<std::uint64_t>::max()
+                       : std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::floor(width)));
+  const long double per_value = 1.0L / static_cast<long double>(factor);  // rows per key value
+
+  std::vector<Chunk> chunks;
+  std::optional<KeyTuple> start;
+  std::uint64_t lower = range.min;
+  // Boundaries min + step, min + 2*step, ... while they stay <= max (never wrapping around).
+  while (range.max - lower >= step && lower + step > lower) {
+    const std::uint64_t boundary = lower + step;
+    Chunk chunk;
+    chunk.start = start;
+    chunk.end = KeyTuple{unbiased_text(boundary, range.is_unsigned)};
+    chunk.rows_estimate = static_cast<std::uint64_t>(std::llround(static_cast<long double>(step) * per_value));
+    chunks.push_back(std::move(chunk));
+    start = KeyTuple{unbiased_text(boundary, range.is_unsigned)};
+    lower = boundary;
+  }
+  Chunk last;
+  last.start = start;
+  last.rows_estimate = static_cast<std::uint64_t>(
+      std::llround((static_cast<long double>(range.max - lower) + 1.0L) * per_value));
+  chunks.push_back(std::move(last));
+  return chunks;
+}
+
+std::vector<Chunk> chunks_from_boundaries(std::vector<KeyTuple> boundaries, std::uint64_t rows,
+                                          std::uint64_t chunk_size) {
+  std::vector<Chunk> chunks;
+  chunks.reserve(boundaries.size() + 1);
+  std::optional<KeyTuple> start;
+  for (auto& boundary : boundaries) {
+    Chunk chunk;
+    chunk.start = std::move(start);
+    chunk.end = boundary;
+    chunk.rows_estimate = chunk_size;
+    chunks.push_back(std::move(chunk));
+    start = std::move(boundary);
+  }
+  Chunk last;
+  last.start = std::move(start);
+  const std::uint64_t before = chunk_size * boundaries.size();
+  last.rows_estimate = rows > before ? std::min(rows - before, chunk_size) : (boundaries.empty() ? rows : 0);
+  chunks.push_back(std::move(last));
+  return chunks;
+}
+
+Result<std::string> sql_literal(const KeyColumn& column, std::string_view value) {
+  switch (column.kind) {
+    case KeyKind::signed_integer:
+    case KeyKind::unsigned_integer:
+      if (!parse_biased(value, column.kind == KeyKind::unsigned_integer))
+        return fail(Errc::corrupt_input, fmt::format("key column {}: '{}' is not an integer", column.name, value));
+      return std::string(value);
+    case KeyKind::decimal:
+      if (!all_of_chars(value, "-+.eE"))
+        return fail(Errc::corrupt_input, fmt::format("key column {}: '{}' is not a decimal", column.name, value));
+      return std::string(value);
+    case KeyKind::temporal:
+    case KeyKind::timestamp: {
+      std::string_view text = value;
+      if (column.kind == KeyKind::timestamp && !text.empty() && text.back() == 'Z') text.remove_suffix(1);
+      if (!all_of_chars(text, "-: ."))
+        return fail(Errc::corrupt_input,
+                    fmt::format("key column {}: '{}' is not a date or time", column.name, value));
+      return fmt::format("'{}'", text);
+    }
+    case KeyKind::text:
+      // An introducer makes the literal coercible, so the column's collation compares.
+      return value.empty() ? std::string("_utf8mb4''") : fmt::format("_utf8mb4 X'{}'", hex_of(value));
+    case KeyKind::binary:
+      return value.empty() ? std::string("_binary''") : fmt::format("X'{}'", hex_of(value));
+  }
+  return fail(Errc::internal, "unknown key kind");
+}
+
+std::string quote_identifier(std::string_view name) {
+  std::string out = "`";
+  for (const char c : name) {
+    if (c == '`') out.push_back('`');
+    out.push_back(c);
+  }
+  out.push_back('`');
+  return out;
+}
+
+Result<std::string> key_compare_sql(const std::vector<KeyColumn>& key, const KeyTuple& values, std::string_view op) {
+  if (values.size() != key.size())
+    return fail(Errc::corrupt_input,
+                fmt::format("a bound has {} values for a key of {} columns", values.size(), key.size()));
+  if (op != ">" && op != ">=" && op != "<") return fail(Errc::internal, fmt::format("operator {}", op));
+  const std::string_view strict = op == ">=" ? ">" : op;
+  std::vector<std::string> literals;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    auto literal = sql_literal(key[i], values[i]);
+    if (!literal) return fail(std::move(literal).error());
+    literals.push_back(std::move(*literal));
+  }
+  // (a,b,c) OP (x,y,z) = a S x OR (a = x AND b S y) OR (a = x AND b = y AND c OP z), where S is
+  // the strict form of OP and only the last column takes OP itself.
+  std::string out;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    if (i > 0) out += " OR ";
+    out += '(';
+    for (std::size_t j = 0; j < i; ++j) out += fmt::format("{} = {} AND ", quote_identifier(key[j].name), literals[j]);
+    out += fmt::format("{} {} {}", quote_identifier(key[i].name), i + 1 == key.size() ? op : strict, literals[i]);
+    out += ')';
+  }
+  return key.size() == 1 ? out : fmt::format("({})", out);
+}
+
+Result<std::string> chunk_condition_sql(const std::vector<KeyColumn>& key, const Chunk& chunk) {
+  std::string out;
+  if (chunk.start) {
+    auto lower = key_compare_sql(key, *chunk.start, ">=");
+    if (!lower) return lower;
+    out = std::move(*lower);
+  }
+  if (chunk.end) {
+    auto upper = key_compare_sql(key, *chunk.end, "<");
+    if (!upper) return upper;
+    out = out.empty() ? std::move(*upper) : fmt::format("{} AND {}", out, *upper);
+  }
+  return out.empty() ? std::string("TRUE") : out;
+}
+
+void write_chunk_line(const TablePlan& plan, std::size_t index, ndjson::Writer& out) {
+  const Chunk& chunk = plan.chunks[index];
+  out.begin_object();
+  out.field("op", "chunk");
+  out.field("v", 1);
+  out.field("db", plan.database);
+  out.field("table", plan.table);
+  out.key("key");
+  out.begin_array();
+  for (const KeyColumn& column : plan.key) out.string(column.name);
+  out.end_array();
+  out.key("key_types");
+  out.begin_array();
+  for (const KeyColumn& column : plan.key) out.string(column.column_type);
+  out.end_array();
+  out.key("start");
+  write_tuple(plan.key, chunk.start, out);
+  out.key("end");
+  write_tuple(plan.key, chunk.end, out);
+  out.field("index", index);
+  out.field("count", plan.chunks.size());
+  out.key("columns");
+  out.begin_array();
+  for (const ColumnInfo& column : plan.columns) {
+    out.begin_object();
+    out.field("name", column.name);
+    out.field("type", column.type);
+    out.field("collation_id", column.collation_id);
+    out.end_object();
+  }
+  out.end_array();
+  out.field("rows_estimate", chunk.rows_estimate);
+  out.end_object();
+  out.end_record();
+}
+
+}  // namespace cdc::plan

@@ -1,0 +1,56 @@
+#pragma once
+
+// Planning one table against the server: which key, its columns, and the chunks. Only
+// information_schema, MIN/MAX through the index and index walks with LIMIT ... OFFSET are
+// read: no lock, no COUNT(*), no scan of the table's rows.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mysql/connection.h"
+#include "plan/chunk.h"
+#include "util/result.h"
+
+namespace cdc::plan {
+
+// --chunk-key DB.TABLE=COL[,COL]
+struct ChunkKeyOption {
+  std::string database;
+  std::string table;
+  std::vector<std::string> columns;
+};
+[[nodiscard]] Result<ChunkKeyOption> parse_chunk_key(std::string_view text);
+
+struct TableRef {
+  std::string database;
+  std::string table;
+  std::uint64_t rows_estimate = 0;  // information_schema.TABLES.TABLE_ROWS
+};
+
+// A table with its chunk key chosen, ready to split.
+struct TableKey {
+  TableRef ref;
+  std::string index;  // the index the key walks ("PRIMARY" or a secondary index)
+  std::vector<KeyColumn> key;
+  std::vector<ColumnInfo> columns;
+};
+
+// Base tables selected by the filter, in (database, table) order; never the system schemas.
+[[nodiscard]] Result<std::vector<TableRef>> discover_tables(mysql::Connection& connection,
+                                                            std::string_view include, std::string_view exclude);
+
+// The table's columns and its chunk key: the primary key, or chunk_key when given (it must
+// name the leading columns of an index). Errc::usage when the table has neither, or when
+// chunk_key names no index prefix or a column that cannot be a chunk key.
+[[nodiscard]] Result<TableKey> describe_table(mysql::Connection& connection, const TableRef& ref,
+                                              const ChunkKeyOption* chunk_key);
+
+// Splits the table (see DESIGN.md "Chunk planning"): the even split for a single integer key
+// whose distribution factor is within bounds, else a walk of the index.
+[[nodiscard]] Result<TablePlan> split_table(mysql::Connection& connection, const TableKey& table,
+                                            const ChunkPolicy& policy);
+
+}  // namespace cdc::plan

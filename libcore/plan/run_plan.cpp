@@ -1,0 +1,103 @@
+#include "plan/run_plan.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "check/server_check.h"
+#include "mysql/connection.h"
+#include "ndjson/writer.h"
+#include "util/fd_io.h"
+#include "util/table_filter.h"
+
+namespace cdc::plan {
+
+namespace {
+
+const ChunkKeyOption* chunk_key_for(const PlanOptions& options, const TableRef& ref) {
+  for (const ChunkKeyOption& key : options.chunk_keys)
+    if (key.database == ref.database && key.table == ref.table) return &key;
+  return nullptr;
+}
+
+}  // namespace
+
+Result<void> validate(const PlanOptions& options) {
+  if (auto filter = TableFilter::parse(options.tables, options.exclude); !filter)
+    return fail(std::move(filter).error());
+  if (options.policy.chunk_size == 0) return fail(Errc::usage, "--chunk-size must be at least 1");
+  const double lower = options.policy.factor_lower;
+  const double upper = options.policy.factor_upper;
+  if (!std::isfinite(lower) || lower <= 0)
+    return fail(Errc::usage, "--distribution-factor-lower must be a positive number");
+  if (!std::isfinite(upper) || upper < lower)
+    return fail(Errc::usage, "--distribution-factor-upper must be a number no smaller than the lower bound");
+  return {};
+}
+
+Result<PlanSummary> run(const mysql::ConnectionOptions& connection_options, const PlanOptions& options, int out_fd,
+                        int err_fd, std::string_view tool_name) {
+  if (auto valid = validate(options); !valid) return fail(std::move(valid).error());
+  auto connection = mysql::Connection::open(connection_options);
+  if (!connection) return fail(std::move(connection).error());
+
+  // The same check as --check, on this connection; its problems go to stderr so that stdout
+  // stays chunk lines only.
+  auto facts = check::gather_facts(*connection);
+  if (!facts) return fail(std::move(facts).error());
+  const check::Report report = check::evaluate(*facts);
+  std::string problems;
+  for (const check::CheckLine& line : report.lines)
+    if (line.status != check::Status::ok) problems += fmt::format("{}: {}\n", tool_name, check::describe_problem(line));
+  (void)write_all(err_fd, problems, "stderr");
+  if (!report.usable()) {
+    if (!options.force)
+      return fail(Errc::config, fmt::format("{} is not usable for CDC until the failing settings above are fixed "
+                                            "(--force plans anyway)",
+                                            connection->endpoint()));
+    (void)write_all(err_fd, fmt::format("{}: warning: planning anyway (--force)\n", tool_name), "stderr");
+  }
+  // Temporal bounds print as the server's text; TIMESTAMP ones in UTC, as the snapshot reads them.
+  if (auto zone = connection->query("SET time_zone = '+00:00'"); !zone) return fail(std::move(zone).error());
+
+  auto tables = discover_tables(*connection, options.tables, options.exclude);
+  if (!tables) return fail(std::move(tables).error());
+  if (tables->empty())
+    return fail(Errc::usage, fmt::format("no base table matches --tables '{}'{}", options.tables,
+                                         options.exclude.empty() ? "" : " without --exclude"));
+  for (const ChunkKeyOption& key : options.chunk_keys) {
+    bool found = false;
+    for (const TableRef& ref : *tables) found = found || (ref.database == key.database && ref.table == key.table);
+    if (!found)
+      return fail(Errc::usage,
+                  fmt::format("--chunk-key names {}.{}, which is not among the planned tables", key.database, key.table));
+  }
+
+  std::vector<TableKey> keyed;
+  std::string key_errors;
+  for (const TableRef& ref : *tables) {
+    auto table = describe_table(*connection, ref, chunk_key_for(options, ref));
+    if (!table) {
+      if (table.error().code != Errc::usage) return fail(std::move(table).error());
+      if (!key_errors.empty()) key_errors += fmt::format("\n{}: error: ", tool_name);
+      key_errors += table.error().message;
+      continue;
+    }
+    keyed.push_back(std::move(*table));
+  }
+  if (!key_errors.empty()) return fail(Errc::usage, key_errors);
+
+  PlanSummary summary;
+  ndjson::Writer out;
+  for (const TableKey& table : keyed) {
+    auto plan = split_table(*connection, table, options.policy);
+    if (!plan) return fail(std::move(plan).error());
+    for (std::size_t i = 0; i < plan->chunks.size(); ++i) write_chunk_line(*plan, i, out);
+    if (auto written = out.flush_to(out_fd, "stdout"); !written) return fail(std::move(written).error());
+    ++summary.tables;
+    summary.chunks += plan->chunks.size();
+  }
+  return summary;
+}
+
+}  // namespace cdc::plan

@@ -1,0 +1,476 @@
+#include "snapshot/run_snapshot.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "ndjson/reader.h"
+#include "snapshot/row_values.h"
+#include "util/fd_io.h"
+
+namespace cdc::snapshot {
+
+namespace {
+
+constexpr std::size_t kFlushBytes = std::size_t{1} << 16;
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// 'text' as a SQL string literal; hex, so nothing needs escaping.
+std::string text_literal(std::string_view text) {
+  std::string out = "_utf8mb4 X'";
+  for (const char c : text) fmt::format_to(std::back_inserter(out), "{:02X}", static_cast<unsigned char>(c));
+  return out + "'";
+}
+
+bool is_mariadb(const mysql::Connection& connection) {
+  return connection.server_version().find("MariaDB") != std::string::npos;
+}
+
+Result<std::string> single_value(mysql::Connection& connection, std::string_view sql) {
+  auto result = connection.query(sql);
+  if (!result) return fail(result.error());
+  if (result->rows.empty() || result->rows[0].empty() || !result->rows[0][0]) return std::string();
+  return *result->rows[0][0];
+}
+
+// SHOW MASTER STATUS (SHOW BINARY LOG STATUS on MySQL 8.4+, where the old name is gone).
+Result<Watermark> binlog_status(mysql::Connection& connection) {
+  auto status = connection.query("SHOW MASTER STATUS");
+  if (!status) status = connection.query("SHOW BINARY LOG STATUS");
+  if (!status) return fail(status.error());
+  if (status->rows.empty() || status->rows[0].size() < 2 || !status->rows[0][0] || !status->rows[0][1])
+    return fail(Errc::config, "binary logging is off on the server (SHOW MASTER STATUS is empty); "
+                              "cdc-snapshot needs log_bin for its watermarks");
+  Watermark mark;
+  mark.file = *status->rows[0][0];
+  mark.offset = std::stoull(*status->rows[0][1]);
+  return mark;
+}
+
+std::string file_offset(const Watermark& mark) { return fmt::format("{}:{}", mark.file, mark.offset); }
+
+// Opens the read view and returns the low watermark (see run_snapshot.h).
+Result<Watermark> open_read_view(mysql::Connection& connection, bool mariadb) {
+  Watermark low;
+  if (!mariadb) {
+    // MySQL: gtid_executed only holds engine-committed transactions, so read before the view.
+    // (Untested: no MySQL server in this project's test setup.)
+    auto mark = binlog_status(connection);
+    if (!mark) return fail(mark.error());
+    low = *mark;
+    auto gtid_mode = single_value(connection, "SELECT @@global.gtid_mode");
+    auto executed = single_value(connection, "SELECT @@global.gtid_executed");
+    if (!executed) return fail(executed.error());
+    low.position = gtid_mode && *gtid_mode == "ON" ? *executed : file_offset(low);
+    if (auto started = connection.query("START TRANSACTION WITH CONSISTENT SNAPSHOT"); !started)
+      return fail(started.error());
+    low.ts_ms = now_ms();
+    return low;
+  }
+  if (auto started = connection.query("START TRANSACTION WITH CONSISTENT SNAPSHOT"); !started)
+    return fail(started.error());
+  low.ts_ms = now_ms();
+  auto status = connection.query("SHOW STATUS LIKE 'binlog_snapshot_%'");
+  if (!status) return fail(status.error());
+  bool have_offset = false;
+  for (const auto& row : status->rows) {
+    if (row.size() < 2 || !row[0] || !row[1]) continue;
+    if (*row[0] == "Binlog_snapshot_file") low.file = *row[1];
+    if (*row[0] == "Binlog_snapshot_position") {
+      low.offset = std::stoull(*row[1]);
+      have_offset = true;
+    }
+  }
+  if (low.file.empty() || !have_offset)
+    return fail(Errc::config, "binary logging is off on the server (binlog_snapshot_file is empty); "
+                              "cdc-snapshot needs log_bin for its watermarks");
+  auto gtid = single_value(connection,
+                           fmt::format("SELECT BINLOG_GTID_POS({}, {})", text_literal(low.file), low.offset));
+  if (!gtid) return fail(gtid.error());
+  low.position = gtid->empty() ? file_offset(low) : *gtid;
+  return low;
+}
+
+Result<Watermark> high_watermark(mysql::Connection& connection, bool mariadb) {
+  auto mark = binlog_status(connection);
+  if (!mark) return fail(mark.error());
+  Watermark high = *mark;
+  auto gtid = single_value(connection, mariadb ? "SELECT @@global.gtid_binlog_pos" : "SELECT @@global.gtid_executed");
+  if (!gtid) return fail(gtid.error());
+  high.position = gtid->empty() ? file_offset(high) : *gtid;
+  high.ts_ms = now_ms();
+  return high;
+}
+
+void write_watermark(ndjson::Writer& out, std::string_view op, const Chunk& chunk, const Watermark& mark,
+                     std::optional<std::uint64_t> rows) {
+  out.begin_object();
+  out.field("op", op);
+  out.field("v", 1);
+  out.field("db", chunk.db);
+  out.field("table", chunk.table);
+  out.field("index", chunk.index);
+  out.field("count", chunk.count);
+  out.field("position", mark.position);
+  out.field("file", mark.file);
+  out.field("offset", mark.offset);
+  if (rows) out.field("rows", *rows);
+  out.field("ts_ms", mark.ts_ms);
+  out.end_object();
+  out.end_record();
+}
+
+// The table and its key columns as they are now, against what the plan saw.
+Result<void> check_table(mysql::Connection& connection, const Chunk& chunk) {
+  auto columns = connection.query(
+      fmt::format("SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = {} AND "
+                  "TABLE_NAME = {}",
+                  text_literal(chunk.db), text_literal(chunk.table)));
+  if (!columns) return fail(columns.error());
+  if (columns->rows.empty())
+    return fail(Errc::corrupt_input,
+                fmt::format("table {}.{} no longer exists; plan again with cdc-plan", chunk.db, chunk.table));
+  for (std::size_t i = 0; i < chunk.key.size(); ++i) {
+    const auto found = std::find_if(columns->rows.begin(), columns->rows.end(), [&](const auto& row) {
+      return row.size() >= 2 && row[0] && *row[0] == chunk.key[i];
+    });
+    if (found == columns->rows.end())
+      return fail(Errc::corrupt_input, fmt::format("key column {} no longer exists; plan again with cdc-plan",
+                                                   chunk.key[i]));
+    const std::string now = (*found)[1].value_or("");
+    if (now != chunk.key_types[i])
+      return fail(Errc::corrupt_input,
+                  fmt::format("key column {} is now {}, planned as {}; plan again with cdc-plan", chunk.key[i], now,
+                              chunk.key_types[i]));
+  }
+  return {};
+}
+
+Result<void> system_error(std::string_view what, const std::string& path) {
+  return fail(Errc::io, fmt::format("{} {}: {}", what, path, std::strerror(errno)));
+}
+
+// Progress on stderr: one line redrawn in place.
+class Progress {
+ public:
+  Progress(bool enabled, int fd, std::optional<std::uint64_t> total)
+      : enabled_(enabled), fd_(fd), total_(total), start_(std::chrono::steady_clock::now()) {}
+  void chunk_done(std::uint64_t rows) {
+    ++done_;
+    rows_ += rows;
+    draw(true);
+  }
+  void rows(std::uint64_t in_chunk) { draw(false, in_chunk); }
+  void finish() {
+    if (enabled_ && drawn_) (void)write_all(fd_, "\n", "stderr");
+  }
+
+ private:
+  void draw(bool force, std::uint64_t in_chunk = 0) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (!force && now - last_ < std::chrono::milliseconds(500)) return;
+    last_ = now;
+    const double seconds = std::chrono::duration<double>(now - start_).count();
+    const std::uint64_t rows = rows_ + in_chunk;
+    const double rate = seconds > 0 ? static_cast<double>(rows) / seconds : 0.0;
+    std::string line = fmt::format("\rcdc-snapshot: chunks {}/{}, {} rows, {:.0f} rows/s", done_,
+                                   total_ ? fmt::format("{}", *total_) : std::string("?"), rows, rate);
+    if (total_ && done_ > 0 && *total_ >= done_) {
+      const auto eta = static_cast<std::uint64_t>(seconds / static_cast<double>(done_) *
+                                                  static_cast<double>(*total_ - done_));
+      line += fmt::format(", ETA {}:{:02}:{:02}", eta / 3600, eta / 60 % 60, eta % 60);
+    }
+    line += "\x1b[K";
+    (void)write_all(fd_, line, "stderr");
+    drawn_ = true;
+  }
+  bool enabled_;
+  int fd_;
+  std::optional<std::uint64_t> total_;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point last_{};
+  std::uint64_t done_ = 0;
+  std::uint64_t rows_ = 0;
+  bool drawn_ = false;
+};
+
+// Lines with something on them, for the progress total; only for regular files.
+std::optional<std::uint64_t> count_chunk_lines(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  std::uint64_t lines = 0;
+  bool blank = true;
+  char buffer[1 << 16];
+  off_t at = 0;
+  for (;;) {
+    const ssize_t got = ::pread(fd, buffer, sizeof buffer, at);
+    if (got <= 0) break;
+    at += got;
+    for (ssize_t i = 0; i < got; ++i) {
+      if (buffer[i] == '\n') {
+        if (!blank) ++lines;
+        blank = true;
+      } else if (std::isspace(static_cast<unsigned char>(buffer[i])) == 0) {
+        blank = false;
+      }
+    }
+  }
+  if (!blank) ++lines;
+  return lines;
+}
+
+std::string encode_name(std::string_view name) {
+  std::string out;
+  for (const char c : name) {
+    if (c == '/' || c == '%' || c == '\0') {
+      fmt::format_to(std::back_inserter(out), "%{:02X}", static_cast<unsigned char>(c));
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string chunk_file_name(const Chunk& chunk) {
+  return fmt::format("{}.{}.{}.ndjson", encode_name(chunk.db), encode_name(chunk.table), chunk.index);
+}
+
+Result<void> prepare_session(mysql::Connection& connection) {
+  for (const char* sql : {"SET SESSION time_zone = '+00:00', character_set_results = NULL, net_write_timeout = 3600",
+                          "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ"}) {
+    if (auto done = connection.query(sql); !done) return fail(done.error());
+  }
+  return {};
+}
+
+Result<ChunkResult> read_chunk(mysql::Connection& connection, const Chunk& chunk, ndjson::Writer& out,
+                               const Flush& flush) {
+  if (auto checked = check_table(connection, chunk); !checked) return fail(checked.error());
+  const bool mariadb = is_mariadb(connection);
+  ChunkResult result;
+  auto low = open_read_view(connection, mariadb);
+  if (!low) return fail(low.error());
+  result.low = *low;
+  write_watermark(out, "low", chunk, result.low, std::nullopt);
+
+  std::vector<ColumnWriter> writers;
+  std::vector<std::size_t> key_columns;  // positions of the key columns in the result
+  rowimage::TextScratch scratch;
+  const auto on_columns = [&](const std::vector<StreamColumn>& columns) -> Result<void> {
+    auto planned = plan_columns(columns);
+    if (!planned) return fail(planned.error());
+    writers = std::move(*planned);
+    for (const std::string& key : chunk.key) {
+      const auto found = std::find_if(chunk.columns.begin(), chunk.columns.end(),
+                                      [&](const ChunkColumn& column) { return column.name == key; });
+      if (found == chunk.columns.end())
+        return fail(Errc::corrupt_input, fmt::format("key column {} is not in the chunk's \"columns\"", key));
+      key_columns.push_back(static_cast<std::size_t>(found - chunk.columns.begin()));
+    }
+    return {};
+  };
+  std::uint64_t rows = 0;
+  const auto on_row = [&](const std::vector<StreamCell>& cells) -> Result<void> {
+    out.begin_object();
+    out.field("op", "r");
+    out.field("v", 1);
+    out.field("db", chunk.db);
+    out.field("table", chunk.table);
+    out.key("key");
+    out.begin_object();
+    for (const std::size_t i : key_columns) {
+      out.key(chunk.columns[i].name);
+      if (auto written = write_value(writers[i], cells[i], out, scratch); !written) {
+        out.abandon_record();
+        return fail(written.error().with_context(fmt::format("column {}", chunk.columns[i].name)));
+      }
+    }
+    out.end_object();
+    out.field_null("before");
+    out.key("after");
+    out.begin_object();
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      out.key(chunk.columns[i].name);
+      if (auto written = write_value(writers[i], cells[i], out, scratch); !written) {
+        out.abandon_record();
+        return fail(written.error().with_context(fmt::format("column {}", chunk.columns[i].name)));
+      }
+    }
+    out.end_object();
+    out.field("ts_ms", result.low.ts_ms);
+    out.end_object();
+    out.end_record();
+    ++rows;
+    if (out.bytes_buffered() >= kFlushBytes) return flush(out, rows);
+    return {};
+  };
+  auto streamed = connection.stream_rows(select_sql(chunk), on_columns, on_row);
+  if (!streamed) {
+    (void)connection.query("ROLLBACK");
+    Error error = streamed.error();
+    if (error.code == Errc::server && (error.message.find("[1054]") != std::string::npos ||
+                                       error.message.find("[1146]") != std::string::npos))
+      error.code = Errc::corrupt_input;  // unknown column / table: the plan is stale
+    return fail(std::move(error));
+  }
+  result.rows = rows;
+  auto high = high_watermark(connection, mariadb);
+  if (!high) return fail(high.error());
+  result.high = *high;
+  if (auto committed = connection.query("COMMIT"); !committed) return fail(committed.error());
+  write_watermark(out, "high", chunk, result.high, result.rows);
+  return result;
+}
+
+Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int stderr_fd) {
+  Summary summary;
+  // Connected at the first chunk, so that bad input is reported without a server.
+  std::optional<mysql::Connection> connection;
+
+  int dir_fd = -1;
+  if (options.output_dir) {
+    dir_fd = ::open(options.output_dir->c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd < 0) return fail(system_error("cannot open the output directory", *options.output_dir).error());
+  }
+  struct DirCloser {
+    int fd;
+    ~DirCloser() {
+      if (fd >= 0) ::close(fd);
+    }
+  } dir_closer{dir_fd};
+
+  std::vector<std::string> inputs = options.inputs;
+  if (inputs.empty()) inputs.emplace_back("-");
+  // Inputs opened up front, so a missing file is reported before any chunk is read.
+  struct Input {
+    std::string name;
+    int fd;
+  };
+  std::vector<Input> opened;
+  struct InputCloser {
+    std::vector<Input>& inputs;
+    ~InputCloser() {
+      for (const Input& input : inputs)
+        if (input.name != "stdin") ::close(input.fd);
+    }
+  } input_closer{opened};
+  std::optional<std::uint64_t> total = std::uint64_t{0};
+  for (const std::string& path : inputs) {
+    Input input{path == "-" ? std::string("stdin") : path, stdin_fd};
+    if (path != "-") {
+      input.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (input.fd < 0) return fail(system_error("cannot open", path).error());
+    }
+    opened.push_back(input);
+    const auto lines = count_chunk_lines(input.fd);
+    total = total && lines ? std::optional<std::uint64_t>(*total + *lines) : std::nullopt;
+  }
+  Progress progress(options.progress || ::isatty(stderr_fd) == 1, stderr_fd, total);
+
+  ndjson::Writer out;
+  for (const Input& input : opened) {
+    ndjson::Reader reader(input.fd, input.name);
+    for (;;) {
+      auto next = reader.next();
+      if (!next) {
+        progress.finish();
+        return fail(next.error());
+      }
+      if (!*next) break;
+      auto chunk = parse_chunk(reader.record());
+      if (!chunk) {
+        progress.finish();
+        return fail(reader.error_at_line(chunk.error().message));
+      }
+      const auto context = [&](const Error& error) {
+        return error.with_context(fmt::format("{}:{}: {}", input.name, reader.line_number(), chunk->describe()));
+      };
+      if (!connection) {
+        auto opened_connection = mysql::Connection::open(options.connection);
+        if (!opened_connection) {
+          progress.finish();
+          return fail(opened_connection.error());
+        }
+        connection.emplace(std::move(*opened_connection));
+        if (auto prepared = prepare_session(*connection); !prepared) {
+          progress.finish();
+          return fail(prepared.error());
+        }
+      }
+      Result<ChunkResult> done = fail(Errc::internal, "not read");
+      if (options.output_dir) {
+        const std::string name = chunk_file_name(*chunk);
+        const std::string final_path = *options.output_dir + "/" + name;
+        if (::faccessat(dir_fd, name.c_str(), F_OK, 0) == 0) {
+          ++summary.chunks_skipped;
+          progress.chunk_done(0);
+          continue;
+        }
+        const std::string partial = name + ".partial";
+        const int fd = ::openat(dir_fd, partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0) {
+          progress.finish();
+          return fail(context(system_error("cannot create", *options.output_dir + "/" + partial).error()));
+        }
+        const std::string partial_path = *options.output_dir + "/" + partial;
+        const Flush to_file = [&](ndjson::Writer& writer, std::uint64_t rows) {
+          progress.rows(rows);
+          return writer.flush_to(fd, partial_path);
+        };
+        out.clear();
+        done = read_chunk(*connection, *chunk, out, to_file);
+        Result<void> finished = done ? out.flush_to(fd, partial_path) : Result<void>{};
+        if (done && finished && ::fsync(fd) != 0) finished = system_error("fsync failed on", partial_path);
+        ::close(fd);
+        if (done && finished && ::renameat(dir_fd, partial.c_str(), dir_fd, name.c_str()) != 0)
+          finished = system_error("cannot rename to", final_path);
+        if (done && finished && ::fsync(dir_fd) != 0) finished = system_error("fsync failed on", *options.output_dir);
+        if (!finished) {
+          progress.finish();
+          return fail(context(finished.error()));
+        }
+      } else {
+        const Flush to_stdout = [&](ndjson::Writer& writer, std::uint64_t rows) {
+          progress.rows(rows);
+          return writer.flush_to(stdout_fd, "stdout");
+        };
+        done = read_chunk(*connection, *chunk, out, to_stdout);
+        if (done) {
+          if (auto flushed = out.flush_to(stdout_fd, "stdout"); !flushed) {
+            progress.finish();
+            return fail(flushed.error());
+          }
+        }
+      }
+      if (!done) {
+        // What was read of the chunk is written (without its high line, so it reads as
+        // unfinished); then the error.
+        if (!options.output_dir) (void)out.flush_to(stdout_fd, "stdout");
+        progress.finish();
+        return fail(context(done.error()));
+      }
+      ++summary.chunks_read;
+      summary.rows += done->rows;
+      progress.chunk_done(done->rows);
+    }
+  }
+  progress.finish();
+  return summary;
+}
+
+}  // namespace cdc::snapshot

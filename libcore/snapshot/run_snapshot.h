@@ -1,0 +1,85 @@
+#pragma once
+
+// cdc-snapshot's work: for each op:"chunk" line, one transaction that takes the low
+// watermark, streams the chunk's rows and takes the high watermark (DESIGN.md "Snapshot
+// consistency"):
+//
+//   MariaDB  START TRANSACTION WITH CONSISTENT SNAPSHOT, then SHOW STATUS LIKE
+//            'binlog_snapshot_%' (the binlog point of exactly that read view) and
+//            BINLOG_GTID_POS(file, offset) for its GTID position.
+//   MySQL    @@global.gtid_executed read BEFORE the read view opens (it only holds
+//            transactions committed in the engine), then START TRANSACTION WITH CONSISTENT
+//            SNAPSHOT. Written to the design, not yet run against a MySQL server.
+//   both     the SELECT inside that transaction, fetched row by row (binary protocol, no
+//            stored result: memory holds one row); then SHOW MASTER STATUS and
+//            @@global.gtid_binlog_pos (MySQL: gtid_executed) for the high watermark; COMMIT.
+//
+// Output per chunk (/work/notes/snapshot-spec.md, man/cdc-snapshot.1): op:"low", one op:"r"
+// per row, op:"high". A chunk without its high line was not finished.
+//
+// Errors name the input line and the chunk ("chunks.ndjson:3: shop.orders chunk 2/12: ...")
+// and stop the run; chunks already written stay written:
+//   malformed chunk line, key column type changed, table or column gone   Errc::corrupt_input (65)
+//   binary logging off                                                     Errc::config (78)
+//   server unreachable                                                     Errc::unavailable (69)
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mysql/connection.h"
+#include "mysql/connection_options.h"
+#include "ndjson/writer.h"
+#include "snapshot/chunk.h"
+#include "util/result.h"
+
+namespace cdc::snapshot {
+
+struct Watermark {
+  std::string position;  // what cdc-stream --from accepts: a GTID position, else FILE:OFFSET
+  std::string file;
+  std::uint64_t offset = 0;
+  std::int64_t ts_ms = 0;
+};
+
+struct ChunkResult {
+  Watermark low;
+  Watermark high;
+  std::uint64_t rows = 0;
+};
+
+// Sets up a connection for reading chunks: time_zone '+00:00', character_set_results NULL
+// (values in each column's own bytes, with the column's collation id in the result
+// metadata), REPEATABLE READ.
+[[nodiscard]] Result<void> prepare_session(mysql::Connection& connection);
+
+// Reads one chunk into out: the low line, the rows, the high line. flush is called whenever
+// out holds enough to write, with the rows read so far (the last flush is left to the caller).
+// Checks first that the table still exists and that its key columns still have the planned
+// types.
+using Flush = std::function<Result<void>(ndjson::Writer&, std::uint64_t rows)>;
+[[nodiscard]] Result<ChunkResult> read_chunk(mysql::Connection& connection, const Chunk& chunk, ndjson::Writer& out,
+                                             const Flush& flush);
+
+struct Options {
+  mysql::ConnectionOptions connection;
+  std::vector<std::string> inputs;        // files of chunk lines; empty or "-" = stdin
+  std::optional<std::string> output_dir;  // one file per chunk instead of stdout
+  bool progress = false;                  // progress on stderr even when it is not a terminal
+};
+
+struct Summary {
+  std::uint64_t chunks_read = 0;
+  std::uint64_t chunks_skipped = 0;  // --output-dir: already finished by an earlier run
+  std::uint64_t rows = 0;
+};
+
+// The file a chunk goes to under --output-dir: "<db>.<table>.<index>.ndjson" ('/' and '%' in
+// names percent-encoded), written as "<that>.partial" and renamed once its high line is out.
+[[nodiscard]] std::string chunk_file_name(const Chunk& chunk);
+
+[[nodiscard]] Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int stderr_fd);
+
+}  // namespace cdc::snapshot

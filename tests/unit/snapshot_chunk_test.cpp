@@ -1,0 +1,123 @@
+// cdc-snapshot's chunk lines: parsing, bound literals and the SELECT text, without a server.
+
+#include <doctest/doctest.h>
+#include <simdjson.h>
+
+#include <string>
+
+#include "snapshot/chunk.h"
+#include "snapshot/run_snapshot.h"
+
+namespace {
+
+cdc::Result<cdc::snapshot::Chunk> parse(const std::string& line) {
+  static simdjson::dom::parser parser;
+  simdjson::dom::object record;
+  REQUIRE(parser.parse(line).get_object().get(record) == simdjson::SUCCESS);
+  return cdc::snapshot::parse_chunk(record);
+}
+
+std::string literal(const std::string& json, const std::string& type) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element element;
+  REQUIRE(parser.parse(json).get(element) == simdjson::SUCCESS);
+  auto result = cdc::snapshot::bound_literal(element, type);
+  REQUIRE_MESSAGE(result.has_value(), result.error().message);
+  return *result;
+}
+
+const std::string kLine =
+    R"J({"op":"chunk","v":1,"db":"shop","table":"or`ders","key":["id","k"],"key_types":["int(10) unsigned","varbinary(16)"],)J"
+    R"J("start":[1000,"AAE="],"end":null,"index":3,"count":12,)J"
+    R"J("columns":[{"name":"id","type":"int(10) unsigned","collation_id":0},{"name":"k","type":"varbinary(16)","collation_id":63}],)J"
+    R"J("rows_estimate":8096})J";
+
+}  // namespace
+
+TEST_CASE("snapshot chunk: a planned line parses and gives its SELECT") {
+  auto chunk = parse(kLine);
+  REQUIRE_MESSAGE(chunk.has_value(), chunk.error().message);
+  CHECK(chunk->db == "shop");
+  CHECK(chunk->index == 3);
+  CHECK(chunk->count == 12);
+  CHECK(chunk->rows_estimate == 8096);
+  CHECK(chunk->columns.size() == 2);
+  CHECK(chunk->columns[1].collation_id == 63);
+  CHECK(chunk->describe() == "shop.or`ders chunk 3/12");
+  CHECK(cdc::snapshot::select_sql(*chunk) ==
+        "SELECT `id`,`k` FROM `shop`.`or``ders` WHERE (`id`,`k`) >= (1000,X'0001') ORDER BY `id`,`k`");
+  CHECK(cdc::snapshot::chunk_file_name(*chunk) == "shop.or`ders.3.ndjson");
+}
+
+TEST_CASE("snapshot chunk: single-column keys, both ends and open ends") {
+  std::string line = kLine;
+  line.replace(line.find(R"J("key":["id","k"])J"), 16, R"J("key":["id"])J");
+  line.replace(line.find(R"J("key_types":["int(10) unsigned","varbinary(16)"])J"), 48,
+               R"J("key_types":["int(10) unsigned"])J");
+  line.replace(line.find(R"J("start":[1000,"AAE="],"end":null)J"), 32, R"J("start":[5],"end":[18446744073709551615])J");
+  auto chunk = parse(line);
+  REQUIRE_MESSAGE(chunk.has_value(), chunk.error().message);
+  CHECK(cdc::snapshot::select_sql(*chunk) ==
+        "SELECT `id`,`k` FROM `shop`.`or``ders` WHERE `id` >= 5 AND `id` < 18446744073709551615 ORDER BY `id`");
+  line.replace(line.find(R"J("start":[5],"end":[18446744073709551615])J"), 40, R"J("start":null,"end":null)J");
+  chunk = parse(line);
+  REQUIRE_MESSAGE(chunk.has_value(), chunk.error().message);
+  CHECK(cdc::snapshot::select_sql(*chunk) == "SELECT `id`,`k` FROM `shop`.`or``ders` ORDER BY `id`");
+}
+
+TEST_CASE("snapshot chunk: MariaDB INET6 and UUID columns are read as their bytes") {
+  std::string line = kLine;
+  const std::string id_column = R"J({"name":"id","type":"int(10) unsigned","collation_id":0})J";
+  line.replace(line.find(id_column), id_column.size(),
+               R"J({"name":"id","type":"int(10) unsigned","collation_id":0},{"name":"a","type":"inet6"},{"name":"u","type":"UUID"})J");
+  auto chunk = parse(line);
+  REQUIRE_MESSAGE(chunk.has_value(), chunk.error().message);
+  CHECK(cdc::snapshot::select_sql(*chunk).starts_with(
+      "SELECT `id`,CAST(`a` AS BINARY(16)),CAST(`u` AS BINARY(16)),`k` FROM"));
+}
+
+TEST_CASE("snapshot chunk: bound literals by key type") {
+  CHECK(literal("-5", "bigint(20)") == "-5");
+  CHECK(literal("18446744073709551615", "bigint(20) unsigned") == "18446744073709551615");
+  CHECK(literal(R"J("12.50")J", "decimal(10,2)") == "12.50");
+  CHECK(literal(R"J("/w==")J", "varbinary(16)") == "X'FF'");
+  CHECK(literal(R"J("AAAAAA==")J", "binary(4)") == "X'00000000'");
+  CHECK(literal(R"J("")J", "blob") == "X''");
+  CHECK(literal(R"J("caf\u00e9")J", "varchar(10)") == "_utf8mb4 X'636166C3A9'");
+  CHECK(literal(R"J("2024-01-02 03:04:05Z")J", "timestamp") == "_utf8mb4 X'323032342D30312D30322030333A30343A3035'");
+  CHECK(literal(R"J("2024-01-02")J", "date") == "_utf8mb4 X'323032342D30312D3032'");
+}
+
+TEST_CASE("snapshot chunk: malformed lines name the field") {
+  const auto error_of = [](const std::string& line) {
+    auto chunk = parse(line);
+    REQUIRE_FALSE(chunk.has_value());
+    CHECK(chunk.error().code == cdc::Errc::corrupt_input);
+    return chunk.error().message;
+  };
+  CHECK(error_of(R"J({"op":"r"})J") == "expected an op:\"chunk\" line, got op \"r\"");
+  CHECK(error_of(R"J({"op":"chunk","db":1})J") == "chunk field \"db\" must be a string");
+  std::string line = kLine;
+  line.replace(line.find(R"J("index":3)J"), 9, R"J("index":12)J");
+  CHECK(error_of(line) == "chunk index 12 is not below its count 12");
+  line = kLine;
+  line.replace(line.find(R"J("AAE=")J"), 6, R"J("%%")J");
+  CHECK(error_of(line) == "chunk field \"start\" value 2: key type varbinary(16) needs base64, got \"%%\"");
+  line = kLine;
+  line.replace(line.find(R"J([1000,"AAE="])J"), 13, "[1000]");
+  CHECK(error_of(line) == "chunk field \"start\" has 1 values for 2 key columns");
+  line = kLine;
+  line.replace(line.find(R"J("end":null)J"), 10, R"J("end":[true,"AA=="])J");
+  CHECK(error_of(line) ==
+        "chunk field \"end\" value 1: a key bound must be a number or a string (key type int(10) unsigned)");
+}
+
+TEST_CASE("snapshot chunk: base64") {
+  CHECK(cdc::snapshot::decode_base64("") == std::string());
+  CHECK(cdc::snapshot::decode_base64("YWJj") == std::string("abc"));
+  CHECK(cdc::snapshot::decode_base64("YQ==") == std::string("a"));
+  CHECK(cdc::snapshot::decode_base64("YQ") == std::string("a"));
+  CHECK_FALSE(cdc::snapshot::decode_base64("Y").has_value());
+  CHECK_FALSE(cdc::snapshot::decode_base64("YQ==YQ").has_value());
+  CHECK_FALSE(cdc::snapshot::decode_base64("Y Q").has_value());
+}
