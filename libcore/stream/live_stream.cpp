@@ -523,7 +523,10 @@ class LiveRun {
 
   Result<std::optional<LiveOutcome>> periodic_checks() {
     const auto now = Clock::now();
-    if (options_.stats_seconds > 0 && now - last_stats_ >= std::chrono::seconds(options_.stats_seconds)) {
+    // Checks run when an event or heartbeat arrives; heartbeats come every --heartbeat seconds
+    // and a little late, so a slack keeps "--stats 1" at one line a second, not one every two.
+    constexpr auto kSlack = std::chrono::milliseconds(250);
+    if (options_.stats_seconds > 0 && now + kSlack - last_stats_ >= std::chrono::seconds(options_.stats_seconds)) {
       print_stats(now);
     }
     const auto check_every = std::chrono::seconds(std::max(1U, std::min(options_.heartbeat_seconds, 5U)));
