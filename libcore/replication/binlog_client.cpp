@@ -128,11 +128,10 @@ Result<ServerEnd> BinlogClient::server_end() {
 }
 
 Result<std::string> BinlogClient::oldest_binlog() {
-  auto logs = connection_.query("SHOW BINARY LOGS");
-  if (!logs) return fail(std::move(logs).error());
-  if (logs->rows.empty() || !logs->rows[0][0])
-    return fail(Errc::config, fmt::format("{}: SHOW BINARY LOGS is empty", connection_.endpoint()));
-  return *logs->rows[0][0];
+  auto files = binlog_files();
+  if (!files) return fail(std::move(files).error());
+  if (files->empty()) return fail(Errc::config, fmt::format("{}: SHOW BINARY LOGS is empty", connection_.endpoint()));
+  return std::move(files->front().name);
 }
 
 Result<std::vector<BinlogClient::BinlogFile>> BinlogClient::binlog_files() {

@@ -260,11 +260,7 @@ class LiveRun {
       return {};
     }
     if (gtid::FilePosition{position.file, 0} < gtid::FilePosition{files->front().name, 0})
-      return fail(Errc::purged, fmt::format("the server no longer has the binlog for {}:{} (the oldest binlog there "
-                                            "is {}): the changes in between are gone from this server; take a new "
-                                            "snapshot and start again from its position, or --from earliest to "
-                                            "accept the gap",
-                                            position.file, position.offset, files->front().name));
+      return fail(purged(fmt::format("{}:{}", position.file, position.offset), files->front().name));
     return fail(Errc::usage, fmt::format("{} has no binlog named {} (it has {} to {}): give a name SHOW BINARY LOGS "
                                          "lists",
                                          endpoint_, position.file, files->front().name, files->back().name));
@@ -421,11 +417,16 @@ class LiveRun {
     std::string oldest = "(unknown: cannot list the binlogs)";
     if (auto client = replication::BinlogClient::open(options_.connection))
       if (auto name = client->oldest_binlog()) oldest = *name;
+    return purged(resume_.to_string(), fmt::format("{}; the server said: {}", oldest, error.message));
+  }
+
+  // The one message for "that binlog is gone", whether SHOW BINARY LOGS or the dump said so.
+  static Error purged(std::string_view position, std::string_view oldest) {
     return Error{Errc::purged,
-                 fmt::format("the server no longer has the binlog for {} (the oldest binlog there is {}; the server "
-                             "said: {}): the changes in between are gone from this server; take a new snapshot and "
-                             "start again from its position, or --from earliest to accept the gap",
-                             resume_.to_string(), oldest, error.message)};
+                 fmt::format("the server no longer has the binlog for {} (the oldest binlog there is {}): the changes "
+                             "in between are gone from this server; take a new snapshot and start again from its "
+                             "position, or --from earliest to accept the gap",
+                             position, oldest)};
   }
 
   // Returns an outcome when the run ends here.
