@@ -258,6 +258,14 @@ void write_chunk_line(const TablePlan& plan, std::size_t index, ndjson::Writer& 
     out.end_object();
   }
   out.end_array();
+  out.key("identity");
+  if (plan.identity) {
+    out.begin_array();
+    for (const std::string& column : *plan.identity) out.string(column);
+    out.end_array();
+  } else {
+    out.null();
+  }
   out.field("rows_estimate", chunk.rows_estimate);
   out.end_object();
   out.end_record();

@@ -65,6 +65,7 @@ struct TablePlan {
   std::vector<KeyColumn> key;
   std::vector<ColumnInfo> columns;
   std::vector<Chunk> chunks;
+  std::optional<std::vector<std::string>> identity;  // see TableKey::identity
 };
 
 struct ChunkPolicy {

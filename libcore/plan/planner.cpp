@@ -180,14 +180,31 @@ Result<TableKey> describe_table(mysql::Connection& connection, const TableRef& r
   }
 
   // Indexes as (name, columns in order).
-  auto statistics = connection.query("SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS" +
+  auto statistics = connection.query("SELECT INDEX_NAME, COLUMN_NAME, NON_UNIQUE FROM information_schema.STATISTICS" +
                                      where_table(ref) + " ORDER BY INDEX_NAME, SEQ_IN_INDEX");
   if (!statistics) return fail(std::move(statistics).error());
   std::vector<std::pair<std::string, std::vector<std::string>>> indexes;
+  std::vector<bool> index_unique;
   for (const auto& row : statistics->rows) {
     const std::string index = row.at(0).value_or("");
-    if (indexes.empty() || indexes.back().first != index) indexes.emplace_back(index, std::vector<std::string>{});
+    if (indexes.empty() || indexes.back().first != index) {
+      indexes.emplace_back(index, std::vector<std::string>{});
+      index_unique.push_back(row.at(2).value_or("1") == "0");
+    }
     indexes.back().second.push_back(row.at(1).value_or(""));
+  }
+  // What tells two rows apart for cdc-merge: the primary key, else a unique index over NOT NULL
+  // columns (several NULLs may share a unique index); else nothing, and rows are whole values.
+  const auto not_null = [&](const std::string& name) {
+    for (std::size_t i = 0; i < table.columns.size(); ++i)
+      if (same_name(table.columns[i].name, name)) return !described[i].nullable;
+    return false;
+  };
+  for (std::size_t i = 0; i < indexes.size(); ++i) {
+    const auto& [index, index_columns] = indexes[i];
+    if (!index_unique[i] || !std::all_of(index_columns.begin(), index_columns.end(), not_null)) continue;
+    if (index == "PRIMARY" || !table.identity) table.identity = index_columns;
+    if (index == "PRIMARY") break;
   }
 
   std::vector<std::string> key_columns;
@@ -233,7 +250,7 @@ Result<TableKey> describe_table(mysql::Connection& connection, const TableRef& r
 }
 
 Result<TablePlan> split_table(mysql::Connection& connection, const TableKey& table, const ChunkPolicy& policy) {
-  TablePlan plan{table.ref.database, table.ref.table, table.key, table.columns, {}};
+  TablePlan plan{table.ref.database, table.ref.table, table.key, table.columns, {}, table.identity};
   const std::uint64_t chunk_size = std::max<std::uint64_t>(policy.chunk_size, 1);
   const KeyColumn& first = table.key.front();
   const bool integer = first.kind == KeyKind::signed_integer || first.kind == KeyKind::unsigned_integer;

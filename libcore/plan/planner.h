@@ -36,6 +36,9 @@ struct TableKey {
   std::string index;  // the index the key walks ("PRIMARY" or a secondary index)
   std::vector<KeyColumn> key;
   std::vector<ColumnInfo> columns;
+  // The columns that identify a row (primary key, else a unique NOT NULL index); none: the
+  // whole row is its identity.
+  std::optional<std::vector<std::string>> identity;
 };
 
 // Base tables selected by the filter, in (database, table) order; never the system schemas.

@@ -241,6 +241,23 @@ Result<Chunk> parse_chunk(simdjson::dom::object record) {
   auto end = get_bound(record, "end", chunk.key_types);
   if (!end) return fail(end.error());
   chunk.end = std::move(*end);
+  simdjson::dom::element bound;
+  if (record["start"].get(bound) == simdjson::SUCCESS) chunk.start_json = simdjson::minify(bound);
+  if (record["end"].get(bound) == simdjson::SUCCESS) chunk.end_json = simdjson::minify(bound);
+  simdjson::dom::element identity;
+  if (record["identity"].get(identity) == simdjson::SUCCESS && !identity.is_null()) {
+    simdjson::dom::array names;
+    if (identity.get_array().get(names) != simdjson::SUCCESS || names.size() == 0)
+      return bad("chunk field \"identity\" must be null or a non-empty array of column names");
+    for (const auto name : names) {
+      std::string_view text;
+      if (name.get_string().get(text) != simdjson::SUCCESS ||
+          std::none_of(chunk.columns.begin(), chunk.columns.end(),
+                       [&](const ChunkColumn& column) { return column.name == text; }))
+        return bad("chunk field \"identity\" must name columns of \"columns\"");
+    }
+    chunk.identity_json = simdjson::minify(identity);
+  }
   return chunk;
 }
 

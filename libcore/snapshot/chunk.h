@@ -35,6 +35,11 @@ struct Chunk {
   std::uint64_t count = 0;
   std::vector<ChunkColumn> columns;
   std::uint64_t rows_estimate = 0;
+  // The plan's JSON for start, end and identity, as cdc-merge reads them back from the low
+  // line ("null" for an open end or no identity).
+  std::string start_json = "null";
+  std::string end_json = "null";
+  std::string identity_json = "null";
 
   // "shop.orders chunk 3/12", for messages.
   [[nodiscard]] std::string describe() const;

@@ -126,7 +126,28 @@ void write_watermark(ndjson::Writer& out, std::string_view op, const Chunk& chun
   out.field("position", mark.position);
   out.field("file", mark.file);
   out.field("offset", mark.offset);
-  if (rows) out.field("rows", *rows);
+  if (rows) {
+    out.field("rows", *rows);
+  } else {
+    // What cdc-merge needs to tell which changes belong to this chunk.
+    out.key("key");
+    out.begin_array();
+    for (const std::string& column : chunk.key) out.string(column);
+    out.end_array();
+    out.key("key_types");
+    out.begin_array();
+    for (const std::string& type : chunk.key_types) out.string(type);
+    out.end_array();
+    out.key("key_collations");
+    out.begin_array();
+    for (const std::string& column : chunk.key)
+      for (const ChunkColumn& described : chunk.columns)
+        if (described.name == column) out.unsigned_integer(described.collation_id);
+    out.end_array();
+    // Minified by simdjson from the chunk line: whole JSON values.
+    out.raw_members(fmt::format(R"("start":{},"end":{},"identity":{})", chunk.start_json, chunk.end_json,
+                                chunk.identity_json));
+  }
   out.field("ts_ms", mark.ts_ms);
   out.end_object();
   out.end_record();

@@ -163,6 +163,7 @@ TEST_CASE("the op:chunk line") {
   Chunk second;
   second.start = first.end;
   plan.chunks = {first, second};
+  plan.identity = std::vector<std::string>{"id", "code"};
 
   cdc::ndjson::Writer out;
   cdc::plan::write_chunk_line(plan, 0, out);
@@ -172,12 +173,14 @@ TEST_CASE("the op:chunk line") {
         "\"key_types\":[\"bigint(20) unsigned\",\"varbinary(4)\"],\"start\":null,\"end\":[18446744073709551615,\"AAE=\"],"
         "\"index\":0,\"count\":2,\"columns\":[{\"name\":\"id\",\"type\":\"bigint(20) unsigned\",\"collation_id\":0},"
         "{\"name\":\"code\",\"type\":\"varbinary(4)\",\"collation_id\":63},"
-        "{\"name\":\"note\",\"type\":\"varchar(5)\",\"collation_id\":45}],\"rows_estimate\":10}\n"
+        "{\"name\":\"note\",\"type\":\"varchar(5)\",\"collation_id\":45}],\"identity\":[\"id\",\"code\"],"
+        "\"rows_estimate\":10}\n"
         "{\"op\":\"chunk\",\"v\":1,\"db\":\"shop\",\"table\":\"orders\",\"key\":[\"id\",\"code\"],"
         "\"key_types\":[\"bigint(20) unsigned\",\"varbinary(4)\"],\"start\":[18446744073709551615,\"AAE=\"],\"end\":null,"
         "\"index\":1,\"count\":2,\"columns\":[{\"name\":\"id\",\"type\":\"bigint(20) unsigned\",\"collation_id\":0},"
         "{\"name\":\"code\",\"type\":\"varbinary(4)\",\"collation_id\":63},"
-        "{\"name\":\"note\",\"type\":\"varchar(5)\",\"collation_id\":45}],\"rows_estimate\":0}\n");
+        "{\"name\":\"note\",\"type\":\"varchar(5)\",\"collation_id\":45}],\"identity\":[\"id\",\"code\"],"
+        "\"rows_estimate\":0}\n");
 }
 
 TEST_CASE("--chunk-key DB.TABLE=COL[,COL]") {
