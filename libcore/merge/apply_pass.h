@@ -1,0 +1,75 @@
+#pragma once
+
+// The output pass of cdc-merge: each group's snapshot rows with the effects of the deltas
+// applied, then the rows the deltas added. Rows are streamed from the chunk outputs and never
+// held; unchanged rows are copied byte for byte. A row's identity is found by scanning its
+// line (the raw "key" object when the identity is the chunk key), without parsing JSON.
+//
+// Output order within a group: the snapshot rows in input order (replaced, dropped or kept),
+// then the added rows sorted by identity bytes. When a group's effects do not fit the memory
+// limit, the group is done in several passes, each over one slice of the identity space (a
+// range of the sorted effects), rewriting the rows through a temp file; the result is the same
+// bytes as one pass.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "merge/chunk_input.h"
+#include "merge/effects.h"
+#include "merge/temp_dir.h"
+#include "util/result.h"
+
+namespace cdc::merge {
+
+// Buffered output to an fd, written in large blocks.
+class OutputSink {
+ public:
+  OutputSink(int fd, std::string name);
+  void append(std::string_view bytes) {
+    buffer_.append(bytes);
+    if (buffer_.size() >= kFlushBytes) flush_later_ = true;
+  }
+  // Writes the buffer when it is large (call between rows).
+  [[nodiscard]] Result<void> maybe_flush() {
+    if (!flush_later_) return {};
+    return flush();
+  }
+  [[nodiscard]] Result<void> flush();
+  [[nodiscard]] int fd() const noexcept { return fd_; }
+
+ private:
+  static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+  int fd_;
+  std::string name_;
+  std::string buffer_;
+  bool flush_later_ = false;
+};
+
+// A range of lines of one input: a chunk's rows.
+struct Segment {
+  int fd = -1;
+  std::string name;
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+  std::uint64_t first_line = 1;
+};
+
+struct Group {
+  std::uint32_t id = 0;
+  const TableInfo* table = nullptr;
+  std::vector<Segment> segments;  // its chunks' rows, in output order
+};
+
+struct GroupResult {
+  std::uint64_t rows = 0;
+  std::uint64_t passes = 0;
+};
+
+// Writes one group's rows to out, consuming the group's entries from the cursor (which is at
+// the group's first entry or past it).
+[[nodiscard]] Result<GroupResult> write_group(const Group& group, EffectCursor& cursor, std::uint64_t memory_limit,
+                                              TempDir& temp, OutputSink& out);
+
+}  // namespace cdc::merge

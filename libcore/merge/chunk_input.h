@@ -1,0 +1,89 @@
+#pragma once
+
+// The chunk outputs of cdc-snapshot as cdc-merge reads them (man/cdc-snapshot.1, STDOUT):
+// per chunk an op:"low" line, its op:"r" lines, an op:"high" line; one input may hold many
+// chunks. The first pass (scan_chunk_outputs) parses only the low and high lines; "r" lines
+// are recognized by their prefix and skipped, and their byte range is remembered so the
+// output pass can read each chunk's rows again, in any order.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gtid/position.h"
+#include "merge/key_order.h"
+#include "util/result.h"
+
+namespace cdc::merge {
+
+struct InputFile {
+  std::string name;  // for messages: the operand, "stdin" for -
+  int fd = -1;
+};
+
+struct ChunkInfo {
+  std::size_t input = 0;  // index into the inputs
+  std::string db;
+  std::string table;
+  std::uint64_t index = 0;
+  std::uint64_t count = 0;
+  gtid::Position low;
+  gtid::Position high;
+  std::string high_file;
+  std::uint64_t high_offset = 0;
+  std::vector<std::string> key;
+  std::vector<std::string> key_types;
+  std::vector<std::uint32_t> key_collations;
+  std::optional<std::vector<std::string>> start;  // raw JSON per key column; nullopt = open
+  std::optional<std::vector<std::string>> end;
+  std::optional<std::vector<std::string>> identity;  // nullopt = the whole row
+  std::uint64_t low_line = 0;
+  std::uint64_t rows_begin = 0;  // byte range of the lines between low and high
+  std::uint64_t rows_end = 0;
+  std::uint64_t rows = 0;  // as the high line counts them
+
+  [[nodiscard]] std::string describe() const;  // "shop.orders chunk 3/12"
+};
+
+// Reads every input once, checking the structure (a low before rows, a high for each low,
+// no foreign lines). Errors are Errc::corrupt_input "<input>:<line>: ..." naming the fix.
+[[nodiscard]] Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inputs);
+
+// One table being merged: its chunks and how to tell which chunk a row belongs to.
+struct TableInfo {
+  std::string db;
+  std::string table;
+  std::string quoted_db;     // as ndjson::Writer writes it, quotes included
+  std::string quoted_table;
+  std::vector<std::string> key;
+  std::vector<std::string> quoted_key;  // "\"id\"" per key column
+  std::optional<std::vector<std::string>> identity;
+  std::vector<std::string> quoted_identity;
+  bool identity_is_key = false;  // identity == key, same order: the r line's key object is the identity
+  // Chunk ordering; empty when the key order is not reproduced but every chunk has the same
+  // low watermark (then a change applies to all chunks of the table or to none).
+  std::vector<KeyColumnOrder> order;
+  bool ordered = false;
+  // Indexes into the chunk list, sorted by range start when ordered.
+  std::vector<std::size_t> chunks;
+  std::vector<KeyRange> ranges;  // parallel to chunks
+  gtid::Position min_low;        // the lowest low of the table's chunks
+  bool same_lows = true;
+};
+
+// Groups the chunks by table and checks them: the same key, identity and count in every
+// chunk of a table, no chunk twice, every chunk there unless subset. Key orders are built
+// here: an order cdc-merge cannot reproduce is Errc::unsupported, unless all chunks of the
+// table share one low watermark.
+[[nodiscard]] Result<std::vector<TableInfo>> group_tables(std::span<const ChunkInfo> chunks,
+                                                          std::span<const InputFile> inputs, bool subset);
+
+// The chunk of table whose range holds the row with these key values (raw JSON), or nullopt.
+// For an unordered table, the first chunk (all chunks share one low, see TableInfo).
+[[nodiscard]] Result<std::optional<std::size_t>> find_chunk(const TableInfo& table,
+                                                            std::span<const std::string_view> key_values,
+                                                            std::string& scratch);
+
+}  // namespace cdc::merge

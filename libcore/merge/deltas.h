@@ -1,0 +1,44 @@
+#pragma once
+
+// Reads cdc-stream's output (man/cdc-stream.1, STDIN/STDOUT) into the effects of each chunk
+// (DESIGN.md "Snapshot consistency", step 2): for chunk i with low L_i, each change after L_i
+// whose chunk-key value falls in chunk i's range, in log order. An update is two sides: the
+// old row leaves the chunk of its old key, the new row enters the chunk of its new key, each
+// side only when the change is after that chunk's low. Changes after H* are not applied (the
+// stream from H* carries them) and are counted. Lines of tables not being merged, commit and
+// incident lines are skipped by a prefix scan, without parsing.
+
+#include <cstdint>
+#include <span>
+
+#include "gtid/position.h"
+#include "merge/chunk_input.h"
+#include "merge/effects.h"
+#include "merge/line_reader.h"
+#include "util/result.h"
+
+namespace cdc::merge {
+
+struct DeltaContext {
+  std::span<const ChunkInfo> chunks;
+  std::span<const TableInfo> tables;
+  std::span<const std::uint32_t> chunk_group;  // effect group of each chunk
+  gtid::Position high;                         // H*
+};
+
+struct DeltaSummary {
+  std::uint64_t changes_applied = 0;     // changes with at least one side applied
+  std::uint64_t changes_after_high = 0;  // changes of merged tables after H*, not applied
+};
+
+// Errors: Errc::corrupt_input "<deltas>:<line>: ..." for a malformed line, an image without a
+// key or identity column, a partial image, or a DDL on a merged table during the snapshot.
+[[nodiscard]] Result<DeltaSummary> read_deltas(LineReader& reader, const DeltaContext& context, EffectStore& effects);
+
+// {"a":1,"b":"x"}: the members named by quoted_names with the given raw values, as
+// ndjson::Writer writes an object. Both sides of the merge build identities with this, so a
+// snapshot row's key object and a change's identity are the same bytes.
+void append_object(std::span<const std::string> quoted_names, std::span<const std::string_view> values,
+                   std::string& out);
+
+}  // namespace cdc::merge

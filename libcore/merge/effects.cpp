@@ -1,0 +1,449 @@
+#include "merge/effects.h"
+
+#include <unistd.h>
+#include <zstd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <queue>
+
+#include "util/fd_io.h"
+
+namespace cdc::merge {
+
+namespace {
+
+constexpr std::size_t kEntryOverhead = 96;  // an EffectEntry in a slice: two std::string headers, index
+
+void put_group(std::string& key, std::uint32_t group) {
+  key.push_back(static_cast<char>(group >> 24));
+  key.push_back(static_cast<char>(group >> 16));
+  key.push_back(static_cast<char>(group >> 8));
+  key.push_back(static_cast<char>(group));
+}
+
+std::uint32_t get_group(std::string_view key) {
+  return (std::uint32_t{static_cast<unsigned char>(key[0])} << 24) |
+         (std::uint32_t{static_cast<unsigned char>(key[1])} << 16) |
+         (std::uint32_t{static_cast<unsigned char>(key[2])} << 8) | std::uint32_t{static_cast<unsigned char>(key[3])};
+}
+
+void put_varint(std::string& out, std::uint64_t value) {
+  while (value >= 0x80) {
+    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
+    value >>= 7;
+  }
+  out.push_back(static_cast<char>(value));
+}
+
+// Combines a later state of the same key into an earlier one.
+void combine(Effect& earlier, Effect&& later) {
+  if (later.kind == EffectKind::counted && earlier.kind == EffectKind::counted) {
+    earlier.count += later.count;
+    if (!later.line.empty()) earlier.line = std::move(later.line);
+    return;
+  }
+  earlier = std::move(later);
+}
+
+void append_record(std::string& plain, std::string_view key, EffectKind kind, std::int64_t count,
+                   std::string_view line) {
+  put_varint(plain, key.size());
+  plain.append(key);
+  plain.push_back(static_cast<char>(kind));
+  put_varint(plain, (static_cast<std::uint64_t>(count) << 1) ^ static_cast<std::uint64_t>(count >> 63));
+  put_varint(plain, line.size());
+  plain.append(line);
+}
+
+// One spilled run: records of (key, kind, count, line) through a zstd stream.
+//   varint key size, key bytes, kind byte, varint zigzag count, varint line size, line bytes
+// fill(plain) appends records to plain and returns false when there are no more.
+template <typename Fill>
+Result<void> write_run(const TempDir::File& file, Fill fill) {
+  std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+  if (!cctx) return fail(Errc::internal, "zstd: cannot create a compression context");
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 1);
+  std::string plain;
+  std::string packed(ZSTD_CStreamOutSize(), '\0');
+  for (bool more = true; more;) {
+    more = fill(plain);
+    const ZSTD_EndDirective mode = more ? ZSTD_e_continue : ZSTD_e_end;
+    ZSTD_inBuffer in{plain.data(), plain.size(), 0};
+    for (;;) {
+      ZSTD_outBuffer out{packed.data(), packed.size(), 0};
+      const std::size_t left = ZSTD_compressStream2(cctx.get(), &out, &in, mode);
+      if (ZSTD_isError(left)) return fail(Errc::internal, fmt::format("zstd: {}", ZSTD_getErrorName(left)));
+      if (auto wrote = write_all(file.fd, std::string_view(packed.data(), out.pos), file.path); !wrote) return wrote;
+      if (mode == ZSTD_e_end ? left == 0 : in.pos == in.size) break;
+    }
+    plain.clear();
+  }
+  return {};
+}
+
+class RunReader {
+ public:
+  explicit RunReader(const TempDir::File& file)
+      : file_(file), dctx_(ZSTD_createDCtx(), ZSTD_freeDCtx), packed_(ZSTD_DStreamInSize(), '\0') {}
+
+  // false at the end of the run.
+  Result<bool> read(EffectEntry& entry) {
+    auto first = available(1);
+    if (!first) return fail(first.error());
+    if (!*first) return false;
+    std::uint64_t key_size = 0;
+    if (auto got = varint(key_size); !got) return got;
+    std::string key;
+    if (auto got = bytes(key_size, key); !got) return got;
+    if (key.size() < 4) return corrupt();
+    std::string kind;
+    if (auto got = bytes(1, kind); !got) return got;
+    std::uint64_t zigzag = 0;
+    if (auto got = varint(zigzag); !got) return got;
+    std::uint64_t line_size = 0;
+    if (auto got = varint(line_size); !got) return got;
+    entry.effect.line.clear();
+    if (auto got = bytes(line_size, entry.effect.line); !got) return got;
+    entry.group = get_group(key);
+    entry.identity.assign(key, 4);
+    entry.effect.kind = static_cast<EffectKind>(kind[0]);
+    entry.effect.count = static_cast<std::int64_t>(zigzag >> 1) ^ -static_cast<std::int64_t>(zigzag & 1);
+    return true;
+  }
+
+ private:
+  Unexpected corrupt() const { return fail(Errc::internal, fmt::format("{}: spill run is damaged", file_.path)); }
+
+  // Makes n decompressed bytes available; false when the run ends first.
+  Result<bool> available(std::size_t n) {
+    while (plain_.size() - pos_ < n) {
+      if (pos_ > 0) {
+        plain_.erase(0, pos_);
+        pos_ = 0;
+      }
+      if (in_.pos == in_.size && !output_pending_) {
+        if (eof_) return false;
+        auto got = pread_some();
+        if (!got) return fail(got.error());
+        if (*got == 0) {
+          eof_ = true;
+          continue;
+        }
+      }
+      const std::size_t at = plain_.size();
+      const std::size_t room = ZSTD_DStreamOutSize();
+      plain_.resize(at + room);
+      ZSTD_outBuffer out{plain_.data() + at, room, 0};
+      const std::size_t rc = ZSTD_decompressStream(dctx_.get(), &out, &in_);
+      if (ZSTD_isError(rc)) return corrupt();
+      plain_.resize(at + out.pos);
+      // A full output buffer may leave decompressed bytes inside zstd.
+      output_pending_ = out.pos == room;
+    }
+    return true;
+  }
+
+  Result<std::size_t> pread_some() {
+    for (;;) {
+      const ssize_t got = ::pread(file_.fd, packed_.data(), packed_.size(), static_cast<off_t>(offset_));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) return fail(Errc::io, fmt::format("{}: read failed: {}", file_.path, std::strerror(errno)));
+      offset_ += static_cast<std::uint64_t>(got);
+      in_ = ZSTD_inBuffer{packed_.data(), static_cast<std::size_t>(got), 0};
+      return static_cast<std::size_t>(got);
+    }
+  }
+
+  Result<bool> varint(std::uint64_t& value) {
+    value = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      auto have = available(1);
+      if (!have) return fail(have.error());
+      if (!*have) return corrupt();
+      const auto byte = static_cast<unsigned char>(plain_[pos_++]);
+      value |= std::uint64_t{byte & 0x7fU} << shift;
+      if ((byte & 0x80U) == 0) return true;
+    }
+    return corrupt();
+  }
+  Result<bool> bytes(std::uint64_t n, std::string& out) {
+    auto have = available(static_cast<std::size_t>(n));
+    if (!have) return fail(have.error());
+    if (!*have && n > 0) return corrupt();
+    out.append(plain_, pos_, static_cast<std::size_t>(n));
+    pos_ += static_cast<std::size_t>(n);
+    return true;
+  }
+
+  TempDir::File file_;
+  std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx_;
+  std::string packed_;
+  ZSTD_inBuffer in_{nullptr, 0, 0};
+  std::uint64_t offset_ = 0;
+  bool eof_ = false;
+  bool output_pending_ = false;
+  std::string plain_;
+  std::size_t pos_ = 0;
+};
+
+// Merges the spilled runs and the sorted in-memory entries (the latest run).
+class MergingCursor final : public EffectCursor {
+ public:
+  // memory: the latest run, read entry by entry (false at its end).
+  using MemorySource = std::function<bool(EffectEntry&)>;
+  MergingCursor(std::vector<TempDir::File> files, MemorySource memory) : memory_(std::move(memory)) {
+    for (const TempDir::File& file : files) readers_.push_back(std::make_unique<RunReader>(file));
+    heads_.resize(readers_.size() + 1);
+  }
+
+  Result<void> start() {
+    for (std::size_t r = 0; r < readers_.size(); ++r)
+      if (auto pulled = pull(r); !pulled) return pulled;
+    if (auto pulled = pull(readers_.size()); !pulled) return pulled;
+    return advance();
+  }
+
+  const EffectEntry* current() const noexcept override { return has_current_ ? &current_ : nullptr; }
+  EffectEntry& mutable_current() noexcept override { return current_; }
+
+  Result<void> advance() override {
+    has_current_ = false;
+    if (queue_.empty()) return {};
+    std::size_t source = queue_.top();
+    queue_.pop();
+    current_ = std::move(heads_[source]);
+    has_current_ = true;
+    if (auto pulled = pull(source); !pulled) return pulled;
+    while (!queue_.empty() && same_key(heads_[queue_.top()], current_)) {
+      source = queue_.top();
+      queue_.pop();
+      combine(current_.effect, std::move(heads_[source].effect));
+      if (auto pulled = pull(source); !pulled) return pulled;
+    }
+    return {};
+  }
+
+ private:
+  static bool same_key(const EffectEntry& a, const EffectEntry& b) {
+    return a.group == b.group && a.identity == b.identity;
+  }
+  // Loads the next entry of source into heads_ and queues it.
+  Result<void> pull(std::size_t source) {
+    if (source == readers_.size()) {
+      if (!memory_(heads_[source])) return {};
+    } else {
+      auto read = readers_[source]->read(heads_[source]);
+      if (!read) return fail(read.error());
+      if (!*read) return {};
+    }
+    queue_.push(source);
+    return {};
+  }
+
+  struct Later {
+    const MergingCursor* self;
+    // priority_queue pops the largest: "larger" = later key, or same key from a later run.
+    bool operator()(std::size_t a, std::size_t b) const {
+      const EffectEntry& x = self->heads_[a];
+      const EffectEntry& y = self->heads_[b];
+      if (x.group != y.group) return x.group > y.group;
+      if (const int order = x.identity.compare(y.identity); order != 0) return order > 0;
+      return a > b;
+    }
+  };
+
+  std::vector<std::unique_ptr<RunReader>> readers_;
+  MemorySource memory_;
+  std::vector<EffectEntry> heads_;
+  std::priority_queue<std::size_t, std::vector<std::size_t>, Later> queue_{Later{this}};
+  EffectEntry current_;
+  bool has_current_ = false;
+};
+
+// A fast hash of short byte strings: 8 bytes at a time, multiplied and folded.
+std::uint64_t hash_key(std::string_view text) noexcept {
+  constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ULL;
+  std::uint64_t h = text.size() * kMul;
+  std::size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t chunk;
+    std::memcpy(&chunk, text.data() + i, 8);
+    h = (h ^ chunk) * kMul;
+    h ^= h >> 29;
+  }
+  std::uint64_t tail = 0;
+  std::memcpy(&tail, text.data() + i, text.size() - i);
+  h = (h ^ tail) * kMul;
+  h ^= h >> 32;
+  return h;
+}
+
+}  // namespace
+
+std::size_t effect_cost(std::size_t identity_size, std::size_t line_size) noexcept {
+  return identity_size + 4 + line_size + kEntryOverhead;
+}
+
+EffectStore::EffectStore(std::uint64_t memory_limit, TempDir& temp) : limit_(memory_limit), temp_(temp) {}
+
+void EffectStore::grow_index() {
+  std::size_t size = index_.empty() ? 1024 : index_.size() * 2;
+  index_.assign(size, 0);
+  const std::size_t mask = size - 1;
+  for (std::size_t r = 0; r < records_.size(); ++r) {
+    std::size_t at = records_[r].hash & mask;
+    while (index_[at] != 0) at = (at + 1) & mask;
+    index_[at] = static_cast<std::uint32_t>(r + 1);
+  }
+}
+
+EffectStore::Record& EffectStore::slot(std::uint32_t group, std::string_view identity) {
+  key_.clear();
+  put_group(key_, group);
+  key_.append(identity);
+  if (records_.size() * 2 >= index_.size()) grow_index();
+  const std::uint64_t hash = hash_key(key_);
+  const std::size_t mask = index_.size() - 1;
+  std::size_t at = hash & mask;
+  for (; index_[at] != 0; at = (at + 1) & mask) {
+    Record& record = records_[index_[at] - 1];
+    if (record.hash == hash && key_of(record) == key_) return record;
+  }
+  Record record;
+  record.hash = hash;
+  record.key_offset = arena_.size();
+  record.key_size = static_cast<std::uint32_t>(key_.size());
+  arena_.append(key_);
+  records_.push_back(record);
+  index_[at] = static_cast<std::uint32_t>(records_.size());
+  return records_.back();
+}
+
+void EffectStore::set_line(Record& record, std::string_view line) {
+  if (line.size() > record.line_size) {
+    record.line_offset = arena_.size();
+    arena_.append(line);
+  } else {
+    arena_.replace(record.line_offset, line.size(), line);  // in place: the old line was longer
+  }
+  record.line_size = static_cast<std::uint32_t>(line.size());
+}
+
+Result<void> EffectStore::set_present(std::uint32_t group, std::string_view identity, std::string_view line) {
+  Record& record = slot(group, identity);
+  record.kind = EffectKind::present;
+  record.count = 1;
+  set_line(record, line);
+  return maybe_spill();
+}
+
+Result<void> EffectStore::set_absent(std::uint32_t group, std::string_view identity) {
+  Record& record = slot(group, identity);
+  record.kind = EffectKind::absent;
+  record.count = 0;
+  record.line_size = 0;
+  return maybe_spill();
+}
+
+Result<void> EffectStore::add_count(std::uint32_t group, std::string_view row, std::int64_t delta,
+                                    std::string_view line) {
+  Record& record = slot(group, row);
+  record.kind = EffectKind::counted;
+  record.count += delta;
+  if (!line.empty()) set_line(record, line);
+  return maybe_spill();
+}
+
+std::vector<std::uint32_t> EffectStore::sorted_records() const {
+  // By group first (the key's first 4 bytes), then by identity within each group: fewer,
+  // shorter comparisons than one sort of whole keys.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> by_group(records_.size());
+  for (std::uint32_t r = 0; r < by_group.size(); ++r) by_group[r] = {get_group(key_of(records_[r])), r};
+  std::sort(by_group.begin(), by_group.end());
+  std::vector<std::uint32_t> order(records_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = by_group[i].second;
+  const auto identity_less = [&](std::uint32_t a, std::uint32_t b) {
+    return key_of(records_[a]).substr(4) < key_of(records_[b]).substr(4);
+  };
+  for (std::size_t begin = 0; begin < order.size();) {
+    std::size_t end = begin + 1;
+    while (end < order.size() && by_group[end].first == by_group[begin].first) ++end;
+    std::sort(order.begin() + static_cast<std::ptrdiff_t>(begin), order.begin() + static_cast<std::ptrdiff_t>(end),
+              identity_less);
+    begin = end;
+  }
+  return order;
+}
+
+void EffectStore::clear_memory() {
+  arena_.clear();
+  records_.clear();
+  std::fill(index_.begin(), index_.end(), 0);
+}
+
+Result<void> EffectStore::maybe_spill() {
+  const std::uint64_t used =
+      arena_.size() + records_.size() * (sizeof(Record) + 2 * sizeof(std::uint32_t)) + index_.size() * 4;
+  if (used <= limit_ || records_.empty()) return {};
+  const std::vector<std::uint32_t> order = sorted_records();
+  auto file = temp_.create("run");
+  if (!file) return fail(file.error());
+  std::size_t next = 0;
+  auto written = write_run(*file, [&](std::string& plain) {
+    while (next < order.size() && plain.size() < (std::size_t{1} << 20)) {
+      const Record& record = records_[order[next++]];
+      append_record(plain, key_of(record), record.kind, record.count,
+                    std::string_view(arena_).substr(record.line_offset, record.line_size));
+    }
+    return next < order.size();
+  });
+  if (!written) return written;
+  runs_.push_back(*file);
+  clear_memory();
+  if (index_.size() > 4096) index_ = {};  // a small limit needs no large index
+  return {};
+}
+
+Result<std::unique_ptr<EffectCursor>> EffectStore::finish() {
+  // The entries still in memory are the latest run; they are handed out one by one, in key
+  // order, from the arena (so memory does not double here).
+  struct Memory {
+    std::string arena;
+    std::vector<Record> records;
+    std::vector<std::uint32_t> order;
+    std::size_t next = 0;
+  };
+  auto memory = std::make_shared<Memory>();
+  memory->order = sorted_records();
+  memory->arena = std::move(arena_);
+  memory->records = std::move(records_);
+  arena_ = {};
+  records_ = {};
+  index_ = {};
+  auto source = [memory](EffectEntry& entry) {
+    if (memory->next >= memory->order.size()) {
+      memory->arena = {};
+      memory->records = {};
+      return false;
+    }
+    const Record& record = memory->records[memory->order[memory->next++]];
+    const std::string_view arena(memory->arena);
+    const std::string_view key = arena.substr(record.key_offset, record.key_size);
+    entry.group = get_group(key);
+    entry.identity.assign(key.substr(4));
+    entry.effect.kind = record.kind;
+    entry.effect.count = record.count;
+    entry.effect.line.assign(arena.substr(record.line_offset, record.line_size));
+    return true;
+  };
+  auto cursor = std::make_unique<MergingCursor>(runs_, std::move(source));
+  if (auto started = cursor->start(); !started) return fail(started.error());
+  return std::unique_ptr<EffectCursor>(std::move(cursor));
+}
+
+}  // namespace cdc::merge

@@ -1,0 +1,55 @@
+#pragma once
+
+// Raw JSON text scanning for cdc-merge's hot paths: find a member of an object and the exact
+// bytes of its value, without parsing the line. cdc-merge copies values as bytes (the same row
+// gives byte-identical values in cdc-snapshot and cdc-stream output, DESIGN.md "Values"), so
+// it needs the text, not a decoded value. The scanner only follows the structure: strings
+// (with their escapes), nesting, and whitespace between tokens. It does not validate numbers
+// or literals; lines whose validity matters are checked with simdjson by the callers.
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+namespace cdc::merge {
+
+// Moves pos past the JSON value that starts at text[pos] (after any whitespace), and returns
+// false when the text ends first or the value is not well nested.
+[[nodiscard]] bool skip_json_value(std::string_view text, std::size_t& pos) noexcept;
+
+// Walks the members of the object that is exactly `object` (from '{' to '}'): on each call,
+// the raw quoted key ("\"id\"", as written, escapes kept) and the raw value text.
+class MemberScanner {
+ public:
+  explicit MemberScanner(std::string_view object) noexcept;
+  // false at the end of the object, or when the text is malformed (then failed() is true).
+  [[nodiscard]] bool next(std::string_view& quoted_key, std::string_view& value) noexcept;
+  [[nodiscard]] bool failed() const noexcept { return failed_; }
+
+  // next() in two steps, for callers that scan a value themselves (a nested object, in the
+  // same pass): next_key() stops at the value; then either take_value(), or value_text() and
+  // value_done(n) once the caller has scanned its n bytes.
+  [[nodiscard]] bool next_key(std::string_view& quoted_key) noexcept;
+  [[nodiscard]] bool take_value(std::string_view& value) noexcept;
+  [[nodiscard]] std::string_view value_text() const noexcept { return text_.substr(pos_); }
+  void value_done(std::size_t length) noexcept { pos_ += length; }
+  // After next() returned false at the end: the object's length, '}' included.
+  [[nodiscard]] std::size_t consumed() const noexcept { return pos_ + 1; }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  bool first_ = true;
+  bool done_ = false;
+  bool failed_ = false;
+};
+
+// The raw value of the member whose raw quoted key is quoted_key ("\"after\""), or nullopt
+// when the object has no such member or is malformed.
+[[nodiscard]] std::optional<std::string_view> find_member(std::string_view object,
+                                                          std::string_view quoted_key) noexcept;
+
+// Trims spaces, tabs and '\r' at both ends.
+[[nodiscard]] std::string_view trim_json_space(std::string_view text) noexcept;
+
+}  // namespace cdc::merge

@@ -1,0 +1,164 @@
+#include "merge/line_reader.h"
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace cdc::merge {
+
+namespace {
+constexpr std::size_t kBlockBytes = std::size_t{1} << 20;
+constexpr std::size_t kWindowBytes = std::size_t{16} << 20;
+}
+
+LineReader::LineReader(int fd, std::string name, std::uint64_t begin, std::uint64_t end, std::uint64_t first_line)
+    : fd_(fd),
+      name_(std::move(name)),
+      file_pos_(begin),
+      end_(end),
+      buffer_(new char[kBlockBytes]),
+      capacity_(kBlockBytes),
+      line_number_(first_line - 1),
+      next_offset_(begin) {
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    mapped_ = true;
+    file_end_ = std::min<std::uint64_t>(end, static_cast<std::uint64_t>(st.st_size));
+  }
+}
+
+LineReader::~LineReader() {
+  if (map_ != nullptr) ::munmap(map_, map_length_);
+}
+
+Result<void> LineReader::map_from(std::uint64_t offset, std::size_t min_length) {
+  if (map_ != nullptr) ::munmap(map_, map_length_);
+  map_ = nullptr;
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  map_offset_ = offset - offset % page;
+  const std::uint64_t want = std::max<std::uint64_t>(kWindowBytes, (offset - map_offset_) + min_length);
+  map_length_ = static_cast<std::size_t>(std::min<std::uint64_t>(want, file_end_ - map_offset_));
+  if (map_length_ == 0) return {};
+  void* at = ::mmap(nullptr, map_length_, PROT_READ, MAP_PRIVATE, fd_, static_cast<off_t>(map_offset_));
+  if (at == MAP_FAILED) {
+    map_length_ = 0;
+    return fail(Errc::io, fmt::format("{}: cannot map: {}", name_, std::strerror(errno)));
+  }
+  ::madvise(at, map_length_, MADV_SEQUENTIAL);
+  map_ = static_cast<char*>(at);
+  return {};
+}
+
+Result<bool> LineReader::next_mapped() {
+  const std::uint64_t start = next_offset_;
+  if (start >= file_end_) return false;
+  for (std::size_t need = 1;; need *= 2) {
+    if (map_ == nullptr || start < map_offset_ || start >= map_offset_ + map_length_ ||
+        (map_offset_ + map_length_ < file_end_ && start + need > map_offset_ + map_length_)) {
+      if (need > kMaxLineBytes)
+        return fail(Errc::corrupt_input,
+                    fmt::format("{}:{}: line longer than {} bytes", name_, line_number_ + 1, kMaxLineBytes));
+      if (auto mapped = map_from(start, need); !mapped) return fail(mapped.error());
+    }
+    const char* from = map_ + (start - map_offset_);
+    const std::size_t avail = static_cast<std::size_t>(map_offset_ + map_length_ - start);
+    const void* hit = std::memchr(from, '\n', avail);
+    const bool window_is_last = map_offset_ + map_length_ >= file_end_;
+    if (hit == nullptr && !window_is_last) {
+      need = std::max(need, avail + 1);
+      continue;
+    }
+    std::size_t length = hit != nullptr ? static_cast<std::size_t>(static_cast<const char*>(hit) - from) : avail;
+    terminated_ = hit != nullptr;
+    line_offset_ = start;
+    next_offset_ = start + length + (terminated_ ? 1 : 0);
+    if (length > 0 && from[length - 1] == '\r') --length;
+    line_ = std::string_view(from, length);
+    ++line_number_;
+    return true;
+  }
+}
+
+Error LineReader::error_here(std::string_view message) const {
+  return Error{Errc::corrupt_input, fmt::format("{}:{}: {}", name_, line_number_, message)};
+}
+
+Result<void> LineReader::fill() {
+  if (begin_ > 0) {
+    std::memmove(buffer_.get(), buffer_.get() + begin_, filled_ - begin_);
+    filled_ -= begin_;
+    begin_ = 0;
+  }
+  if (filled_ == capacity_) {
+    if (capacity_ >= kMaxLineBytes)
+      return fail(Errc::corrupt_input,
+                  fmt::format("{}:{}: line longer than {} bytes", name_, line_number_ + 1, kMaxLineBytes));
+    const std::size_t grown = std::min(capacity_ * 2, kMaxLineBytes);
+    std::unique_ptr<char[]> bigger(new char[grown]);
+    std::memcpy(bigger.get(), buffer_.get(), filled_);
+    buffer_ = std::move(bigger);
+    capacity_ = grown;
+  }
+  std::size_t want = capacity_ - filled_;
+  if (end_ != UINT64_MAX) want = static_cast<std::size_t>(std::min<std::uint64_t>(want, end_ - file_pos_));
+  if (want == 0) {
+    eof_ = true;
+    return {};
+  }
+  for (;;) {
+    const ssize_t got = ::pread(fd_, buffer_.get() + filled_, want, static_cast<off_t>(file_pos_));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return fail(Errc::io, fmt::format("{}: read failed: {}", name_, std::strerror(errno)));
+    }
+    if (got == 0) eof_ = true;
+    filled_ += static_cast<std::size_t>(got);
+    file_pos_ += static_cast<std::uint64_t>(got);
+    return {};
+  }
+}
+
+Result<bool> LineReader::next() {
+  if (mapped_) return next_mapped();
+  std::size_t scanned = begin_;
+  for (;;) {
+    const void* hit = std::memchr(buffer_.get() + scanned, '\n', filled_ - scanned);
+    if (hit != nullptr) {
+      const std::size_t newline = static_cast<std::size_t>(static_cast<const char*>(hit) - buffer_.get());
+      std::size_t length = newline - begin_;
+      if (length > 0 && buffer_[newline - 1] == '\r') --length;
+      line_ = std::string_view(buffer_.get() + begin_, length);
+      line_offset_ = next_offset_;
+      next_offset_ += newline + 1 - begin_;
+      begin_ = newline + 1;
+      ++line_number_;
+      terminated_ = true;
+      return true;
+    }
+    if (eof_) {
+      if (begin_ == filled_) return false;
+      std::size_t length = filled_ - begin_;
+      if (buffer_[filled_ - 1] == '\r') --length;
+      line_ = std::string_view(buffer_.get() + begin_, length);
+      line_offset_ = next_offset_;
+      next_offset_ += filled_ - begin_;
+      begin_ = filled_;
+      ++line_number_;
+      terminated_ = false;
+      return true;
+    }
+    const std::size_t consumed_before = begin_;
+    const std::size_t seen = filled_ - begin_;
+    if (auto filled = fill(); !filled) return fail(filled.error());
+    (void)consumed_before;
+    scanned = seen;  // after fill() the unconsumed bytes start at 0
+  }
+}
+
+}  // namespace cdc::merge

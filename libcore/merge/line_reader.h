@@ -1,0 +1,76 @@
+#pragma once
+
+// Reads lines of one input, or of a byte range of it: cdc-merge's passes over chunk outputs
+// look at most lines only by a prefix, so splitting lines must cost no more than a memchr.
+// Regular files are mapped in windows of 16 MiB (no copy into a buffer; the window is unmapped
+// as the reader moves on, so memory stays bounded); other files are read with pread(). Follows the NDJSON input rules of ndjson/reader.h for line endings and
+// numbering ('\n' separates records, one '\r' before it is dropped, line numbers are physical
+// 1-based lines); blank lines are returned as empty views for the caller to skip. Unlike
+// ndjson::Reader it does not parse: callers parse the few lines they need.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace cdc::merge {
+
+class LineReader {
+ public:
+  static constexpr std::size_t kMaxLineBytes = std::size_t{256} << 20;
+
+  // Reads fd from byte `begin` (with pread: the fd's offset is not used) up to `end`;
+  // first_line is the line number of the line at `begin`. Does not own fd.
+  LineReader(int fd, std::string name, std::uint64_t begin = 0, std::uint64_t end = UINT64_MAX,
+             std::uint64_t first_line = 1);
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+  ~LineReader();
+
+  // true: line() is the next line (valid until the next call); false: end of the range.
+  [[nodiscard]] Result<bool> next();
+
+  [[nodiscard]] std::string_view line() const noexcept { return line_; }
+  [[nodiscard]] std::uint64_t line_number() const noexcept { return line_number_; }
+  // Byte offset of the current line's start, and of the byte after its '\n'.
+  [[nodiscard]] std::uint64_t line_offset() const noexcept { return line_offset_; }
+  [[nodiscard]] std::uint64_t next_offset() const noexcept { return next_offset_; }
+  // False when the current line is the last of the input and has no '\n'.
+  [[nodiscard]] bool terminated() const noexcept { return terminated_; }
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+
+  // "<name>:<line>: <message>" as Errc::corrupt_input.
+  [[nodiscard]] Error error_here(std::string_view message) const;
+
+ private:
+  Result<void> fill();
+  Result<bool> next_mapped();
+  Result<void> map_from(std::uint64_t offset, std::size_t min_length);
+
+  int fd_;
+  std::string name_;
+  std::uint64_t file_pos_;  // next byte to read from the file
+  std::uint64_t end_;
+  std::unique_ptr<char[]> buffer_;
+  std::size_t capacity_;
+  std::size_t begin_ = 0;  // [begin_, filled_) unconsumed
+  std::size_t filled_ = 0;
+  bool eof_ = false;
+  std::string_view line_;
+  std::uint64_t line_number_;
+  std::uint64_t line_offset_ = 0;
+  std::uint64_t next_offset_;
+  bool terminated_ = true;
+
+  // Mapped mode: [map_offset_, map_offset_ + map_length_) of the file is at map_.
+  bool mapped_ = false;
+  std::uint64_t file_end_ = 0;  // min(end, file size)
+  char* map_ = nullptr;
+  std::uint64_t map_offset_ = 0;
+  std::size_t map_length_ = 0;
+};
+
+}  // namespace cdc::merge

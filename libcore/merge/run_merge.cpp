@@ -1,0 +1,329 @@
+#include "merge/run_merge.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "merge/apply_pass.h"
+#include "merge/chunk_input.h"
+#include "merge/deltas.h"
+#include "merge/effects.h"
+#include "merge/line_reader.h"
+#include "merge/positions.h"
+#include "merge/temp_dir.h"
+#include "ndjson/writer.h"
+#include "util/fd_io.h"
+
+namespace cdc::merge {
+
+namespace {
+
+struct OpenFiles {
+  std::vector<int> fds;
+  ~OpenFiles() {
+    for (const int fd : fds) ::close(fd);
+  }
+};
+
+Result<int> open_input(const std::string& path, OpenFiles& files) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(Errc::io, fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  files.fds.push_back(fd);
+  return fd;
+}
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string spill_parent(const Options& options) {
+  if (!options.spill_dir.empty()) return options.spill_dir;
+  if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp != '\0') return tmp;
+  return "/tmp";
+}
+
+Result<void> check_options(const Options& options) {
+  if (options.inputs.empty())
+    return fail(Errc::usage, "no chunk outputs given: name the files cdc-snapshot wrote (or - for stdin)");
+  std::size_t dashes = 0;
+  for (const std::string& input : options.inputs)
+    if (input == "-") ++dashes;
+  if (options.deltas && *options.deltas == "-") ++dashes;
+  if (dashes > 1) return fail(Errc::usage, "standard input (-) can be given only once");
+  if (options.span) {
+    if (options.deltas) return fail(Errc::usage, "--span reads only the chunk outputs: drop --deltas");
+    return {};
+  }
+  if (!options.deltas)
+    return fail(Errc::usage,
+                "--deltas FILE is required: the cdc-stream output from the lowest low to the highest high "
+                "(cdc-merge --span prints them)");
+  if (options.memory_limit < 4096) return fail(Errc::usage, "--memory-limit must be at least 4K");
+  return {};
+}
+
+// The chunk high to copy "file" and "offset" from: the one at H*, else (without --until)
+// the one furthest in the binlog.
+void high_file_offset(const std::vector<ChunkInfo>& chunks, const gtid::Position& high, bool until,
+                      std::string& file, std::optional<std::uint64_t>& offset) {
+  if (high.kind == gtid::Position::Kind::file) {
+    file = high.file.file;
+    offset = high.file.offset;
+    return;
+  }
+  const std::string text = high.to_string();
+  const ChunkInfo* best = nullptr;
+  for (const ChunkInfo& chunk : chunks) {
+    if (chunk.high_file.empty()) continue;
+    if (chunk.high.to_string() == text) {
+      best = &chunk;
+      break;
+    }
+    if (until) continue;
+    if (best == nullptr || gtid::FilePosition{best->high_file, best->high_offset} <
+                               gtid::FilePosition{chunk.high_file, chunk.high_offset})
+      best = &chunk;
+  }
+  if (best == nullptr || (until && best->high.to_string() != text)) return;
+  file = best->high_file;
+  offset = best->high_offset;
+}
+
+}  // namespace
+
+Result<std::uint64_t> parse_size(std::string_view text) {
+  const auto bad = [&] {
+    return fail(Errc::usage, fmt::format("'{}' is not a size: give bytes, or a number with K, M, G or T "
+                                         "(256M, 4K)",
+                                         text));
+  };
+  if (text.empty()) return bad();
+  std::uint64_t value = 0;
+  std::size_t i = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+    if (value > (UINT64_MAX - 9) / 10) return bad();
+    value = value * 10 + static_cast<std::uint64_t>(text[i] - '0');
+  }
+  if (i == 0) return bad();
+  std::uint64_t unit = 1;
+  if (i < text.size()) {
+    switch (text[i]) {
+      case 'k': case 'K': unit = std::uint64_t{1} << 10; break;
+      case 'm': case 'M': unit = std::uint64_t{1} << 20; break;
+      case 'g': case 'G': unit = std::uint64_t{1} << 30; break;
+      case 't': case 'T': unit = std::uint64_t{1} << 40; break;
+      default: return bad();
+    }
+    ++i;
+    if (i < text.size() && (text[i] == 'b' || text[i] == 'B')) ++i;
+    if (i != text.size()) return bad();
+  }
+  if (value > UINT64_MAX / unit) return bad();
+  return value * unit;
+}
+
+Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int stderr_fd) {
+  if (auto checked = check_options(options); !checked) return fail(checked.error());
+  TempDir temp(spill_parent(options));
+  OpenFiles files;
+
+  // Inputs; a "-" chunk operand is copied to the temp dir, because it is read twice.
+  std::vector<InputFile> inputs;
+  for (const std::string& operand : options.inputs) {
+    if (operand == "-") {
+      auto copy = temp.create("stdin");
+      if (!copy) return fail(copy.error());
+      if (auto copied = copy_fd(stdin_fd, *copy, "stdin"); !copied) return fail(copied.error());
+      inputs.push_back(InputFile{"stdin", copy->fd});
+      continue;
+    }
+    auto fd = open_input(operand, files);
+    if (!fd) return fail(fd.error());
+    inputs.push_back(InputFile{operand, *fd});
+  }
+
+  auto chunks = scan_chunk_outputs(inputs);
+  if (!chunks) return fail(chunks.error());
+  if (chunks->empty())
+    return fail(Errc::corrupt_input,
+                fmt::format("{}: no chunk in the input{}: give the outputs of cdc-snapshot", inputs.front().name,
+                            inputs.size() > 1 ? "s" : ""));
+  const ChunkInfo& first = chunks->front();
+  std::vector<gtid::Position> lows;
+  std::vector<gtid::Position> highs;
+  for (const ChunkInfo& chunk : *chunks) {
+    if (chunk.low.kind != first.low.kind)
+      return fail(Errc::corrupt_input,
+                  fmt::format("{}:{}: {} has {} watermarks, but {} at {}:{} has {}: the chunks come from different "
+                              "servers or setups",
+                              inputs[chunk.input].name, chunk.low_line, chunk.describe(), kind_name(chunk.low.kind),
+                              first.describe(), inputs[first.input].name, first.low_line, kind_name(first.low.kind)));
+    lows.push_back(chunk.low);
+    highs.push_back(chunk.high);
+  }
+  Summary summary;
+  summary.chunks = chunks->size();
+
+  if (options.span) {
+    const gtid::Position from = lowest(lows);
+    const gtid::Position until = highest(highs);
+    if (from.kind == gtid::Position::Kind::mariadb_gtids && from.mariadb_gtids.empty())
+      return fail(Errc::corrupt_input,
+                  "the low watermarks share no GTID domain, so no position starts before all of them");
+    const std::string text = fmt::format("{} {}\n", from.to_string(), until.to_string());
+    if (auto wrote = write_all(stdout_fd, text, "stdout"); !wrote) return fail(wrote.error());
+    return summary;
+  }
+
+  auto tables = group_tables(*chunks, inputs, options.subset);
+  if (!tables) return fail(tables.error());
+
+  // H*.
+  gtid::Position high = highest(highs);
+  if (options.until) {
+    auto until = gtid::Position::parse(*options.until);
+    if (!until) return fail(Errc::usage, fmt::format("--until: {}", until.error().message));
+    if (until->kind != first.low.kind)
+      return fail(Errc::usage, fmt::format("--until is {} but the chunks' watermarks are {}", kind_name(until->kind),
+                                           kind_name(first.low.kind)));
+    for (const ChunkInfo& chunk : *chunks)
+      if (!contains(*until, chunk.high))
+        return fail(Errc::usage,
+                    fmt::format("--until {} is before the high watermark {} of {} ({}:{}): give a position at or "
+                                "after every chunk's high (cdc-merge --span prints the highest)",
+                                until->to_string(), chunk.high.to_string(), chunk.describe(),
+                                inputs[chunk.input].name, chunk.low_line));
+    high = std::move(*until);
+  }
+
+  // Groups in output order: chunks in input order; the chunks of an unordered table together,
+  // where its first chunk is.
+  std::vector<std::size_t> table_of(chunks->size());
+  for (std::size_t t = 0; t < tables->size(); ++t)
+    for (const std::size_t c : (*tables)[t].chunks) table_of[c] = t;
+  std::vector<Group> groups;
+  std::vector<std::uint32_t> chunk_group(chunks->size());
+  std::map<std::size_t, std::uint32_t> unordered_group;
+  for (std::size_t c = 0; c < chunks->size(); ++c) {
+    const TableInfo& table = (*tables)[table_of[c]];
+    const ChunkInfo& chunk = (*chunks)[c];
+    Segment segment{inputs[chunk.input].fd, inputs[chunk.input].name, chunk.rows_begin, chunk.rows_end,
+                    chunk.low_line + 1};
+    if (!table.ordered) {
+      auto [it, added] = unordered_group.emplace(table_of[c], static_cast<std::uint32_t>(groups.size()));
+      if (added) groups.push_back(Group{it->second, &table, {}});
+      chunk_group[c] = it->second;
+      groups[it->second].segments.push_back(std::move(segment));
+      continue;
+    }
+    chunk_group[c] = static_cast<std::uint32_t>(groups.size());
+    groups.push_back(Group{chunk_group[c], &table, {std::move(segment)}});
+  }
+
+  // The deltas.
+  EffectStore effects(options.memory_limit, temp);
+  {
+    int fd = stdin_fd;
+    std::string name = "stdin";
+    if (*options.deltas != "-") {
+      auto opened = open_input(*options.deltas, files);
+      if (!opened) return fail(opened.error());
+      fd = *opened;
+      name = *options.deltas;
+    }
+    // Standard input is read once, in order: pread() would fail on a pipe, so a pipe is
+    // copied first.
+    if (fd == stdin_fd && ::lseek(fd, 0, SEEK_CUR) < 0) {
+      auto copy = temp.create("deltas");
+      if (!copy) return fail(copy.error());
+      if (auto copied = copy_fd(stdin_fd, *copy, "stdin"); !copied) return fail(copied.error());
+      fd = copy->fd;
+    }
+    LineReader reader(fd, name, fd == stdin_fd ? static_cast<std::uint64_t>(::lseek(fd, 0, SEEK_CUR)) : 0);
+    const DeltaContext context{*chunks, *tables, chunk_group, high};
+    auto read = read_deltas(reader, context, effects);
+    if (!read) return fail(read.error());
+    summary.changes_applied = read->changes_applied;
+    summary.changes_after_high = read->changes_after_high;
+  }
+  summary.spill_runs = effects.runs();
+  if (summary.changes_after_high > 0) {
+    const std::string notice =
+        fmt::format("cdc-merge: notice: {} change{} after {} not applied: they belong to the stream from there\n",
+                    summary.changes_after_high, summary.changes_after_high == 1 ? "" : "s", high.to_string());
+    (void)write_all(stderr_fd, notice, "stderr");
+  }
+  auto cursor = effects.finish();
+  if (!cursor) return fail(cursor.error());
+
+  // The output.
+  int out_fd = stdout_fd;
+  std::string out_name = "stdout";
+  std::string partial;
+  struct PartialGuard {
+    std::string path;
+    int fd = -1;
+    ~PartialGuard() {
+      if (fd >= 0) ::close(fd);
+      if (!path.empty()) ::unlink(path.c_str());
+    }
+  } guard;
+  if (options.output) {
+    partial = *options.output + ".partial";
+    out_fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out_fd < 0) return fail(Errc::io, fmt::format("{}: cannot create: {}", partial, std::strerror(errno)));
+    guard.path = partial;
+    guard.fd = out_fd;
+    out_name = partial;
+  }
+  OutputSink out(out_fd, out_name);
+  for (const Group& group : groups) {
+    auto written = write_group(group, **cursor, options.memory_limit, temp, out);
+    if (!written) return fail(written.error());
+    summary.rows += written->rows;
+    summary.passes += written->passes;
+  }
+  std::string file;
+  std::optional<std::uint64_t> offset;
+  high_file_offset(*chunks, high, options.until.has_value(), file, offset);
+  ndjson::Writer writer;
+  writer.begin_object();
+  writer.field("op", "high");
+  writer.field("v", 1);
+  writer.field("position", high.to_string());
+  if (offset) {
+    writer.field("file", file);
+    writer.field("offset", *offset);
+  } else {
+    writer.field_null("file");
+    writer.field_null("offset");
+  }
+  writer.field("chunks", summary.chunks);
+  writer.field("rows", summary.rows);
+  writer.field("ts_ms", now_ms());
+  writer.end_object();
+  writer.end_record();
+  out.append(writer.buffered());
+  if (auto flushed = out.flush(); !flushed) return fail(flushed.error());
+  if (options.output) {
+    if (::fsync(out_fd) != 0 || ::close(out_fd) != 0) {
+      guard.fd = -1;
+      return fail(Errc::io, fmt::format("{}: cannot write: {}", partial, std::strerror(errno)));
+    }
+    guard.fd = -1;
+    if (::rename(partial.c_str(), options.output->c_str()) != 0)
+      return fail(Errc::io, fmt::format("cannot rename {} to {}: {}", partial, *options.output, std::strerror(errno)));
+    guard.path.clear();
+  }
+  return summary;
+}
+
+}  // namespace cdc::merge
