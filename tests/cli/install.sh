@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# cmake --install puts the four binaries and their man pages where packagers expect them.
+# cmake --install puts the four binaries, the cdc-sync script and their man pages where
+# packagers expect them; the installed cdc-sync finds the tools beside it.
 set -euo pipefail
 tools_dir=$1
 build_dir=$(dirname "$tools_dir")
@@ -7,7 +8,9 @@ prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build_dir" --prefix "$prefix" >/dev/null
 missing=0
-for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream; do
+checks=0
+for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync; do
+  checks=$((checks + 4))
   for file in "bin/$tool" "share/man/man1/$tool.1"; do
     if [[ ! -s $prefix/$file ]]; then
       echo "FAIL: $file was not installed"
@@ -17,5 +20,12 @@ for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream; do
   [[ -x $prefix/bin/$tool ]] || { echo "FAIL: bin/$tool is not executable"; missing=$((missing + 1)); }
   "$prefix/bin/$tool" --version >/dev/null || { echo "FAIL: installed $tool does not run"; missing=$((missing + 1)); }
 done
-echo "$((12 - missing)) passed, $missing failed"
+# cdc-sync runs the tools of its own bin directory, not those of the build tree.
+checks=$((checks + 1))
+version=$(env -u CDC_TOOLS_DIR "$prefix/bin/cdc-sync" --version) || version=""
+if ! grep -qxF "runs the tools in $prefix/bin:" <<<"$version"; then
+  echo "FAIL: the installed cdc-sync does not run the tools installed beside it"
+  missing=$((missing + 1))
+fi
+echo "$((checks - missing)) passed, $missing failed"
 ((missing == 0))

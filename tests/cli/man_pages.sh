@@ -10,10 +10,13 @@
 # parsed; 2 means the example is a usage error.
 # A bare -p or --password is dropped (it would prompt). HOME is a scratch directory, and the
 # files that FILE options name (--defaults-file ~/.cdc.cnf) are created there, empty.
+# cdc-sync is a script of the source tree (scripts/cdc-sync): it is checked the same way,
+# running the tools of TOOLS_DIR (CDC_TOOLS_DIR).
 # Usage: man_pages.sh TOOLS_DIR SOURCE_DIR
 set -euo pipefail
 tools_dir=$1
 source_dir=$2
+export CDC_TOOLS_DIR=$tools_dir
 if ! command -v mandoc >/dev/null; then
   echo "mandoc is not installed: skipped"
   exit 77
@@ -33,9 +36,10 @@ fail() {
   failures=$((failures + 1))
 }
 
-for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream; do
+for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync; do
   page="$source_dir/man/$tool.1"
   bin="$tools_dir/$tool"
+  [[ $tool == cdc-sync ]] && bin="$source_dir/scripts/cdc-sync"
   [[ -x $bin ]] || { fail "$tool: $bin is not an executable" && continue; }
   lint=$(mandoc -Tlint -W warning "$page" 2>&1) && [[ -z $lint ]] ||
     { fail "$tool: mandoc -Tlint -W warning man/$tool.1 is not clean:" && printf '    %s\n' "$lint"; }
