@@ -72,7 +72,8 @@ class Connection {
   // One value of a row, valid only during the row callback. Which member holds it follows
   // the column's type: integers (TINY..LONGLONG, INT24, YEAR) in integer (unsigned ones
   // bit-cast), FLOAT in real32, DOUBLE in real64, DATE/TIME/DATETIME/TIMESTAMP in time, every
-  // other type in bytes (the value's own bytes, no conversion).
+  // other type in bytes (the value's own bytes, no conversion: it points into the connection's
+  // packet buffer, which holds the row until the next fetch). A TIME's days are in hour.
   struct StreamTime {
     unsigned year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
     unsigned long micros = 0;
@@ -87,7 +88,8 @@ class Connection {
     std::string_view bytes;
   };
   // Prepares sql (no parameters), executes it and fetches its rows one at a time without
-  // storing the result: memory holds one row. on_columns runs once before the first row; an
+  // storing the result: memory holds one row (one packet, decoded in place: no bind buffers,
+  // no copies of the values). on_columns runs once before the first row; an
   // error from on_row stops the fetch (the rest is discarded) and is returned. The value is
   // the number of rows read.
   Result<std::uint64_t> stream_rows(

@@ -86,6 +86,40 @@ const char* skip_plain(const char* p, const char* const end) {
   return p;
 }
 
+// Copies n bytes from `from` to `to` while checking them, and tells whether every one was
+// kPlain (what skip_plain() would find); on false, what was copied is meaningless. One pass
+// instead of skip_plain() and then a copy.
+bool copy_if_plain(char* to, const char* from, std::size_t n) {
+#if defined(__SSE2__)
+  if (n >= 16) {
+    const __m128i below_space = _mm_set1_epi8(0x20);
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const auto flagged_in = [&](__m128i chunk) {
+      return _mm_or_si128(_mm_cmplt_epi8(chunk, below_space),
+                          _mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_cmpeq_epi8(chunk, backslash)));
+    };
+    std::size_t i = 0;
+    for (; n - i >= 16; i += 16) {
+      __m128i chunk;
+      std::memcpy(&chunk, from + i, sizeof chunk);
+      if (_mm_movemask_epi8(flagged_in(chunk)) != 0) return false;
+      std::memcpy(to + i, &chunk, sizeof chunk);
+    }
+    if (i < n) {  // the last 1..15 bytes: one more 16-byte block ending at n
+      __m128i chunk;
+      std::memcpy(&chunk, from + n - 16, sizeof chunk);
+      if (_mm_movemask_epi8(flagged_in(chunk)) != 0) return false;
+      std::memcpy(to + n - 16, &chunk, sizeof chunk);
+    }
+    return true;
+  }
+#endif
+  if (skip_plain(from, from + n) != from + n) return false;
+  std::memcpy(to, from, n);
+  return true;
+}
+
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
 
 constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -134,9 +168,21 @@ void Writer::string(std::string_view text) {
 }
 
 bool Writer::string_if_plain(std::string_view text) {
-  if (skip_plain(text.data(), text.data() + text.size()) != text.data() + text.size()) return false;
+  // Checked and copied in one pass: the text goes into the buffer's spare capacity, after room
+  // for the opening quote, and is only kept (and the writer's state changed) when every byte is
+  // plain. In an array before_value() first adds a comma, which shifts the text by one.
+  const std::size_t n = text.size();
+  const std::size_t at = buf_.size();
+  buf_.reserve(at + n + 3);
+  char* const staged = buf_.data() + at + 1;
+  if (!copy_if_plain(staged, text.data(), n)) return false;
   before_value();
-  append_plain_quoted(text);
+  const std::size_t start = buf_.size();  // at, or at + 1 after a comma
+  buf_.resize(start + n + 2);             // within the reserved capacity: staged stays valid
+  char* const out = buf_.data() + start;
+  if (start != at) std::memmove(out + 1, staged, n);
+  out[0] = '"';
+  out[n + 1] = '"';
   need_comma_ = true;
   return true;
 }

@@ -123,6 +123,32 @@ bool is_temporal(ColumnType type) {
          type == ColumnType::timestamp || type == ColumnType::time;
 }
 
+// Which columns write_value() writes inline (see FastPath); each case is the general path's
+// own branch for that column, so the bytes are the same.
+FastPath fast_path(const ColumnWriter& column) {
+  switch (type_of(column.type)) {
+    case ColumnType::tiny:
+    case ColumnType::short_int:
+    case ColumnType::int24:
+    case ColumnType::long_int:
+    case ColumnType::longlong:
+      return (column.flags & kUnsignedFlag) != 0 ? FastPath::unsigned_int : FastPath::signed_int;
+    case ColumnType::year: return FastPath::unsigned_int;
+    case ColumnType::string:
+    case ColumnType::varchar:
+    case ColumnType::var_string:
+    case ColumnType::blob:
+    case ColumnType::tiny_blob:
+    case ColumnType::medium_blob:
+    case ColumnType::long_blob:
+      if (rowimage::is_binary_collation(column.collation) || (column.flags & (kEnumFlag | kSetFlag)) != 0 ||
+          !rowimage::is_ascii_compatible(column.charset))
+        return FastPath::none;
+      return type_of(column.type) == ColumnType::string ? FastPath::char_text : FastPath::text;
+    default: return FastPath::none;
+  }
+}
+
 }  // namespace
 
 Result<std::vector<ColumnWriter>> plan_columns(const std::vector<StreamColumn>& columns) {
@@ -168,13 +194,14 @@ Result<std::vector<ColumnWriter>> plan_columns(const std::vector<StreamColumn>& 
                     fmt::format("column {} has type {} ({}), which cdc-snapshot cannot read yet", column.name,
                                 rowimage::column_type_name(type_of(column.type)), column.type));
     }
+    writer.fast = fast_path(writer);
     out.push_back(writer);
   }
   return out;
 }
 
-Result<void> write_value(const ColumnWriter& column, const StreamCell& cell, ndjson::Writer& out,
-                         rowimage::TextScratch& scratch) {
+Result<void> write_value_general(const ColumnWriter& column, const StreamCell& cell, ndjson::Writer& out,
+                                 rowimage::TextScratch& scratch) {
   if (cell.is_null) {
     out.null();
     return {};

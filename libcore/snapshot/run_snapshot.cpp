@@ -292,6 +292,20 @@ Result<ChunkResult> read_chunk(mysql::Connection& connection, const Chunk& chunk
   std::vector<ColumnWriter> writers;
   std::vector<std::size_t> key_columns;  // positions of the key columns in the result
   rowimage::TextScratch scratch;
+  // What every r line of the chunk repeats, serialized once: the members before "key", each
+  // column's quoted name with its colon, and the "ts_ms" member. The bytes are those that
+  // field()/key() would write.
+  const std::string head = fmt::format(R"("op":"r","v":1,"db":{},"table":{})", ndjson::quoted(chunk.db),
+                                       ndjson::quoted(chunk.table));
+  const std::string ts_member = fmt::format(R"("ts_ms":{})", result.low.ts_ms);
+  std::vector<std::string> quoted_names;
+  // For each result column, its slot in key_columns (the value is written once under "key" and
+  // copied under "after"), or -1.
+  std::vector<int> key_slot;
+  struct Span {
+    std::size_t from = 0, size = 0;
+  };
+  std::vector<Span> key_values;  // where this row's key values are in the writer's buffer
   const auto on_columns = [&](const std::vector<StreamColumn>& columns) -> Result<void> {
     auto planned = plan_columns(columns);
     if (!planned) return fail(planned.error());
@@ -303,37 +317,50 @@ Result<ChunkResult> read_chunk(mysql::Connection& connection, const Chunk& chunk
         return fail(Errc::corrupt_input, fmt::format("key column {} is not in the chunk's \"columns\"", key));
       key_columns.push_back(static_cast<std::size_t>(found - chunk.columns.begin()));
     }
+    if (columns.size() != chunk.columns.size())
+      return fail(Errc::internal, fmt::format("the SELECT returned {} columns for the chunk's {}", columns.size(),
+                                              chunk.columns.size()));
+    quoted_names.clear();
+    for (const ChunkColumn& column : chunk.columns) quoted_names.push_back(ndjson::quoted(column.name) + ":");
+    key_slot.assign(chunk.columns.size(), -1);
+    for (std::size_t k = 0; k < key_columns.size(); ++k)
+      if (key_slot[key_columns[k]] < 0) key_slot[key_columns[k]] = static_cast<int>(k);
+    key_values.assign(key_columns.size(), Span{});
     return {};
   };
   std::uint64_t rows = 0;
   const auto on_row = [&](const std::vector<StreamCell>& cells) -> Result<void> {
     out.begin_object();
-    out.field("op", "r");
-    out.field("v", 1);
-    out.field("db", chunk.db);
-    out.field("table", chunk.table);
-    out.key("key");
+    out.raw_members(head);
+    out.raw_key(R"("key":)");
     out.begin_object();
-    for (const std::size_t i : key_columns) {
-      out.key(chunk.columns[i].name);
+    for (std::size_t k = 0; k < key_columns.size(); ++k) {
+      const std::size_t i = key_columns[k];
+      out.raw_key(quoted_names[i]);
+      const std::size_t from = out.bytes_buffered();
       if (auto written = write_value(writers[i], cells[i], out, scratch); !written) {
         out.abandon_record();
         return fail(written.error().with_context(fmt::format("column {}", chunk.columns[i].name)));
       }
+      key_values[k] = Span{from, out.bytes_buffered() - from};
     }
     out.end_object();
-    out.field_null("before");
-    out.key("after");
+    out.raw_members(R"("before":null)");
+    out.raw_key(R"("after":)");
     out.begin_object();
     for (std::size_t i = 0; i < cells.size(); ++i) {
-      out.key(chunk.columns[i].name);
+      out.raw_key(quoted_names[i]);
+      if (const int k = key_slot[i]; k >= 0) {
+        out.copy_value(key_values[static_cast<std::size_t>(k)].from, key_values[static_cast<std::size_t>(k)].size);
+        continue;
+      }
       if (auto written = write_value(writers[i], cells[i], out, scratch); !written) {
         out.abandon_record();
         return fail(written.error().with_context(fmt::format("column {}", chunk.columns[i].name)));
       }
     }
     out.end_object();
-    out.field("ts_ms", result.low.ts_ms);
+    out.raw_members(ts_member);
     out.end_object();
     out.end_record();
     ++rows;
