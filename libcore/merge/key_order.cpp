@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "merge/collation_weights.h"
+#include "ndjson/utf8.h"
 #include "rowimage/charset.h"
 #include "snapshot/chunk.h"
 
@@ -129,23 +130,7 @@ std::optional<std::string> json_string(std::string_view json) {
     }
     return value;
   };
-  const auto put_utf8 = [&](std::uint32_t cp) {
-    if (cp < 0x80) {
-      out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-  };
+
   for (std::size_t i = 0; i < body.size(); ++i) {
     const char c = body[i];
     if (c == '"' || static_cast<unsigned char>(c) < 0x20) return std::nullopt;
@@ -193,7 +178,7 @@ std::optional<std::string> json_string(std::string_view json) {
         } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
           return std::nullopt;
         }
-        put_utf8(cp);
+        ndjson::append_utf8(out, cp);
         break;
       }
       default:

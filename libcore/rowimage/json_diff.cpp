@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "ndjson/utf8.h"
+
 namespace cdc::rowimage {
 
 namespace {
@@ -123,24 +125,6 @@ class PathParser {
     return true;
   }
 
-  static void append_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-      out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-  }
-
   // A JSON string body after its opening quote (the server quotes keys with double_quote()).
   bool quoted(std::string& out) {
     for (;;) {
@@ -185,7 +169,7 @@ class PathParser {
             error_ = "unpaired surrogate in \\u escape";
             return false;
           }
-          append_utf8(out, cp);
+          ndjson::append_utf8(out, cp);
           break;
         }
         default: error_ = "bad escape in quoted member name"; return false;
