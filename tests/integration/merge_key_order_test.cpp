@@ -5,6 +5,8 @@
 // collation, in one self-join) and by memcmp of the two sort keys. Every pair must agree.
 
 #include <doctest/doctest.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -26,7 +28,8 @@ namespace {
 
 using cdc::merge::KeyColumnOrder;
 
-constexpr const char* kDatabase = "key_order_test";
+// One database per process: CTest runs the cases of this file side by side.
+const std::string kDatabase = fmt::format("key_order_test_{}", ::getpid());
 constexpr std::size_t kRows = 300;  // 90,000 ordered pairs per column definition
 
 cdc::mysql::Connection connect() {
