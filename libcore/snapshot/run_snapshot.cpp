@@ -193,6 +193,13 @@ class Progress {
     rows_ += rows;
     draw(true);
   }
+  // A chunk an earlier run finished: counted as done, but not in the time per chunk the ETA
+  // extrapolates (it took no time now).
+  void chunk_skipped() {
+    ++done_;
+    ++skipped_;
+    draw(true);
+  }
   void rows(std::uint64_t in_chunk) { draw(false, in_chunk); }
   void finish() {
     if (enabled_ && drawn_) (void)write_all(fd_, "\n", "stderr");
@@ -209,8 +216,8 @@ class Progress {
     const double rate = seconds > 0 ? static_cast<double>(rows) / seconds : 0.0;
     std::string line = fmt::format("\rcdc-snapshot: chunks {}/{}, {} rows, {:.0f} rows/s", done_,
                                    total_ ? fmt::format("{}", *total_) : std::string("?"), rows, rate);
-    if (total_ && done_ > 0 && *total_ >= done_) {
-      const auto eta = static_cast<std::uint64_t>(seconds / static_cast<double>(done_) *
+    if (const std::uint64_t read = done_ - skipped_; total_ && read > 0 && *total_ >= done_) {
+      const auto eta = static_cast<std::uint64_t>(seconds / static_cast<double>(read) *
                                                   static_cast<double>(*total_ - done_));
       line += fmt::format(", ETA {}:{:02}:{:02}", eta / 3600, eta / 60 % 60, eta % 60);
     }
@@ -224,6 +231,7 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_{};
   std::uint64_t done_ = 0;
+  std::uint64_t skipped_ = 0;
   std::uint64_t rows_ = 0;
   bool drawn_ = false;
 };
@@ -466,7 +474,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
         const std::string final_path = *options.output_dir + "/" + name;
         if (::faccessat(dir_fd, name.c_str(), F_OK, 0) == 0) {
           ++summary.chunks_skipped;
-          progress.chunk_done(0);
+          progress.chunk_skipped();
           continue;
         }
         const std::string partial = name + ".partial";
