@@ -26,25 +26,6 @@ Result<void> OutputSink::flush() {
 
 namespace {
 
-// A fast hash of short byte strings (identities are a few dozen bytes): 8 bytes at a time,
-// multiplied and folded.
-std::uint64_t hash_bytes(std::string_view text) noexcept {
-  constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ULL;
-  std::uint64_t h = text.size() * kMul;
-  std::size_t i = 0;
-  for (; i + 8 <= text.size(); i += 8) {
-    std::uint64_t chunk;
-    std::memcpy(&chunk, text.data() + i, 8);
-    h = (h ^ chunk) * kMul;
-    h ^= h >> 29;
-  }
-  std::uint64_t tail = 0;
-  std::memcpy(&tail, text.data() + i, text.size() - i);
-  h = (h ^ tail) * kMul;
-  h ^= h >> 32;
-  return h;
-}
-
 // One slice of a group's effects: entries sorted by identity, looked up in an open-addressing
 // table of (hash, entry) pairs. Most rows have no effect, so a lookup usually ends at the
 // first empty slot without touching the entries.
@@ -62,7 +43,7 @@ struct Slice {
     slots.assign(size, 0);
     mask = size - 1;
     for (std::size_t i = 0; i < entries.size(); ++i) {
-      const std::uint64_t h = hash_bytes(entries[i].identity);
+      const std::uint64_t h = hash_identity(entries[i].identity);
       for (std::uint64_t at = h & mask;; at = (at + 1) & mask) {
         if (slots[at] == 0) {
           slots[at] = (h & 0xFFFFFFFF00000000ULL) | (i + 1);
@@ -73,7 +54,7 @@ struct Slice {
   }
   // The entry index for identity, or -1.
   [[nodiscard]] std::int64_t find(std::string_view identity) const noexcept {
-    const std::uint64_t h = hash_bytes(identity);
+    const std::uint64_t h = hash_identity(identity);
     for (std::uint64_t at = h & mask;; at = (at + 1) & mask) {
       const std::uint64_t slot = slots[at];
       if (slot == 0) return -1;
@@ -117,7 +98,7 @@ class RowIdentity {
   std::optional<std::string_view> of(std::string_view line) {
     if (table_.identity_is_key) {
       // cdc-snapshot's lines start with the same bytes up to the key object.
-      if (line.size() > prefix_.size() && std::memcmp(line.data(), prefix_.data(), prefix_.size()) == 0) {
+      if (line.size() > prefix_.size() && starts_with_bytes(line, prefix_)) {
         std::size_t end = prefix_.size();
         if (line[end] == '{' && skip_json_value(line, end)) return line.substr(prefix_.size(), end - prefix_.size());
       }
@@ -143,7 +124,7 @@ class RowIdentity {
  private:
   std::optional<std::string_view> after_of(std::string_view line) const {
     static constexpr std::string_view kBeforeAfter = R"(,"before":null,"after":)";
-    if (line.size() > prefix_.size() && std::memcmp(line.data(), prefix_.data(), prefix_.size()) == 0) {
+    if (line.size() > prefix_.size() && starts_with_bytes(line, prefix_)) {
       std::size_t pos = prefix_.size();
       if (skip_json_value(line, pos) && line.substr(pos, kBeforeAfter.size()) == kBeforeAfter) {
         const std::size_t start = pos + kBeforeAfter.size();
@@ -201,8 +182,14 @@ Result<std::uint64_t> pass(const Group& group, const std::vector<Segment>& sourc
           }
         }
       }
-      out.append(line);
-      out.append("\n");
+      // The line and its '\n' in one copy, unless the reader dropped a '\r' or the input ends
+      // without one.
+      if (reader.terminated() && line.data()[line.size()] == '\n') {
+        out.append(std::string_view(line.data(), line.size() + 1));
+      } else {
+        out.append(line);
+        out.append("\n");
+      }
       ++rows;
       if (auto flushed = out.maybe_flush(); !flushed) return fail(flushed.error());
     }

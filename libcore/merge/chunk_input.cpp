@@ -193,7 +193,7 @@ Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inp
       if (!more) return fail(more.error());
       if (!*more) break;
       const std::string_view line = reader.line();
-      if (line.substr(0, kRowPrefix.size()) == kRowPrefix) {
+      if (starts_with_bytes(line, kRowPrefix)) {
         if (!open)
           return fail(reader.error_here(
               "op:\"r\" line outside a chunk (no low line before it): give whole cdc-snapshot outputs"));

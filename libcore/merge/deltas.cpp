@@ -258,7 +258,19 @@ class Applier {
     line_.append(R"({"op":"r","v":1,"db":)").append(table.quoted_db);
     line_.append(R"(,"table":)").append(table.quoted_table).append(R"(,"key":)");
     append_object(table.quoted_key, after_values_.key, line_);
-    line_.append(R"(,"before":null,"after":)").append(image);
+    line_.append(R"(,"before":null,"after":)");
+    if (table.identity) {
+      // The image, most of the line, is read back from the mapped deltas when they are a file.
+      const std::uint64_t image_offset =
+          reader_.line_offset() + static_cast<std::uint64_t>(image.data() - reader_.line().data());
+      if (effects_.has_source(image_offset, image.size())) {
+        tail_.assign(R"(,"ts_ms":)").append(ts_ms).append("}\n");
+        if (auto set = effects_.set_present_split(**group, identity_, line_, image_offset, image.size(), tail_); !set)
+          return fail(set.error());
+        return true;
+      }
+    }
+    line_.append(image);
     line_.append(R"(,"ts_ms":)").append(ts_ms).append("}\n");
     if (table.identity) {
       if (auto set = effects_.set_present(**group, identity_, line_); !set) return fail(set.error());
@@ -310,6 +322,7 @@ class Applier {
   std::string sort_key_;
   std::string identity_;
   std::string line_;
+  std::string tail_;
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "merge/effects.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -9,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <new>
 #include <queue>
 
 #include "util/fd_io.h"
@@ -18,6 +20,9 @@ namespace cdc::merge {
 namespace {
 
 constexpr std::size_t kEntryOverhead = 96;  // an EffectEntry in a slice: two std::string headers, index
+// The mapped deltas pages read back while writing runs or the output count in the resident
+// set: they are dropped after every kForgetSourceBytes of images (the page cache keeps them).
+constexpr std::uint64_t kForgetSourceBytes = std::uint64_t{1} << 20;
 
 void put_group(std::string& key, std::uint32_t group) {
   key.push_back(static_cast<char>(group >> 24));
@@ -67,7 +72,11 @@ template <typename Fill>
 Result<void> write_run(const TempDir::File& file, Fill fill) {
   std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
   if (!cctx) return fail(Errc::internal, "zstd: cannot create a compression context");
-  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 1);
+  // A fast negative level: runs are written once and read once, soon, from the page cache;
+  // level 1 packs them twice as tight but costs a tenth of a small-limit merge's time.
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, -3);
+  // A small window keeps each reader's decoder small (runs are read many at once).
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_windowLog, 16);
   std::string plain;
   std::string packed(ZSTD_CStreamOutSize(), '\0');
   for (bool more = true; more;) {
@@ -86,10 +95,13 @@ Result<void> write_run(const TempDir::File& file, Fill fill) {
   return {};
 }
 
+// Reads one run through small buffers: up to kMaxOpenRuns are open at once in the output pass.
 class RunReader {
  public:
+  static constexpr std::size_t kReadBytes = std::size_t{32} << 10;
+
   explicit RunReader(const TempDir::File& file)
-      : file_(file), dctx_(ZSTD_createDCtx(), ZSTD_freeDCtx), packed_(ZSTD_DStreamInSize(), '\0') {}
+      : file_(file), dctx_(ZSTD_createDCtx(), ZSTD_freeDCtx), packed_(kReadBytes, '\0') {}
 
   // false at the end of the run.
   Result<bool> read(EffectEntry& entry) {
@@ -136,7 +148,7 @@ class RunReader {
         }
       }
       const std::size_t at = plain_.size();
-      const std::size_t room = ZSTD_DStreamOutSize();
+      const std::size_t room = kReadBytes;
       plain_.resize(at + room);
       ZSTD_outBuffer out{plain_.data() + at, room, 0};
       const std::size_t rc = ZSTD_decompressStream(dctx_.get(), &out, &in_);
@@ -265,24 +277,6 @@ class MergingCursor final : public EffectCursor {
   bool has_current_ = false;
 };
 
-// A fast hash of short byte strings: 8 bytes at a time, multiplied and folded.
-std::uint64_t hash_key(std::string_view text) noexcept {
-  constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ULL;
-  std::uint64_t h = text.size() * kMul;
-  std::size_t i = 0;
-  for (; i + 8 <= text.size(); i += 8) {
-    std::uint64_t chunk;
-    std::memcpy(&chunk, text.data() + i, 8);
-    h = (h ^ chunk) * kMul;
-    h ^= h >> 29;
-  }
-  std::uint64_t tail = 0;
-  std::memcpy(&tail, text.data() + i, text.size() - i);
-  h = (h ^ tail) * kMul;
-  h ^= h >> 32;
-  return h;
-}
-
 }  // namespace
 
 std::size_t effect_cost(std::size_t identity_size, std::size_t line_size) noexcept {
@@ -291,14 +285,76 @@ std::size_t effect_cost(std::size_t identity_size, std::size_t line_size) noexce
 
 EffectStore::EffectStore(std::uint64_t memory_limit, TempDir& temp) : limit_(memory_limit), temp_(temp) {}
 
+namespace {
+// Pages are only resident once written, so a large block costs nothing until it fills.
+constexpr std::size_t kArenaBlockBytes = std::size_t{4} << 20;
+}  // namespace
+
+EffectStore::Arena::Arena(Arena&& other) noexcept
+    : blocks_(std::move(other.blocks_)), current_(other.current_), used_(other.used_) {
+  other.blocks_.clear();
+  other.current_ = 0;
+  other.used_ = 0;
+}
+
+EffectStore::Arena& EffectStore::Arena::operator=(Arena&& other) noexcept {
+  if (this != &other) {
+    release();
+    blocks_ = std::move(other.blocks_);
+    current_ = other.current_;
+    used_ = other.used_;
+    other.blocks_.clear();
+    other.current_ = 0;
+    other.used_ = 0;
+  }
+  return *this;
+}
+
+EffectStore::Arena::~Arena() { release(); }
+
+std::uint64_t EffectStore::Arena::append(std::string_view bytes) {
+  while (current_ < blocks_.size() && blocks_[current_].filled + bytes.size() > blocks_[current_].size) {
+    if (current_ + 1 == blocks_.size()) break;
+    ++current_;
+  }
+  if (current_ >= blocks_.size() || blocks_[current_].filled + bytes.size() > blocks_[current_].size) {
+    const std::size_t size = std::max(kArenaBlockBytes, (bytes.size() + kArenaBlockBytes - 1) / kArenaBlockBytes *
+                                                            kArenaBlockBytes);
+    void* data = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (data == MAP_FAILED) throw std::bad_alloc();
+    blocks_.push_back(Block{static_cast<char*>(data), size, 0});
+    current_ = blocks_.size() - 1;
+  }
+  Block& block = blocks_[current_];
+  const std::uint64_t ref = (std::uint64_t{current_} << 40) | block.filled;
+  if (!bytes.empty()) std::memcpy(block.data + block.filled, bytes.data(), bytes.size());
+  block.filled += bytes.size();
+  used_ += bytes.size();
+  return ref;
+}
+
+void EffectStore::Arena::clear() noexcept {
+  for (Block& block : blocks_) block.filled = 0;
+  current_ = 0;
+  used_ = 0;
+}
+
+void EffectStore::Arena::release() noexcept {
+  for (const Block& block : blocks_) ::munmap(block.data, block.size);
+  blocks_.clear();
+  current_ = 0;
+  used_ = 0;
+}
+
 void EffectStore::grow_index() {
   std::size_t size = index_.empty() ? 1024 : index_.size() * 2;
   index_.assign(size, 0);
   const std::size_t mask = size - 1;
   for (std::size_t r = 0; r < records_.size(); ++r) {
-    std::size_t at = records_[r].hash & mask;
+    const std::uint64_t hash = records_[r].hash;
+    std::size_t at = hash & mask;
     while (index_[at] != 0) at = (at + 1) & mask;
-    index_[at] = static_cast<std::uint32_t>(r + 1);
+    index_[at] = (hash & 0xFFFFFFFF00000000ULL) | (r + 1);
   }
 }
 
@@ -307,29 +363,72 @@ EffectStore::Record& EffectStore::slot(std::uint32_t group, std::string_view ide
   put_group(key_, group);
   key_.append(identity);
   if (records_.size() * 2 >= index_.size()) grow_index();
-  const std::uint64_t hash = hash_key(key_);
+  const std::uint64_t hash = hash_identity(key_);
   const std::size_t mask = index_.size() - 1;
   std::size_t at = hash & mask;
   for (; index_[at] != 0; at = (at + 1) & mask) {
-    Record& record = records_[index_[at] - 1];
+    if ((index_[at] ^ hash) >> 32 != 0) continue;
+    Record& record = records_[(index_[at] & 0xFFFFFFFFULL) - 1];
     if (record.hash == hash && key_of(record) == key_) return record;
   }
   Record record;
   record.hash = hash;
-  record.key_offset = arena_.size();
+  record.key_offset = arena_.append(key_);
   record.key_size = static_cast<std::uint32_t>(key_.size());
-  arena_.append(key_);
   records_.push_back(record);
-  index_[at] = static_cast<std::uint32_t>(records_.size());
+  index_[at] = (hash & 0xFFFFFFFF00000000ULL) | records_.size();
   return records_.back();
 }
 
+std::string_view EffectStore::line_of(const Record& record, const Arena& arena, const char* source,
+                                     std::string& scratch) {
+  if (record.line_size == 0) return {};
+  const char* stored = arena.at(record.line_offset);
+  if (record.image_size == 0) return {stored, record.line_size};
+  scratch.assign(stored, record.head_size);
+  scratch.append(source + record.image_offset, record.image_size);
+  scratch.append(stored + record.head_size, record.line_size - record.head_size);
+  return scratch;
+}
+
+void EffectStore::forget_source(SourceTouch& touch, bool force) const noexcept {
+  if (touch.bytes == 0 || (!force && touch.bytes < kForgetSourceBytes)) return;
+  // Page-aligned: the mapping starts on a page.
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t lo = touch.lo - touch.lo % page;
+  const std::uint64_t hi = std::min<std::uint64_t>(source_size_, touch.hi);
+  if (source_ != nullptr && hi > lo) ::madvise(const_cast<char*>(source_) + lo, hi - lo, MADV_DONTNEED);
+  touch = SourceTouch{};
+}
+
+Result<void> EffectStore::set_present_split(std::uint32_t group, std::string_view identity, std::string_view head,
+                                            std::uint64_t image_offset, std::size_t image_size,
+                                            std::string_view tail) {
+  Record& record = slot(group, identity);
+  record.kind = EffectKind::present;
+  record.count = 1;
+  scratch_.assign(head);
+  scratch_.append(tail);
+  record.line_offset = arena_.append(scratch_);
+  record.line_size = static_cast<std::uint32_t>(scratch_.size());
+  record.head_size = static_cast<std::uint32_t>(head.size());
+  record.image_offset = image_offset;
+  record.image_size = static_cast<std::uint32_t>(image_size);
+  referenced_ += image_size;
+  return maybe_spill();
+}
+
 void EffectStore::set_line(Record& record, std::string_view line) {
+  if (record.image_size != 0) {
+    // A split line's stored bytes are only its head and tail: never overwrite them in place.
+    record.image_size = 0;
+    record.head_size = 0;
+    record.line_size = 0;
+  }
   if (line.size() > record.line_size) {
-    record.line_offset = arena_.size();
-    arena_.append(line);
-  } else {
-    arena_.replace(record.line_offset, line.size(), line);  // in place: the old line was longer
+    record.line_offset = arena_.append(line);
+  } else if (!line.empty()) {
+    std::memcpy(arena_.at(record.line_offset), line.data(), line.size());  // in place: the old line was longer
   }
   record.line_size = static_cast<std::uint32_t>(line.size());
 }
@@ -347,6 +446,8 @@ Result<void> EffectStore::set_absent(std::uint32_t group, std::string_view ident
   record.kind = EffectKind::absent;
   record.count = 0;
   record.line_size = 0;
+  record.image_size = 0;
+  record.head_size = 0;
   return maybe_spill();
 }
 
@@ -388,57 +489,122 @@ void EffectStore::clear_memory() {
 
 Result<void> EffectStore::maybe_spill() {
   const std::uint64_t used =
-      arena_.size() + records_.size() * (sizeof(Record) + 2 * sizeof(std::uint32_t)) + index_.size() * 4;
+      arena_.used() + referenced_ + records_.size() * (sizeof(Record) + 2 * sizeof(std::uint32_t)) +
+      index_.size() * 8;
   if (used <= limit_ || records_.empty()) return {};
+  return spill();
+}
+
+Result<void> EffectStore::spill() {
   const std::vector<std::uint32_t> order = sorted_records();
   auto file = temp_.create("run");
   if (!file) return fail(file.error());
   std::size_t next = 0;
+  SourceTouch touched;
   auto written = write_run(*file, [&](std::string& plain) {
     while (next < order.size() && plain.size() < (std::size_t{1} << 20)) {
       const Record& record = records_[order[next++]];
-      append_record(plain, key_of(record), record.kind, record.count,
-                    std::string_view(arena_).substr(record.line_offset, record.line_size));
+      append_record(plain, key_of(record), record.kind, record.count, line_of(record, arena_, source_, scratch_));
+      touched.add(record);
+      forget_source(touched, false);
     }
     return next < order.size();
   });
   if (!written) return written;
+  forget_source(touched, true);
+  referenced_ = 0;
   runs_.push_back(*file);
   clear_memory();
   if (index_.size() > 4096) index_ = {};  // a small limit needs no large index
   return {};
 }
 
+Result<void> EffectStore::merge_runs() {
+  while (runs_.size() > kMaxOpenRuns) {
+    std::vector<TempDir::File> merged;
+    for (std::size_t first = 0; first < runs_.size(); first += kMaxOpenRuns) {
+      const std::size_t last = std::min(runs_.size(), first + kMaxOpenRuns);
+      if (last - first == 1) {
+        merged.push_back(runs_[first]);
+        continue;
+      }
+      MergingCursor cursor(std::vector<TempDir::File>(runs_.begin() + static_cast<std::ptrdiff_t>(first),
+                                                      runs_.begin() + static_cast<std::ptrdiff_t>(last)),
+                           [](EffectEntry&) { return false; });
+      if (auto started = cursor.start(); !started) return started;
+      auto file = temp_.create("run");
+      if (!file) return fail(file.error());
+      Result<void> status;
+      std::string key;
+      auto written = write_run(*file, [&](std::string& plain) {
+        while (status && cursor.current() != nullptr && plain.size() < (std::size_t{1} << 20)) {
+          const EffectEntry& entry = *cursor.current();
+          key.clear();
+          put_group(key, entry.group);
+          key.append(entry.identity);
+          append_record(plain, key, entry.effect.kind, entry.effect.count, entry.effect.line);
+          status = cursor.advance();
+        }
+        return status && cursor.current() != nullptr;
+      });
+      if (!status) return status;
+      if (!written) return written;
+      for (std::size_t r = first; r < last; ++r) temp_.remove(runs_[r]);
+      merged.push_back(*file);
+    }
+    runs_ = std::move(merged);
+  }
+  return {};
+}
+
 Result<std::unique_ptr<EffectCursor>> EffectStore::finish() {
+  // With runs on disk, the entries in memory become one more run, so that the output pass
+  // holds only the runs' read buffers; and at most kMaxOpenRuns runs are read at once (merged
+  // first, as many levels as it takes).
+  if (!runs_.empty() && !records_.empty())
+    if (auto spilled = spill(); !spilled) return fail(spilled.error());
+  if (!runs_.empty()) {
+    arena_.release();
+    records_ = {};
+    index_ = {};
+    if (auto merged = merge_runs(); !merged) return fail(merged.error());
+  }
   // The entries still in memory are the latest run; they are handed out one by one, in key
   // order, from the arena (so memory does not double here).
   struct Memory {
-    std::string arena;
+    Arena arena;
     std::vector<Record> records;
     std::vector<std::uint32_t> order;
     std::size_t next = 0;
+    const EffectStore* store = nullptr;
+    SourceTouch touched;
+    std::string scratch;
   };
   auto memory = std::make_shared<Memory>();
+  memory->store = this;
+  referenced_ = 0;
   memory->order = sorted_records();
   memory->arena = std::move(arena_);
   memory->records = std::move(records_);
-  arena_ = {};
   records_ = {};
   index_ = {};
   auto source = [memory](EffectEntry& entry) {
     if (memory->next >= memory->order.size()) {
-      memory->arena = {};
+      memory->arena.release();
       memory->records = {};
+      memory->store->forget_source(memory->touched, true);
       return false;
     }
     const Record& record = memory->records[memory->order[memory->next++]];
-    const std::string_view arena(memory->arena);
-    const std::string_view key = arena.substr(record.key_offset, record.key_size);
+    const std::string_view key(memory->arena.at(record.key_offset), record.key_size);
     entry.group = get_group(key);
     entry.identity.assign(key.substr(4));
     entry.effect.kind = record.kind;
     entry.effect.count = record.count;
-    entry.effect.line.assign(arena.substr(record.line_offset, record.line_size));
+    entry.effect.line.assign(line_of(record, memory->arena, memory->store->source_, memory->scratch));
+    // The mapped source pages read so far count as memory: drop them now and then.
+    memory->touched.add(record);
+    memory->store->forget_source(memory->touched, false);
     return true;
   };
   auto cursor = std::make_unique<MergingCursor>(runs_, std::move(source));

@@ -7,9 +7,21 @@
 //
 // Memory is bounded by a limit: past it, the entries are sorted by (group, identity) and
 // written as one zstd-compressed run to the temp dir, and collecting goes on. finish() then
-// merges the runs (later runs win; counts add up) into one sorted stream.
+// merges the runs (later runs win; counts add up) into one sorted stream. So that the output
+// pass needs little more than the limit, finish() writes what is still in memory as one more
+// run when there are runs, and merges runs kMaxOpenRuns at a time, in as many levels as it
+// takes, until at most kMaxOpenRuns are left to read at once (each open run costs a zstd
+// decoder with a 64 KiB window and two 32 KiB buffers).
+//
+// When the deltas are a regular file, mapped whole (set_source), a row's image (most of its
+// line) is not copied: the entry keeps the line's other bytes and where the image is, and the
+// line is put together when the entry is written to a run or handed out. The image still
+// counts against the limit, and the mapped pages read back are dropped from the process as it
+// goes, so the resident set stays near the limit either way.
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,6 +31,26 @@
 #include "util/result.h"
 
 namespace cdc::merge {
+
+// A fast hash of short byte strings (identities are a few dozen bytes): 8 bytes at a time,
+// multiplied and folded. The effects index and the output pass's lookup table share it.
+inline std::uint64_t hash_identity(std::string_view text) noexcept {
+  constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ULL;
+  std::uint64_t h = text.size() * kMul;
+  std::size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t chunk;
+    std::memcpy(&chunk, text.data() + i, 8);
+    h = (h ^ chunk) * kMul;
+    h ^= h >> 29;
+  }
+  std::uint64_t tail = 0;
+  std::memcpy(&tail, text.data() + i, text.size() - i);
+  h = (h ^ tail) * kMul;
+  h ^= h >> 32;
+  return h;
+}
+
 
 enum class EffectKind : std::uint8_t {
   absent = 0,   // identity-keyed: the row is gone
@@ -54,6 +86,22 @@ class EffectStore {
   [[nodiscard]] Result<void> add_count(std::uint32_t group, std::string_view row, std::int64_t delta,
                                        std::string_view line);
 
+  // The text the deltas were read from, mapped whole (a regular file): then a row can be
+  // kept as head + a range of it + tail (set_present_split), and its image is read back from
+  // the mapping instead of being copied. Must stay mapped until the cursor of finish() is done.
+  void set_source(const char* data, std::size_t size) noexcept {
+    source_ = data;
+    source_size_ = size;
+  }
+  [[nodiscard]] bool has_source(std::uint64_t offset, std::size_t size) const noexcept {
+    return source_ != nullptr && offset <= source_size_ && size <= source_size_ - offset;
+  }
+  // set_present with the line head + source[image_offset, image_offset + image_size) + tail.
+  // The image counts against the limit as if it were held.
+  [[nodiscard]] Result<void> set_present_split(std::uint32_t group, std::string_view identity, std::string_view head,
+                                               std::uint64_t image_offset, std::size_t image_size,
+                                               std::string_view tail);
+
   [[nodiscard]] std::size_t runs() const noexcept { return runs_.size(); }
   [[nodiscard]] bool empty() const noexcept { return runs_.empty() && records_.empty(); }
 
@@ -61,15 +109,50 @@ class EffectStore {
   [[nodiscard]] Result<std::unique_ptr<EffectCursor>> finish();
 
  private:
-  // The entries live in one arena of bytes (keys and lines) and a record table, looked up by
-  // an open-addressing index: no allocation per change.
+  // Keys and lines, appended to large blocks that never move (no copying as it grows, and
+  // the blocks are reused after a spill). A reference is the block index in the high 24 bits
+  // and the offset in the low 40.
+  class Arena {
+   public:
+    Arena() = default;
+    Arena(const Arena&) = delete;
+    Arena& operator=(const Arena&) = delete;
+    Arena(Arena&& other) noexcept;
+    Arena& operator=(Arena&& other) noexcept;
+    ~Arena();
+    [[nodiscard]] std::uint64_t append(std::string_view bytes);
+    [[nodiscard]] char* at(std::uint64_t ref) const noexcept {
+      return blocks_[ref >> 40].data + (ref & ((std::uint64_t{1} << 40) - 1));
+    }
+    [[nodiscard]] std::uint64_t used() const noexcept { return used_; }
+    void clear() noexcept;    // empties it, keeping the blocks for reuse
+    void release() noexcept;  // frees every block
+
+   private:
+    struct Block {
+      char* data = nullptr;
+      std::size_t size = 0;
+      std::size_t filled = 0;
+    };
+    std::vector<Block> blocks_;
+    std::size_t current_ = 0;  // the block being filled
+    std::uint64_t used_ = 0;
+  };
+
+  // The entries live in the arena and a record table, looked up by an open-addressing index:
+  // no allocation per change.
   struct Record {
     std::uint64_t hash = 0;
-    std::uint64_t key_offset = 0;  // key = group (4 bytes, big-endian) + identity
+    std::uint64_t key_offset = 0;  // arena refs; key = group (4 bytes, big-endian) + identity
     std::uint64_t line_offset = 0;
     std::uint32_t key_size = 0;
     std::uint32_t line_size = 0;
     std::int64_t count = 0;
+    // image_size > 0: the line is the arena's first head_size bytes, then the source's
+    // [image_offset, image_offset + image_size), then the rest of the arena's line_size bytes.
+    std::uint64_t image_offset = 0;
+    std::uint32_t image_size = 0;
+    std::uint32_t head_size = 0;
     EffectKind kind = EffectKind::absent;
   };
 
@@ -77,19 +160,46 @@ class EffectStore {
   void set_line(Record& record, std::string_view line);
   void grow_index();
   [[nodiscard]] std::string_view key_of(const Record& record) const noexcept {
-    return std::string_view(arena_).substr(record.key_offset, record.key_size);
+    return {arena_.at(record.key_offset), record.key_size};
   }
   [[nodiscard]] std::vector<std::uint32_t> sorted_records() const;
   void clear_memory();
   Result<void> maybe_spill();
+  Result<void> spill();
+  Result<void> merge_runs();
+  static constexpr std::size_t kMaxOpenRuns = 8;
+  // The record's whole line (into scratch when it is split).
+  static std::string_view line_of(const Record& record, const Arena& arena, const char* source,
+                                  std::string& scratch);
+  // The range of the source read back since its pages were last dropped.
+  struct SourceTouch {
+    std::uint64_t lo = UINT64_MAX;
+    std::uint64_t hi = 0;
+    std::uint64_t bytes = 0;
+    void add(const Record& record) noexcept {
+      if (record.image_size == 0) return;
+      lo = std::min(lo, record.image_offset);
+      hi = std::max(hi, record.image_offset + record.image_size);
+      bytes += record.image_size;
+    }
+  };
+  // Drops the source pages of that range from this process (they stay in the page cache) when
+  // enough was read, or always with force.
+  void forget_source(SourceTouch& touch, bool force) const noexcept;
 
   std::uint64_t limit_;
   TempDir& temp_;
   std::string key_;  // scratch
-  std::string arena_;
+  Arena arena_;
   std::vector<Record> records_;
-  std::vector<std::uint32_t> index_;  // record index + 1; 0 = empty
+  // High 32 bits: the key's hash; low 32: record index + 1; 0 = empty. A probe reads a record
+  // only when the hashes agree.
+  std::vector<std::uint64_t> index_;
   std::vector<TempDir::File> runs_;
+  const char* source_ = nullptr;
+  std::size_t source_size_ = 0;
+  std::uint64_t referenced_ = 0;  // image bytes of split lines in memory
+  std::string scratch_;
 };
 
 // The merged stream of entries, sorted by group then identity bytes.

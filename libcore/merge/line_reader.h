@@ -2,7 +2,7 @@
 
 // Reads lines of one input, or of a byte range of it: cdc-merge's passes over chunk outputs
 // look at most lines only by a prefix, so splitting lines must cost no more than a memchr.
-// Regular files are mapped in windows of 16 MiB (no copy into a buffer; the window is unmapped
+// Regular files are mapped in windows of 1 MiB (no copy into a buffer; the window is unmapped
 // as the reader moves on, so memory stays bounded); other files are read with pread(). Follows the NDJSON input rules of ndjson/reader.h for line endings and
 // numbering ('\n' separates records, one '\r' before it is dropped, line numbers are physical
 // 1-based lines); blank lines are returned as empty views for the caller to skip. Unlike

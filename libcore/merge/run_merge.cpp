@@ -1,6 +1,8 @@
 #include "merge/run_merge.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -228,7 +230,15 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
     groups.push_back(Group{chunk_group[c], &table, {std::move(segment)}});
   }
 
-  // The deltas.
+  // The deltas. When they are a regular file, it is also mapped whole, so that the effects
+  // can point into it for the row images instead of copying them (see EffectStore::set_source).
+  struct Mapping {
+    void* data = MAP_FAILED;
+    std::size_t size = 0;
+    ~Mapping() {
+      if (data != MAP_FAILED) ::munmap(data, size);
+    }
+  } deltas_map;
   EffectStore effects(options.memory_limit, temp);
   {
     int fd = stdin_fd;
@@ -246,6 +256,12 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
       if (!copy) return fail(copy.error());
       if (auto copied = copy_fd(stdin_fd, *copy, "stdin"); !copied) return fail(copied.error());
       fd = copy->fd;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      deltas_map.size = static_cast<std::size_t>(st.st_size);
+      deltas_map.data = ::mmap(nullptr, deltas_map.size, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (deltas_map.data != MAP_FAILED) effects.set_source(static_cast<const char*>(deltas_map.data), deltas_map.size);
     }
     LineReader reader(fd, name, fd == stdin_fd ? static_cast<std::uint64_t>(::lseek(fd, 0, SEEK_CUR)) : 0);
     const DeltaContext context{*chunks, *tables, chunk_group, high};
