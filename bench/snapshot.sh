@@ -32,9 +32,8 @@
 #                   of the cdc-snapshot processes, max over processes and rounds)
 # Then the ratios the issue asks for: > 1 means cdc is faster (or leaner). It is a benchmark,
 # not a test: there are no thresholds. It fails only if the setup fails or a cdc sanity check
-# fails (after printing the reference tools' figures all the same). Until cdc-plan has --tables
-# and cdc-snapshot takes chunk files, the cdc rows read "cdc-plan/cdc-snapshot: not built with
-# planning yet" and the reference tools are still measured.
+# fails (after printing the reference tools' figures all the same). The server, the table and
+# GNU time come from bench/lib.sh, which bench/merge.sh shares.
 #
 # Usage: bench/snapshot.sh [--rows N] [--rounds N] [--batch-rows N] [--mydumper-rows N]
 #   --rows N           rows in bench.sbtest1 (default 2000000)
@@ -49,8 +48,7 @@ set -euo pipefail
 export LC_ALL=C
 
 CDC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$CDC_ROOT/scripts/lib/deps.sh"
-source "$CDC_ROOT/scripts/lib/throwaway_mariadb.sh"
+source "$CDC_ROOT/bench/lib.sh"
 
 rows=2000000
 rounds=3
@@ -78,27 +76,15 @@ for value in "$rows" "$rounds" "$batch_rows" "$mydumper_rows"; do
 done
 ((rows >= 10)) || { echo "snapshot: --rows must be at least 10" >&2; exit 2; }
 
-log() { echo "# $*" >&2; }
-
 # --- 1. packages and tools --------------------------------------------------------------------
-CDC_PACKAGES+=(time mydumper)
-cdc_install_packages
-tools_dir=${CDC_TOOLS_DIR:-$CDC_ROOT/build/tools}
+CDC_PACKAGES+=(mydumper)
+bench_setup snapshot
+bench_tools_dir cdc-plan cdc-snapshot
+tools_dir=$BENCH_TOOLS
 cdc_plan="$tools_dir/cdc-plan"
 cdc_snapshot="$tools_dir/cdc-snapshot"
 read -r -a plan_extra <<<"${CDC_PLAN_ARGS:-}"
-# cdc is measured once cdc-plan plans tables (--tables) and cdc-snapshot takes chunk files.
-cdc_state=missing
-plan_help=$([[ -x $cdc_plan ]] && "$cdc_plan" --help 2>&1 || true)
-snapshot_help=$([[ -x $cdc_snapshot ]] && "$cdc_snapshot" --help 2>&1 || true)
-if grep -q -- '--tables' <<<"$plan_help" && grep -q -i -E '^Positionals:|\[(FILE|CHUNKS)' <<<"$snapshot_help"; then
-  cdc_state=ok
-  build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$tools_dir/../CMakeCache.txt" 2>/dev/null || true)
-  [[ -z $build_type || $build_type == Release ]] ||
-    log "note: the cdc tools are a ${build_type} build; figures for the README come from a Release build"
-else
-  log "cdc-plan/cdc-snapshot: not built with planning yet (looked in $tools_dir; set CDC_TOOLS_DIR)"
-fi
+cdc_state=ok  # "failed" when the sanity run fails
 mydumper=$(command -v mydumper) || { echo "snapshot: mydumper not found (package mydumper)" >&2; exit 1; }
 mariadb_dump=$(command -v mariadb-dump || command -v mysqldump) ||
   { echo "snapshot: mariadb-dump not found (package mariadb-client)" >&2; exit 1; }
@@ -106,49 +92,21 @@ mariadb_client=$(command -v mariadb || command -v mysql)
 gnu_time=/usr/bin/time
 
 # --- 2. throwaway server ----------------------------------------------------------------------
-work=$(mktemp -d "${TMPDIR:-/tmp}/cdc-bench-snapshot.XXXXXX")
-cleanup() {
-  throwaway_stop "$work/server" || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-log "starting a throwaway MariaDB in $work/server"
-throwaway_start "$work/server" --innodb-buffer-pool-size=1G --innodb-log-file-size=1G \
-  --innodb-flush-log-at-trx-commit=0 --sync-binlog=0 --innodb-doublewrite=0 --max-binlog-size=1G
-port=$THROWAWAY_PORT
-server_pid=$(cat "$work/server/launcher.pid")
-sql() { "$mariadb_client" --no-defaults --socket="$THROWAWAY_SOCKET" -uroot -N -B "$@"; }
+bench_start_server
+work=$BENCH_WORK
+port=$BENCH_PORT
+server_pid=$BENCH_SERVER_PID
+sql() { bench_sql "$@"; }
 bench_password=bench-reader-secret
 sql -e "CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY '$bench_password';
         GRANT ALL ON *.* TO 'bench'@'127.0.0.1';"
-cdc_conn=(-h 127.0.0.1 -P "$port" -u cdc --password="$THROWAWAY_CDC_PASSWORD")
+cdc_conn=("${BENCH_CDC_CONN[@]}")
 ref_conn=(--host=127.0.0.1 --port="$port" --user=bench --password="$bench_password")
 
 # --- 3. the table -----------------------------------------------------------------------------
-digits="LPAD(FLOOR(RAND() * 100000000000), 11, '0')"
-c_expr="CONCAT_WS('-'$(printf ", $digits%.0s" 1 2 3 4 5 6 7 8 9 10))"
-pad_expr="CONCAT_WS('-'$(printf ", $digits%.0s" 1 2 3 4 5))"
-{
-  echo "SET SESSION sql_log_bin = 0;"
-  echo "CREATE DATABASE bench;"
-  echo "CREATE TABLE bench.sbtest1 (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0,"
-  echo "  c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', KEY k_1 (k)) ENGINE=InnoDB;"
-  echo "USE bench;"
-  for ((first = 1; first <= rows; first += batch_rows)); do
-    n=$((rows - first + 1 < batch_rows ? rows - first + 1 : batch_rows))
-    echo "INSERT INTO sbtest1 (id, k, c, pad) SELECT seq + $((first - 1)), FLOOR(1 + RAND() * $rows), $c_expr, $pad_expr FROM seq_1_to_$n;"
-  done
-  echo "ANALYZE TABLE bench.sbtest1;"
-  echo "SELECT COUNT(*) FROM bench.sbtest1;"
-} >"$work/load.sql"
-log "loading $rows sysbench-style rows ($batch_rows a batch)"
-load_start=$SECONDS
-loaded=$(sql <"$work/load.sql" | tail -1)
-[[ $loaded == "$rows" ]] || { echo "snapshot: loaded $loaded rows, wanted $rows" >&2; exit 1; }
-table_bytes=$(sql -e "SELECT DATA_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA='bench' AND TABLE_NAME='sbtest1'")
-log "loaded in $((SECONDS - load_start)) s; $((table_bytes / 1048576)) MiB of clustered index"
-log "warm-up: one untimed SELECT * to fill the buffer pool"
+bench_load_sbtest "$rows" "$batch_rows"
+table_bytes=$BENCH_TABLE_BYTES
+bench_log "warm-up: one untimed SELECT * to fill the buffer pool"
 "$mariadb_client" --no-defaults "${ref_conn[@]}" --quick -N -e 'SELECT * FROM bench.sbtest1' >/dev/null
 
 # --- 4. the runs ------------------------------------------------------------------------------
@@ -245,7 +203,7 @@ run_mydumper() {
 
 cdc_note=
 if [[ $cdc_state == ok ]]; then
-  log "sanity: cdc-plan | cdc-snapshot, then 2 cdc-snapshot processes; counting r, low and high lines"
+  bench_log "sanity: cdc-plan | cdc-snapshot, then 2 cdc-snapshot processes; counting r, low and high lines"
   # count: r lines, low lines, high lines, other lines, sum of the rows fields of the high lines
   count_awk='/"op":"r"/ { r++; next } /"op":"low"/ { lo++; next }
     /"op":"high"/ { hi++; if (match($0, /"rows":[0-9]+/)) hr += substr($0, RSTART + 7, RLENGTH - 7); next }
@@ -260,7 +218,7 @@ if [[ $cdc_state == ok ]]; then
     read -r r1 lo1 hi1 o1 hr1 < <(awk "$count_awk" "$work/sanity1.ndjson")
     read -r r2 lo2 hi2 o2 hr2 < <(cat "$work/sanity2-0.ndjson" "$work/sanity2-1.ndjson" | awk "$count_awk")
     per_proc=$(for f in "$work"/sanity2-?.ndjson; do grep -c '"op":"r"' "$f" || true; done | paste -sd/)
-    log "cdc-plan: $chunks chunks; 1 process: $r1 r, $lo1 low, $hi1 high; 2 processes: $r2 r ($per_proc), $lo2 low, $hi2 high"
+    bench_log "cdc-plan: $chunks chunks; 1 process: $r1 r, $lo1 low, $hi1 high; 2 processes: $r2 r ($per_proc), $lo2 low, $hi2 high"
     for got in "$r1 $lo1 $hi1 $o1 $hr1" "$r2 $lo2 $hi2 $o2 $hr2"; do
       [[ $got == "$rows $chunks $chunks 0 $rows" ]] || sane=0
     done
@@ -268,7 +226,7 @@ if [[ $cdc_state == ok ]]; then
     if ((sane == 0)); then
       cdc_note="cdc-plan/cdc-snapshot: SANITY CHECK FAILED (wanted $rows r lines and $chunks low/high pairs in each layout)"
     elif ((chunks < 2)); then
-      log "note: cdc-plan made a single chunk, so the second cdc-snapshot process idles (CDC_PLAN_ARGS sets a chunk size)"
+      bench_log "note: cdc-plan made a single chunk, so the second cdc-snapshot process idles (CDC_PLAN_ARGS sets a chunk size)"
     fi
   else
     sane=0
@@ -300,7 +258,7 @@ for ((round = 1; round <= rounds; round++)); do
     esac
     line+=" $tool $(tail -1 "$work/$tool.txt" | cut -d' ' -f1) s,"
   done
-  log "round $round/$rounds:${line%,}"
+  bench_log "round $round/$rounds:${line%,}"
 done
 
 # --- 5. summary -------------------------------------------------------------------------------
@@ -314,9 +272,8 @@ summary=()
 for tool in "${tools[@]}"; do summary+=("$tool $(stats "$tool")"); done
 server_version=$(sql -e "SELECT VERSION()")
 cpu_model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
-cdc_version=$([[ $cdc_state == missing ]] || "$cdc_snapshot" --version 2>/dev/null | head -1 || true)
+cdc_version=$("$cdc_snapshot" --version 2>/dev/null | head -1 || true)
 case $cdc_state in
-  missing) cdc_note="cdc-plan/cdc-snapshot: not built with planning yet" ;;
   ok) cdc_note="" ;;
 esac
 printf '%s\n' "${summary[@]}" | awk -v rows="$rows" -v rounds="$rounds" -v bytes="$table_bytes" \
