@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "mysql/sql_text.h"
 #include "ndjson/writer.h"
 
 namespace cdc::plan {
@@ -15,17 +16,6 @@ namespace {
 
 constexpr std::uint64_t kSignBit = std::uint64_t{1} << 63;
 
-std::string hex_of(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (const char c : bytes) {
-    const auto byte = static_cast<unsigned char>(c);
-    out.push_back(kDigits[byte >> 4]);
-    out.push_back(kDigits[byte & 0x0F]);
-  }
-  return out;
-}
 
 bool all_of_chars(std::string_view text, std::string_view allowed) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [&](char c) {
@@ -170,22 +160,13 @@ Result<std::string> sql_literal(const KeyColumn& column, std::string_view value)
     }
     case KeyKind::text:
       // An introducer makes the literal coercible, so the column's collation compares.
-      return value.empty() ? std::string("_utf8mb4''") : fmt::format("_utf8mb4 X'{}'", hex_of(value));
+      return value.empty() ? std::string("_utf8mb4''") : fmt::format("_utf8mb4 X'{}'", mysql::hex_digits(value));
     case KeyKind::binary:
-      return value.empty() ? std::string("_binary''") : fmt::format("X'{}'", hex_of(value));
+      return value.empty() ? std::string("_binary''") : fmt::format("X'{}'", mysql::hex_digits(value));
   }
   return fail(Errc::internal, "unknown key kind");
 }
 
-std::string quote_identifier(std::string_view name) {
-  std::string out = "`";
-  for (const char c : name) {
-    if (c == '`') out.push_back('`');
-    out.push_back(c);
-  }
-  out.push_back('`');
-  return out;
-}
 
 Result<std::string> key_compare_sql(const std::vector<KeyColumn>& key, const KeyTuple& values, std::string_view op) {
   if (values.size() != key.size())
@@ -205,8 +186,8 @@ Result<std::string> key_compare_sql(const std::vector<KeyColumn>& key, const Key
   for (std::size_t i = 0; i < key.size(); ++i) {
     if (i > 0) out += " OR ";
     out += '(';
-    for (std::size_t j = 0; j < i; ++j) out += fmt::format("{} = {} AND ", quote_identifier(key[j].name), literals[j]);
-    out += fmt::format("{} {} {}", quote_identifier(key[i].name), i + 1 == key.size() ? op : strict, literals[i]);
+    for (std::size_t j = 0; j < i; ++j) out += fmt::format("{} = {} AND ", mysql::quote_identifier(key[j].name), literals[j]);
+    out += fmt::format("{} {} {}", mysql::quote_identifier(key[i].name), i + 1 == key.size() ? op : strict, literals[i]);
     out += ')';
   }
   return key.size() == 1 ? out : fmt::format("({})", out);

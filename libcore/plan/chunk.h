@@ -105,8 +105,6 @@ struct IntegerKeyRange {
 
 // The SQL literal of one key value (see KeyKind); an error for text that cannot be the kind.
 [[nodiscard]] Result<std::string> sql_literal(const KeyColumn& column, std::string_view value);
-// `name` quoted as an identifier: `a``b`.
-[[nodiscard]] std::string quote_identifier(std::string_view name);
 // The row comparison (key) OP (values) with OP one of ">", ">=", "<", expanded into
 // a > x OR (a = x AND b > y) ..., which MariaDB's range optimizer turns into index ranges
 // (it does not for the row constructor form).

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "mysql/sql_text.h"
 #include "schema/table_schema.h"
 #include "util/table_filter.h"
 
@@ -23,7 +24,7 @@ bool same_name(std::string_view a, std::string_view b) { return lower(a) == lowe
 std::string table_name(const TableRef& ref) { return fmt::format("{}.{}", ref.database, ref.table); }
 
 std::string qualified(const TableRef& ref) {
-  return fmt::format("{}.{}", quote_identifier(ref.database), quote_identifier(ref.table));
+  return fmt::format("{}.{}", mysql::quote_identifier(ref.database), mysql::quote_identifier(ref.table));
 }
 
 std::string where_table(const TableRef& ref) {
@@ -62,10 +63,10 @@ std::string select_key_sql(const TableKey& table, std::string_view where, std::u
   std::string columns;
   for (const KeyColumn& column : table.key) {
     if (!columns.empty()) columns += ", ";
-    columns += quote_identifier(column.name);
+    columns += mysql::quote_identifier(column.name);
   }
   return fmt::format("SELECT {} FROM {} FORCE INDEX ({}){}{} ORDER BY {} LIMIT 1 OFFSET {}", columns,
-                     qualified(table.ref), quote_identifier(table.index), where.empty() ? "" : " WHERE ", where,
+                     qualified(table.ref), mysql::quote_identifier(table.index), where.empty() ? "" : " WHERE ", where,
                      columns, offset);
 }
 
@@ -255,7 +256,7 @@ Result<TablePlan> split_table(mysql::Connection& connection, const TableKey& tab
   const KeyColumn& first = table.key.front();
   const bool integer = first.kind == KeyKind::signed_integer || first.kind == KeyKind::unsigned_integer;
   if (table.key.size() == 1 && integer) {
-    const std::string column = quote_identifier(first.name);
+    const std::string column = mysql::quote_identifier(first.name);
     auto bounds = connection.query(fmt::format("SELECT MIN({0}), MAX({0}) FROM {1}", column, qualified(table.ref)));
     if (!bounds) return fail(std::move(bounds).error());
     const auto& row = bounds->rows.at(0);

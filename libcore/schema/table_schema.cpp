@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "mysql/sql_text.h"
 #include "rowimage/charset.h"
 
 namespace cdc::schema {
@@ -192,17 +193,6 @@ ColumnSchema hidden_timestamp(std::string name) {
   return column;
 }
 
-std::string hex_of(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (const char c : bytes) {
-    const auto byte = static_cast<unsigned char>(c);
-    out += kHex[byte >> 4];
-    out += kHex[byte & 0x0f];
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -211,7 +201,7 @@ std::string sql_string_literal(std::string_view text) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
   });
   if (plain) return fmt::format("'{}'", text);
-  return fmt::format("X'{}'", hex_of(text));
+  return fmt::format("X'{}'", mysql::hex_digits(text));
 }
 
 std::optional<std::vector<std::string>> parse_enum_set_labels(std::string_view column_type) {
@@ -530,7 +520,7 @@ Result<void> labels_to_column_charsets(mysql::Connection& connection, TableSchem
       for (auto& label : *values) {
         if (rowimage::is_ascii_compatible(charset) && is_ascii(label)) continue;
         select += select.empty() ? "SELECT " : ", ";
-        select += fmt::format("HEX(CONVERT(_utf8mb4 X'{}' USING {}))", hex_of(label), column.charset);
+        select += fmt::format("HEX(CONVERT(_utf8mb4 X'{}' USING {}))", mysql::hex_digits(label), column.charset);
         labels.push_back(&label);
       }
   }

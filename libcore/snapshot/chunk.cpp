@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "mysql/sql_text.h"
+
 namespace cdc::snapshot {
 
 namespace {
@@ -50,12 +52,6 @@ bool is_decimal_text(std::string_view text) {
   return digits;
 }
 
-std::string hex(std::string_view bytes) {
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (const char c : bytes) fmt::format_to(std::back_inserter(out), "{:02X}", static_cast<unsigned char>(c));
-  return out;
-}
 
 Result<std::string> get_string(simdjson::dom::object record, std::string_view field) {
   std::string_view text;
@@ -149,15 +145,6 @@ std::optional<std::string> decode_base64(std::string_view text) {
   return out;
 }
 
-std::string quote_identifier(std::string_view name) {
-  std::string out = "`";
-  for (const char c : name) {
-    if (c == '`') out.push_back('`');
-    out.push_back(c);
-  }
-  out.push_back('`');
-  return out;
-}
 
 Result<std::string> bound_literal(simdjson::dom::element value, std::string_view key_type) {
   switch (value.type()) {
@@ -172,7 +159,7 @@ Result<std::string> bound_literal(simdjson::dom::element value, std::string_view
       if (is_binary_type(key_type)) {
         const auto bytes = decode_base64(text);
         if (!bytes) return bad(fmt::format("key type {} needs base64, got \"{}\"", key_type, text));
-        return "X'" + hex(*bytes) + "'";
+        return "X'" + mysql::hex_digits(*bytes) + "'";
       }
       if (is_numeric_type(key_type)) {
         if (!is_decimal_text(text)) return bad(fmt::format("key type {} needs a number, got \"{}\"", key_type, text));
@@ -180,7 +167,7 @@ Result<std::string> bound_literal(simdjson::dom::element value, std::string_view
       }
       std::string_view literal = text;
       if (lower(key_type).starts_with("timestamp") && literal.ends_with('Z')) literal.remove_suffix(1);
-      return "_utf8mb4 X'" + hex(literal) + "'";
+      return "_utf8mb4 X'" + mysql::hex_digits(literal) + "'";
     }
     default:
       return bad(fmt::format("a key bound must be a number or a string (key type {})", key_type));
@@ -265,7 +252,7 @@ std::string select_sql(const Chunk& chunk) {
   std::string sql = "SELECT ";
   for (std::size_t i = 0; i < chunk.columns.size(); ++i) {
     if (i != 0) sql += ',';
-    const std::string name = quote_identifier(chunk.columns[i].name);
+    const std::string name = mysql::quote_identifier(chunk.columns[i].name);
     // MariaDB's INET6/UUID (and 11.3's INET4) are sent as text, but the binlog has their
     // bytes, in the order CAST AS BINARY gives them (checked against cdc-stream on 10.11).
     const std::string type = lower(chunk.columns[i].type);
@@ -277,11 +264,11 @@ std::string select_sql(const Chunk& chunk) {
       sql += name;
     }
   }
-  sql += " FROM " + quote_identifier(chunk.db) + "." + quote_identifier(chunk.table);
+  sql += " FROM " + mysql::quote_identifier(chunk.db) + "." + mysql::quote_identifier(chunk.table);
   std::string key_list;
   for (std::size_t i = 0; i < chunk.key.size(); ++i) {
     if (i != 0) key_list += ',';
-    key_list += quote_identifier(chunk.key[i]);
+    key_list += mysql::quote_identifier(chunk.key[i]);
   }
   const bool composite = chunk.key.size() > 1;
   const auto tuple = [&](const std::vector<std::string>& values) {

@@ -59,8 +59,6 @@ struct Chunk {
 // server compares it under the column's own collation.
 [[nodiscard]] Result<std::string> bound_literal(simdjson::dom::element value, std::string_view key_type);
 
-// `name` quoted for SQL: backticks, inner ones doubled.
-[[nodiscard]] std::string quote_identifier(std::string_view name);
 
 // SELECT of the chunk's columns over its key range, in key order (MariaDB INET4/INET6/UUID
 // columns as CAST(... AS BINARY(n)), their bytes as the binlog has them):

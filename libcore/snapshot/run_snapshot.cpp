@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "mysql/sql_text.h"
 #include "ndjson/reader.h"
 #include "snapshot/row_values.h"
 #include "util/fd_io.h"
@@ -28,11 +29,7 @@ std::int64_t now_ms() {
 }
 
 // 'text' as a SQL string literal; hex, so nothing needs escaping.
-std::string text_literal(std::string_view text) {
-  std::string out = "_utf8mb4 X'";
-  for (const char c : text) fmt::format_to(std::back_inserter(out), "{:02X}", static_cast<unsigned char>(c));
-  return out + "'";
-}
+std::string text_literal(std::string_view text) { return "_utf8mb4 X'" + mysql::hex_digits(text) + "'"; }
 
 bool is_mariadb(const mysql::Connection& connection) {
   return connection.server_version().find("MariaDB") != std::string::npos;

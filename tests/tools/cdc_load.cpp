@@ -33,6 +33,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "mysql/sql_text.h"
+
 namespace {
 
 constexpr unsigned kErDupEntry = 1062;  // ER_DUP_ENTRY
@@ -44,24 +46,10 @@ constexpr int kMaxKeyAttempts = 200;
   std::exit(1);
 }
 
-std::string hex_literal(std::string_view bytes) {
-  std::string out = "X'";
-  for (const char c : bytes) fmt::format_to(std::back_inserter(out), "{:02X}", static_cast<unsigned char>(c));
-  out += '\'';
-  return out;
-}
+std::string hex_literal(std::string_view bytes) { return "X'" + cdc::mysql::hex_digits(bytes) + "'"; }
 // Text as an exact utf8mb4 literal: no escaping questions, whatever the bytes.
 std::string text_literal(std::string_view utf8) { return "_utf8mb4 " + hex_literal(utf8); }
 
-std::string quote_ident(std::string_view name) {
-  std::string out = "`";
-  for (const char c : name) {
-    if (c == '`') out += '`';
-    out += c;
-  }
-  out += '`';
-  return out;
-}
 
 class Random {
  public:
@@ -262,7 +250,7 @@ class Load {
   }
 
   void create(const std::string& database, std::uint64_t rows) {
-    db_.exec(fmt::format("CREATE DATABASE IF NOT EXISTS {}", quote_ident(database)));
+    db_.exec(fmt::format("CREATE DATABASE IF NOT EXISTS {}", cdc::mysql::quote_identifier(database)));
     db_.exec(fmt::format("DROP TABLE IF EXISTS {}", table_));
     db_.exec(fmt::format("CREATE TABLE {} ({}) ENGINE=InnoDB", table_, schema_.create_body));
     std::unordered_set<std::string> used;
@@ -481,7 +469,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string database = options.table.substr(0, dot);
-  const std::string table = quote_ident(database) + "." + quote_ident(options.table.substr(dot + 1));
+  const std::string table = cdc::mysql::quote_identifier(database) + "." + cdc::mysql::quote_identifier(options.table.substr(dot + 1));
   const Kind kind = options.kind_name == "int"         ? Kind::int_key
                     : options.kind_name == "composite" ? Kind::composite
                                                        : Kind::varbinary;

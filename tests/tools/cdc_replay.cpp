@@ -35,6 +35,8 @@
 #include <utility>
 #include <vector>
 
+#include "mysql/sql_text.h"
+
 namespace {
 
 constexpr unsigned kErDupEntry = 1062;  // ER_DUP_ENTRY
@@ -48,22 +50,7 @@ constexpr std::uint64_t kChangesPerTransaction = 1000;
   std::exit(1);
 }
 
-std::string quote_ident(std::string_view name) {
-  std::string out = "`";
-  for (const char c : name) {
-    if (c == '`') out += '`';
-    out += c;
-  }
-  out += '`';
-  return out;
-}
 
-std::string hex(std::string_view bytes) {
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (const char c : bytes) fmt::format_to(std::back_inserter(out), "{:02X}", static_cast<unsigned char>(c));
-  return out;
-}
 
 std::optional<std::string> base64_decode(std::string_view text) {
   std::string out;
@@ -214,7 +201,7 @@ std::optional<std::string> literal(const Column& column, const Value& value, std
       if (is_one_of(type, {"double", "float", "real"}) && value.text.find_first_of("eE") == std::string::npos)
         return value.text + "e0";
       return value.text;
-    case Value::Type::json: return "_utf8mb4 X'" + hex(value.text) + "'";
+    case Value::Type::json: return "_utf8mb4 X'" + cdc::mysql::hex_digits(value.text) + "'";
     case Value::Type::string: break;
   }
   if (is_one_of(type, {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"})) {
@@ -223,7 +210,7 @@ std::optional<std::string> literal(const Column& column, const Value& value, std
       problem = fmt::format("column {} ({}): not base64: {:.80}", column.name, type, value.text);
       return std::nullopt;
     }
-    return "X'" + hex(*bytes) + "'";
+    return "X'" + cdc::mysql::hex_digits(*bytes) + "'";
   }
   if (is_one_of(type, {"geometry", "point", "linestring", "polygon", "multipoint", "multilinestring", "multipolygon",
                        "geometrycollection"})) {
@@ -234,11 +221,11 @@ std::optional<std::string> literal(const Column& column, const Value& value, std
     }
     std::uint32_t srid = 0;
     for (int i = 3; i >= 0; --i) srid = (srid << 8) | static_cast<unsigned char>((*bytes)[static_cast<std::size_t>(i)]);
-    return fmt::format("ST_GeomFromWKB(X'{}', {})", hex(std::string_view(*bytes).substr(4)), srid);
+    return fmt::format("ST_GeomFromWKB(X'{}', {})", cdc::mysql::hex_digits(std::string_view(*bytes).substr(4)), srid);
   }
   std::string_view text = value.text;
   if (type == "timestamp" && !text.empty() && text.back() == 'Z') text.remove_suffix(1);
-  return "_utf8mb4 X'" + hex(text) + "'";
+  return "_utf8mb4 X'" + cdc::mysql::hex_digits(text) + "'";
 }
 
 class Connection {
@@ -331,7 +318,7 @@ class Replayer {
       std::vector<std::string> names;
       std::vector<std::string> values;
       for (const auto& [name, value] : change.after) {
-        names.push_back(quote_ident(name));
+        names.push_back(cdc::mysql::quote_identifier(name));
         values.push_back(value_literal(table, name, value, location));
       }
       std::string prefix = fmt::format("INSERT INTO {} ({}) VALUES ", table.target, fmt::join(names, ", "));
@@ -358,7 +345,7 @@ class Replayer {
     if (change.op == 'u') {
       std::vector<std::string> sets;
       for (const auto& [name, value] : change.after)
-        sets.push_back(quote_ident(name) + " = " + value_literal(table, name, value, location));
+        sets.push_back(cdc::mysql::quote_identifier(name) + " = " + value_literal(table, name, value, location));
       statement.sql = fmt::format("UPDATE {} SET {} WHERE {}", table.target, fmt::join(sets, ", "), where);
       ++updates_;
     } else {
@@ -385,7 +372,7 @@ class Replayer {
     if (const auto found = tables_.find(source); found != tables_.end()) return found->second;
     Table table;
     table.source = source;
-    table.target = quote_ident(into_) + "." + quote_ident(name);
+    table.target = cdc::mysql::quote_identifier(into_) + "." + cdc::mysql::quote_identifier(name);
     const std::string schema = db_.string_literal(into_);
     const std::string table_name = db_.string_literal(name);
     for (auto& row : db_.rows(fmt::format(
@@ -395,7 +382,7 @@ class Replayer {
       table.columns.emplace(row[0], Column{row[0], row[1]});
     if (table.columns.empty())
       fatal(fmt::format("table {}.{} does not exist (create it with CREATE TABLE {}.{} LIKE {})", into_, name,
-                        quote_ident(into_), quote_ident(name), source));
+                        cdc::mysql::quote_identifier(into_), cdc::mysql::quote_identifier(name), source));
     for (auto& row : db_.rows(fmt::format(
              "SELECT COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = {} AND TABLE_NAME = {} AND "
              "INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX",
@@ -424,7 +411,7 @@ class Replayer {
         if (name == key) value = &v;
       if (value == nullptr)
         fatal(fmt::format("{}: {}: the before image has no primary-key column {}", location, table.source, key));
-      parts.push_back(quote_ident(key) + " = " + value_literal(table, key, *value, location));
+      parts.push_back(cdc::mysql::quote_identifier(key) + " = " + value_literal(table, key, *value, location));
     }
     return fmt::format("{}", fmt::join(parts, " AND "));
   }

@@ -1,0 +1,27 @@
+#include "mysql/sql_text.h"
+
+namespace cdc::mysql {
+
+std::string quote_identifier(std::string_view name) {
+  std::string out = "`";
+  for (const char c : name) {
+    if (c == '`') out.push_back('`');
+    out.push_back(c);
+  }
+  out.push_back('`');
+  return out;
+}
+
+std::string hex_digits(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const char c : bytes) {
+    const auto byte = static_cast<unsigned char>(c);
+    out.push_back(kDigits[byte >> 4]);
+    out.push_back(kDigits[byte & 0x0F]);
+  }
+  return out;
+}
+
+}  // namespace cdc::mysql
