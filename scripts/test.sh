@@ -5,6 +5,7 @@
 #
 #   scripts/test.sh              RelWithDebInfo build in build/
 #   scripts/test.sh --sanitize   AddressSanitizer + UndefinedBehaviorSanitizer build in build-sanitize/
+#   CDC_BUILD_DIR=DIR            build there instead (a second checkout or worktree beside this one)
 #   extra arguments after -- go to ctest (e.g. -- -L unit, -- -R check)
 set -euo pipefail
 
@@ -12,13 +13,13 @@ CDC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$CDC_ROOT/scripts/lib/deps.sh"
 source "$CDC_ROOT/scripts/lib/throwaway_mariadb.sh"
 
-build_dir="$CDC_ROOT/build"
+build_dir="${CDC_BUILD_DIR:-$CDC_ROOT/build}"
 cmake_args=()
 ctest_args=()
 while (($#)); do
   case $1 in
     --sanitize)
-      build_dir="$CDC_ROOT/build-sanitize"
+      build_dir="${CDC_BUILD_DIR:-$CDC_ROOT/build-sanitize}"
       cmake_args+=(-DCDC_SANITIZE=ON)
       ;;
     --)

@@ -49,6 +49,7 @@ class BinlogClient {
 
   [[nodiscard]] const ServerInfo& server() const noexcept { return server_; }
   [[nodiscard]] mysql::Connection& connection() noexcept { return connection_; }
+  [[nodiscard]] const mysql::Connection& connection() const noexcept { return connection_; }
 
   [[nodiscard]] Result<ServerEnd> server_end();
   // The oldest binlog the server still has (SHOW BINARY LOGS).

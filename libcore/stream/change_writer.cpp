@@ -266,6 +266,35 @@ void ChangeWriter::write_incident(std::string_view message, const ChangePosition
   out_.end_record();
 }
 
+void ChangeWriter::write_span_start(std::string_view position) {
+  out_.begin_object();
+  out_.field("op", "span_start");
+  out_.field("v", 1);
+  out_.field("position", position);
+  out_.end_object();
+  out_.end_record();
+}
+
+void ChangeWriter::write_span_end(std::string_view position, const std::optional<gtid::FilePosition>& at,
+                                  std::string_view until) {
+  out_.begin_object();
+  out_.field("op", "span_end");
+  out_.field("v", 1);
+  out_.field("position", position);
+  if (at) {
+    out_.key("pos");
+    out_.begin_object();
+    out_.field("file", at->file);
+    out_.field("offset", at->offset);
+    out_.end_object();
+  } else {
+    out_.field_null("pos");
+  }
+  out_.field("until", until);
+  out_.end_object();
+  out_.end_record();
+}
+
 Result<void> ChangeWriter::flush() {
   const std::size_t buffered = out_.bytes_buffered();
   if (auto flushed = out_.flush_to(out_fd_, out_name_); !flushed) return flushed;

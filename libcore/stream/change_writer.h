@@ -1,11 +1,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "binlog/decoder.h"
+#include "gtid/position.h"
 #include "ndjson/writer.h"
 #include "rowimage/row_image.h"
 #include "util/result.h"
@@ -36,6 +38,14 @@ class ChangeWriter {
                  std::uint32_t timestamp);
   void write_commit(std::string_view gtid, std::string_view file, std::uint64_t end_offset, std::string_view position,
                     std::uint32_t timestamp, std::uint64_t rows);
+  // A bounded run's first and last lines (--until; cdc-stream(1), SPAN LINES): where the
+  // stream started, and that it reached --until, so that a reader such as cdc-merge can
+  // prove the output covers a span.
+  void write_span_start(std::string_view position);
+  // `at`: the end of the last whole transaction read; nullopt when not known (a run that
+  // starts at a GTID position that already includes --until reads no event), written null.
+  void write_span_end(std::string_view position, const std::optional<gtid::FilePosition>& at,
+                      std::string_view until);
   void write_incident(std::string_view message, const ChangePosition& position, std::uint32_t timestamp);
 
   // Writes out what is buffered; call at transaction boundaries and at the end.

@@ -1,32 +1,23 @@
 #include "stream/live_stream.h"
 
-#include <fcntl.h>
-#include <netdb.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <chrono>
-#include <csignal>
-#include <cstring>
-#include <thread>
+#include <ctime>
 
-#include "binlog/ddl_target.h"
 #include "binlog/decoder.h"
 #include "binlog/event_header.h"
 #include "gtid/position.h"
 #include "replication/binlog_client.h"
-#include "schema/table_schema.h"
 #include "stream/change_pipeline.h"
 #include "stream/change_writer.h"
-#include "stream/state_file.h"
+#include "stream/checkpoint.h"
+#include "stream/primary_guard.h"
+#include "stream/side_connection.h"
+#include "stream/start_position.h"
+#include "stream/stop_signal.h"
 #include "util/byte_reader.h"
-#include "util/fd_io.h"
 
 namespace cdc::stream {
 
@@ -35,112 +26,60 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using gtid::Position;
 
-// What the signal handler and the read loop share. A signal between transactions shuts the
-// socket down, which wakes the blocked read; inside a transaction it only sets the flag and
-// the loop stops at the commit.
-std::atomic<bool> g_stop_requested{false};
-std::atomic<bool> g_waiting_between_transactions{false};
-std::atomic<int> g_socket{-1};
-static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
-
-extern "C" void on_stop_signal(int) {
-  g_stop_requested.store(true);
-  const int fd = g_socket.load();
-  if (g_waiting_between_transactions.load() && fd >= 0) ::shutdown(fd, SHUT_RDWR);
-}
-
-class SignalScope {
- public:
-  SignalScope() {
-    struct sigaction action {};
-    action.sa_handler = on_stop_signal;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &action, &old_int_);
-    sigaction(SIGTERM, &action, &old_term_);
-  }
-  SignalScope(const SignalScope&) = delete;
-  SignalScope& operator=(const SignalScope&) = delete;
-  ~SignalScope() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-    g_socket.store(-1);
-  }
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
-
-Unexpected system_error(std::string_view what, const std::string& path) {
-  return fail(Errc::io, fmt::format("{} {}: {}", what, path, std::strerror(errno)));
-}
-
-// The sorted addresses a host name resolves to, for --watch-dns.
-std::vector<std::string> resolve(const std::string& host) {
-  std::vector<std::string> addresses;
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (::getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0) return addresses;
-  for (addrinfo* entry = found; entry != nullptr; entry = entry->ai_next) {
-    char text[NI_MAXHOST];
-    if (::getnameinfo(entry->ai_addr, entry->ai_addrlen, text, sizeof text, nullptr, 0, NI_NUMERICHOST) == 0)
-      addresses.emplace_back(text);
-  }
-  ::freeaddrinfo(found);
-  std::sort(addresses.begin(), addresses.end());
-  addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
-  return addresses;
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += ", ";
-    out += item;
-  }
-  return out.empty() ? "nothing" : out;
-}
-
+// One live run: connects, streams, reconnects after a lost connection from the last
+// checkpoint, and stops at --until, a signal, a guarded DDL or a primary switch. What is
+// durable (output, state, resume point) is the Checkpoint's; where to start is
+// start_position's; the second connection is SideConnection's.
 class LiveRun {
  public:
-  LiveRun(const LiveOptions& options, const LiveReporter& reporter, TableFilter filter)
-      : options_(options), reporter_(reporter), filter_(std::move(filter)), writer_(STDOUT_FILENO, "stdout") {}
-
-  ~LiveRun() {
-    if (output_fd_ >= 0) ::close(output_fd_);
+  LiveRun(const LiveOptions& options, const LiveReporter& reporter, TableFilter filter, Checkpoint checkpoint)
+      : options_(options),
+        reporter_(reporter),
+        filter_(std::move(filter)),
+        checkpoint_(std::move(checkpoint)),
+        writer_(checkpoint_.output_fd(), checkpoint_.output_name()),
+        side_(options.connection, reporter.warn),
+        guard_(options.require_read_only, options.watch_dns, options.connection.host.value_or("localhost"),
+               std::chrono::seconds(std::max(1U, std::min(options.heartbeat_seconds, 5U)))) {
+    writer_.set_bytes_flushed(checkpoint_.committed_bytes());
   }
-  LiveRun(const LiveRun&) = delete;
-  LiveRun& operator=(const LiveRun&) = delete;
 
   Result<LiveOutcome> run() {
     if (auto prepared = prepare(); !prepared) return fail(std::move(prepared).error());
     if (primary_at_start_) {
-      reporter_.warn(primary_message_);
+      reporter_.warn(guard_.message());
       return LiveOutcome::primary_switched;
     }
+    // Before the first line: a state a rerun can cut the output back to, whatever stops
+    // this run (a full disk, kill -9) before its first transaction.
+    if (checkpoint_.has_state() && !checkpoint_.loaded())
+      if (auto saved = checkpoint_.commit(writer_, checkpoint_.position(), checkpoint_.file_position(), last_gtid_);
+          !saved)
+        return fail(std::move(saved).error());
     if (until_reached_at_start()) {
       reporter_.notice(fmt::format("nothing to do: the start position {} already includes --until {}",
-                                   resume_.to_string(), until_->to_string()));
+                                   checkpoint_.position().to_string(), until_->to_string()));
       // Saved even so: the next run (cron) must start here, not at its own --from now.
-      if (auto saved = checkpoint_at(resume_, resume_file_); !saved) return fail(std::move(saved).error());
+      if (auto closed = close_span_at_start(); !closed) return fail(std::move(closed).error());
       return finish(LiveOutcome::finished);
     }
-    SignalScope signals;
+    // The span opens with the first event the server sends: a dump the server refuses (a
+    // purged binlog) writes nothing.
+    span_start_pending_ = until_ && !checkpoint_.span_open();
+    StopSignals signals;
     unsigned failures_in_a_row = 0;
     Clock::time_point failing_since{};
     for (;;) {
       auto outcome = stream_once();
       if (outcome) return finish(*outcome);
       const Error& error = outcome.error();
-      if (error.code != Errc::unavailable || g_stop_requested.load()) {
-        if (g_stop_requested.load() && error.code == Errc::unavailable) return finish(LiveOutcome::finished);
+      if (error.code != Errc::unavailable || StopSignals::requested()) {
+        if (StopSignals::requested() && error.code == Errc::unavailable) return finish(LiveOutcome::finished);
         (void)writer_.flush();
         return fail(error);
       }
-      // A lost connection: drop the transaction in flight and resume after the last whole one.
-      if (auto rolled_back = roll_back_to_boundary(); !rolled_back) return fail(std::move(rolled_back).error());
+      // A lost connection: drop everything after the last checkpoint and resume from it.
+      if (auto rolled_back = roll_back(); !rolled_back) return fail(std::move(rolled_back).error());
       if (failures_in_a_row++ == 0) failing_since = Clock::now();
       const auto waited = Clock::now() - failing_since;
       if (options_.retry_seconds > 0 && waited > std::chrono::seconds(options_.retry_seconds))
@@ -149,8 +88,8 @@ class LiveRun {
       const auto backoff = std::chrono::milliseconds(std::min<std::int64_t>(
           30000, std::int64_t{250} << std::min<unsigned>(failures_in_a_row, 7)));
       reporter_.notice(fmt::format("{}; reconnecting in {:.1f} s, resuming from {}", error.message,
-                                   std::chrono::duration<double>(backoff).count(), resume_.to_string()));
-      if (!sleep_unless_stopped(backoff)) return finish(LiveOutcome::finished);
+                                   std::chrono::duration<double>(backoff).count(), checkpoint_.position().to_string()));
+      if (!StopSignals::sleep_unless_stopped(backoff)) return finish(LiveOutcome::finished);
       if (connected_once_this_round_) failures_in_a_row = 0;
     }
   }
@@ -159,27 +98,14 @@ class LiveRun {
   // ---- start-up -------------------------------------------------------------------------
 
   Result<void> prepare() {
-    // Malformed positions are usage errors before anything connects.
-    for (const auto* text : {&options_.from, &options_.until})
-      if (*text && **text != "now" && **text != "earliest")
-        if (auto parsed = Position::parse(**text); !parsed) return fail(std::move(parsed).error());
-    std::optional<StreamState> saved;
-    if (options_.state_path) {
-      auto state = StateFile::open(*options_.state_path);
-      if (!state) return fail(std::move(state).error());
-      state_.emplace(std::move(*state));
-      auto loaded = state_->load();
-      if (!loaded) return fail(std::move(loaded).error());
-      saved = std::move(*loaded);
-    }
+    const std::optional<StreamState>& saved = checkpoint_.loaded();
     if (!saved && !options_.from)
-      return fail(Errc::usage, options_.state_path
+      return fail(Errc::usage, checkpoint_.has_state()
                                    ? fmt::format("{} does not exist yet: give --from (now, earliest, a GTID set or "
                                                  "position, or FILE:OFFSET) for the first run",
-                                                 *options_.state_path)
+                                                 checkpoint_.state_path())
                                    : "give --from (now, earliest, a GTID set or position, or FILE:OFFSET), or a "
                                      "--state file to resume from");
-    if (auto opened = open_output(saved); !opened) return fail(std::move(opened).error());
 
     mysql::ConnectionOptions connection = options_.connection;
     connection.read_timeout_seconds = options_.heartbeat_seconds * 3 + 5;
@@ -188,54 +114,58 @@ class LiveRun {
     client_.emplace(std::move(*client));
     endpoint_ = client_->connection().endpoint();
 
+    Position start;
+    gtid::FilePosition start_file;
+    std::string position_source = "--from";
     if (saved) {
       auto position = Position::parse(saved->position);
       if (!position)
-        return fail(Errc::corrupt_input, fmt::format("{}: \"position\": {}", state_->path(), position.error().message));
-      resume_ = std::move(*position);
-      resume_file_ = gtid::FilePosition{saved->file, saved->offset};
+        return fail(Errc::corrupt_input,
+                    fmt::format("{}: \"position\": {}", checkpoint_.state_path(), position.error().message));
+      start = std::move(*position);
+      start_file = gtid::FilePosition{saved->file, saved->offset};
       last_gtid_ = saved->gtid;
+      position_source = checkpoint_.state_path();
+      if (auto same = check_saved_server(*client_, *saved, start, checkpoint_.state_path(), reporter_.warn); !same)
+        return fail(std::move(same).error());
       if (options_.from)
-        reporter_.notice(fmt::format("resuming from {} as {} says; --from {} is ignored", resume_.to_string(),
-                                     state_->path(), *options_.from));
+        reporter_.notice(fmt::format("resuming from {} as {} says; --from {} is ignored", start.to_string(),
+                                     checkpoint_.state_path(), *options_.from));
       else
-        reporter_.notice(fmt::format("resuming from {} ({})", resume_.to_string(), state_->path()));
-    } else if (options_.from) {
-      auto position = resolve_position(*options_.from, true);
+        reporter_.notice(fmt::format("resuming from {} ({})", start.to_string(), checkpoint_.state_path()));
+    } else {
+      auto position = resolve_position(*client_, *options_.from, true);
       if (!position) return fail(std::move(position).error());
-      resume_ = std::move(*position);
+      start = std::move(*position);
     }
-    if (resume_.kind == Position::Kind::file) {
-      resume_file_ = resume_.file;
-      if (auto there = check_file_position(resume_.file); !there) return fail(std::move(there).error());
+    if (start.kind == Position::Kind::mariadb_gtids)
+      if (auto known = check_known_domains(*client_, start.mariadb_gtids, position_source); !known)
+        return fail(std::move(known).error());
+    if (start.kind == Position::Kind::file) {
+      start_file = start.file;
+      if (auto there = check_file_position(*client_, start.file); !there) return fail(std::move(there).error());
     }
+    checkpoint_.set_server(endpoint_, client_->server().server_id);
+    checkpoint_.start_at(std::move(start), std::move(start_file), last_gtid_);
+
     if (options_.until) {
-      auto position = resolve_position(*options_.until, false);
+      auto position = resolve_position(*client_, *options_.until, false);
       if (!position) return fail(std::move(position).error());
       until_ = std::move(*position);
-      if (until_->kind != Position::Kind::file && resume_.kind == Position::Kind::file && !client_->server().gtids)
+      if (until_->kind != Position::Kind::file && checkpoint_.position().kind == Position::Kind::file &&
+          !client_->server().gtids)
         return fail(Errc::usage, fmt::format("--until {} is a GTID position, but the server writes no GTIDs: give "
                                              "--until as FILE:OFFSET",
                                              until_->to_string()));
+      if (until_->kind == Position::Kind::mariadb_gtids)
+        if (auto known = check_known_domains(*client_, until_->mariadb_gtids, "--until"); !known)
+          return fail(std::move(known).error());
     }
     server_id_ = options_.server_id.value_or(replication::default_server_id());
     if (auto unique = client_->check_server_id(server_id_); !unique) return fail(std::move(unique).error());
-    if (options_.watch_dns) {
-      dns_host_ = options_.connection.host.value_or("localhost");
-      dns_addresses_ = resolve(dns_host_);
-      if (dns_addresses_.empty())
-        return fail(Errc::unavailable, fmt::format("--watch-dns: {} does not resolve", dns_host_));
-    }
-    if (options_.require_read_only) {
-      auto read_only = server_is_read_only(client_->connection());
-      if (!read_only) return fail(std::move(read_only).error());
-      if (!*read_only) {
-        primary_message_ = fmt::format("{} is not read-only (@@global.read_only is OFF): it looks like a primary, "
-                                       "and --require-read-only wants a replica; no change was read",
-                                       endpoint_);
-        primary_at_start_ = true;
-      }
-    }
+    auto primary = guard_.primary_at_start(client_->connection());
+    if (!primary) return fail(std::move(primary).error());
+    primary_at_start_ = *primary;
     if (client_->server().binlog_row_metadata != "FULL")
       reporter_.warn(fmt::format("{} has binlog_row_metadata={}: column names, ENUM/SET labels and keys are not in "
                                  "the binlog and come from the catalog as it is now, so events from before a later "
@@ -246,98 +176,18 @@ class LiveRun {
     return {};
   }
 
-  // A FILE:OFFSET must name a binlog the server has, at most at its current end: the dump
-  // would otherwise wait forever for an offset the file never reaches.
-  Result<void> check_file_position(const gtid::FilePosition& position) {
-    auto files = client_->binlog_files();
-    if (!files) return fail(std::move(files).error());
-    if (files->empty()) return fail(Errc::config, fmt::format("{}: SHOW BINARY LOGS is empty", endpoint_));
-    for (const auto& file : *files) {
-      if (file.name != position.file) continue;
-      if (position.offset > file.size)
-        return fail(Errc::usage, fmt::format("{}:{} is beyond the end of {} ({} bytes on {})", position.file,
-                                             position.offset, position.file, file.size, endpoint_));
-      return {};
-    }
-    if (gtid::FilePosition{position.file, 0} < gtid::FilePosition{files->front().name, 0})
-      return fail(purged(fmt::format("{}:{}", position.file, position.offset), files->front().name));
-    return fail(Errc::usage, fmt::format("{} has no binlog named {} (it has {} to {}): give a name SHOW BINARY LOGS "
-                                         "lists",
-                                         endpoint_, position.file, files->front().name, files->back().name));
-  }
-
-  Result<Position> resolve_position(const std::string& text, bool for_start) {
-    if (text == "now") {
-      auto end = client_->server_end();
-      if (!end) return fail(std::move(end).error());
-      Position position;
-      if (!end->gtids.empty()) {
-        auto parsed = Position::parse(end->gtids);
-        if (!parsed) return fail(std::move(parsed).error());
-        return parsed;
-      }
-      position.kind = Position::Kind::file;
-      position.file = end->file;
-      return position;
-    }
-    if (text == "earliest") {
-      if (!for_start) return fail(Errc::usage, "--until earliest means nothing: give now or a position");
-      auto oldest = client_->oldest_binlog();
-      if (!oldest) return fail(std::move(oldest).error());
-      Position position;
-      position.kind = Position::Kind::file;
-      position.file = gtid::FilePosition{*oldest, 4};
-      return position;
-    }
-    auto parsed = Position::parse(text);
-    if (!parsed) return fail(std::move(parsed).error());
-    const bool mariadb = client_->server().flavor == replication::Flavor::mariadb;
-    if (parsed->kind == Position::Kind::mysql_gtids && mariadb)
-      return fail(Errc::usage, fmt::format("{} is MariaDB, and '{}' is a MySQL GTID set: give a MariaDB GTID "
-                                           "position (domain-server-seq) or FILE:OFFSET",
-                                           endpoint_, text));
-    if (parsed->kind == Position::Kind::mariadb_gtids && !mariadb)
-      return fail(Errc::usage, fmt::format("{} is MySQL, and '{}' is a MariaDB GTID position: give a MySQL GTID set "
-                                           "(uuid:1-5) or FILE:OFFSET",
-                                           endpoint_, text));
-    return parsed;
-  }
-
-  // --output: the file, cut back to what the saved state covers (exactly once after a crash).
-  Result<void> open_output(const std::optional<StreamState>& saved) {
-    if (!options_.output_path) return {};
-    const std::string& path = *options_.output_path;
-    output_fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (output_fd_ < 0) return system_error("cannot open --output", path);
-    struct stat info {};
-    if (::fstat(output_fd_, &info) != 0) return system_error("cannot stat", path);
-    const auto size = static_cast<std::uint64_t>(info.st_size);
-    std::uint64_t keep = 0;
-    if (saved && saved->output_bytes) {
-      keep = *saved->output_bytes;
-      if (size < keep)
-        return fail(Errc::corrupt_input,
-                    fmt::format("{} has {} bytes, but {} says {} were written: the output was truncated or replaced "
-                                "since; restore it, or start over with a new --state and --output",
-                                path, size, state_->path(), keep));
-      if (size > keep)
-        reporter_.notice(fmt::format("{}: cutting {} bytes written after the last saved transaction (they are "
-                                     "written again)",
-                                     path, size - keep));
-    } else if (saved) {
-      return fail(Errc::usage, fmt::format("{} was written by a run without --output: it does not know where {} "
-                                           "ends; use a new --state with --output",
-                                           state_->path(), path));
-    } else if (size > 0 && state_) {
-      return fail(Errc::usage, fmt::format("{} is not empty, and {} does not exist yet to say where its lines end: "
-                                           "remove the file or choose another --output",
-                                           path, state_->path()));
-    }
-    if (::ftruncate(output_fd_, static_cast<off_t>(keep)) != 0) return system_error("cannot truncate", path);
-    if (::lseek(output_fd_, static_cast<off_t>(keep), SEEK_SET) < 0) return system_error("cannot seek in", path);
-    writer_ = ChangeWriter(output_fd_, path);
-    writer_.set_bytes_flushed(keep);
-    return {};
+  // --until already reached where the run starts: the span's lines, unless the output has
+  // them already (a rerun of a finished bounded run writes nothing).
+  Result<void> close_span_at_start() {
+    if (checkpoint_.span_closed())
+      return checkpoint_.commit(writer_, checkpoint_.position(), checkpoint_.file_position(), last_gtid_);
+    const std::string position = checkpoint_.position().to_string();
+    if (!checkpoint_.span_open()) writer_.write_span_start(position);
+    const gtid::FilePosition& file = checkpoint_.file_position();
+    writer_.write_span_end(position, file.file.empty() ? std::optional<gtid::FilePosition>{} : file,
+                           until_->to_string());
+    return checkpoint_.commit(writer_, checkpoint_.position(), checkpoint_.file_position(), last_gtid_,
+                              Checkpoint::Span::closed);
   }
 
   // ---- one connection ---------------------------------------------------------------------
@@ -355,43 +205,56 @@ class LiveRun {
     decoder_ = binlog::Decoder(endpoint_);
     if (client_->server().checksums) decoder_.expect_checksums(binlog::ChecksumAlgorithm::crc32);
     pipeline_.emplace(filter_, writer_, decoder_, reporter_.warn, options_.skip_unknown_events);
+    transactions_saved_ = 0;
+    dirty_ = false;
     install_hooks();
 
-    // Where the dump starts. By GTID when the position is one; a FILE:OFFSET on a server
-    // with GTIDs is read from the file's start (silently up to OFFSET) so that the GTID state
-    // at OFFSET is known and later positions are GTID sets that survive a failover.
-    Position dump_from = resume_;
+    // Where the dump starts: the last checkpoint. By GTID when the position is one; a
+    // FILE:OFFSET on a server with GTIDs is read from the file's start (silently up to
+    // OFFSET) so that the GTID state at OFFSET is known and later positions are GTID sets
+    // that survive a failover.
+    const Position& resume = checkpoint_.position();
+    Position dump_from = resume;
     silent_until_.reset();
-    if (resume_.kind == Position::Kind::file) {
-      pipeline_->start_file(resume_.file.file);
-      if (client_->server().gtids && resume_.file.offset > 4) {
-        silent_until_ = resume_.file;
+    if (resume.kind == Position::Kind::file) {
+      pipeline_->start_file(resume.file.file);
+      if (client_->server().gtids && resume.file.offset > 4) {
+        silent_until_ = resume.file;
         dump_from.file.offset = 4;
         pipeline_->set_silent(true);
       }
     } else {
-      pipeline_->tracker().seed(resume_);
+      pipeline_->tracker().seed(resume);
     }
     auto started = client_->start_dump(dump_from, server_id_, std::chrono::seconds(options_.heartbeat_seconds));
     if (!started) return dump_failed(started.error());
-    g_socket.store(client_->socket());
-    last_boundary_ = resume_file_;
+    StopSignals::set_socket(client_->socket());
+    last_boundary_ = checkpoint_.file_position();
 
     for (;;) {
       if (!pipeline_->tracker().in_transaction()) {
-        g_waiting_between_transactions.store(true);
-        if (g_stop_requested.load()) {
-          g_waiting_between_transactions.store(false);
+        StopSignals::set_waiting_between_transactions(true);
+        if (StopSignals::requested()) {
+          StopSignals::set_waiting_between_transactions(false);
           return LiveOutcome::finished;
         }
       }
       auto bytes = client_->next_event();
-      g_waiting_between_transactions.store(false);
+      StopSignals::set_waiting_between_transactions(false);
       if (!bytes) {
-        if (g_stop_requested.load() && !pipeline_->tracker().in_transaction()) return LiveOutcome::finished;
+        if (StopSignals::requested() && !pipeline_->tracker().in_transaction()) return LiveOutcome::finished;
         return dump_failed(bytes.error());
       }
       connected_once_this_round_ = true;
+      if (span_start_pending_) {
+        // Nothing is buffered yet, and the checkpoint is still the start.
+        writer_.write_span_start(checkpoint_.position().to_string());
+        if (auto saved = checkpoint_.commit(writer_, checkpoint_.position(), checkpoint_.file_position(), last_gtid_,
+                                            Checkpoint::Span::opened);
+            !saved)
+          return fail(std::move(saved).error());
+        span_start_pending_ = false;
+      }
       auto outcome = handle_event(*bytes);
       if (!outcome) return fail(std::move(outcome).error());
       if (*outcome) return **outcome;
@@ -401,7 +264,7 @@ class LiveRun {
   Unexpected dump_failed(const Error& error) {
     const auto kind = client_->classify_failure(error);
     client_.reset();
-    g_socket.store(-1);
+    StopSignals::set_socket(-1);
     if (kind == replication::DumpFailure::purged) return fail(purged_error(error));
     if (kind == replication::DumpFailure::same_server_id)
       return fail(Errc::usage,
@@ -417,16 +280,8 @@ class LiveRun {
     std::string oldest = "(unknown: cannot list the binlogs)";
     if (auto client = replication::BinlogClient::open(options_.connection))
       if (auto name = client->oldest_binlog()) oldest = *name;
-    return purged(resume_.to_string(), fmt::format("{}; the server said: {}", oldest, error.message));
-  }
-
-  // The one message for "that binlog is gone", whether SHOW BINARY LOGS or the dump said so.
-  static Error purged(std::string_view position, std::string_view oldest) {
-    return Error{Errc::purged,
-                 fmt::format("the server no longer has the binlog for {} (the oldest binlog there is {}): the changes "
-                             "in between are gone from this server; take a new snapshot and start again from its "
-                             "position, or --from earliest to accept the gap",
-                             position, oldest)};
+    return purged_binlog(checkpoint_.position().to_string(),
+                         fmt::format("{}; the server said: {}", oldest, error.message));
   }
 
   // Returns an outcome when the run ends here.
@@ -497,7 +352,7 @@ class LiveRun {
       // few hundred transactions a second. A heartbeat (idle server) saves what is pending.
       constexpr auto kOutputGroupCommit = std::chrono::milliseconds(250);
       const auto since_save = Clock::now() - last_save_;
-      if ((wrote && (output_fd_ < 0 || since_save >= kOutputGroupCommit)) || since_save > std::chrono::seconds(1)) {
+      if ((wrote && (!checkpoint_.has_output_file() || since_save >= kOutputGroupCommit)) || since_save > std::chrono::seconds(1)) {
         if (auto saved = checkpoint(); !saved) return fail(std::move(saved).error());
       } else {
         dirty_ = true;
@@ -509,11 +364,12 @@ class LiveRun {
   // Checks everything that may end the run where a transaction has just ended.
   Result<std::optional<LiveOutcome>> after_boundary() {
     if (until_ && !silent_until_ && until_reached()) {
-      if (auto saved = checkpoint(); !saved) return fail(std::move(saved).error());
+      writer_.write_span_end(current_position().to_string(), last_boundary_, until_->to_string());
+      if (auto saved = checkpoint(Checkpoint::Span::closed); !saved) return fail(std::move(saved).error());
       reporter_.notice(fmt::format("reached --until {}", until_->to_string()));
       return std::optional<LiveOutcome>{LiveOutcome::finished};
     }
-    if (g_stop_requested.load()) {
+    if (StopSignals::requested()) {
       if (auto saved = checkpoint(); !saved) return fail(std::move(saved).error());
       return std::optional<LiveOutcome>{LiveOutcome::finished};
     }
@@ -536,118 +392,16 @@ class LiveRun {
     if (options_.stats_seconds > 0 && now + kSlack - last_stats_ >= std::chrono::seconds(options_.stats_seconds)) {
       print_stats(now);
     }
-    const auto check_every = std::chrono::seconds(std::max(1U, std::min(options_.heartbeat_seconds, 5U)));
-    if ((options_.require_read_only || options_.watch_dns) && now - last_guard_check_ >= check_every) {
-      last_guard_check_ = now;
-      auto switched = primary_switched();
-      if (!switched) return fail(std::move(switched).error());
-      if (*switched) {
-        if (auto saved = checkpoint(); !saved) return fail(std::move(saved).error());
-        reporter_.warn(primary_message_ + fmt::format("; state saved at {}; point the run at a replica and rerun it: "
-                                                      "it resumes by GTID",
-                                                      current_position().to_string()));
-        return std::optional<LiveOutcome>{LiveOutcome::primary_switched};
-      }
+    auto switched = guard_.switched(side_);
+    if (!switched) return fail(std::move(switched).error());
+    if (*switched) {
+      if (auto saved = checkpoint(); !saved) return fail(std::move(saved).error());
+      reporter_.warn(guard_.message() + fmt::format("; state saved at {}; point the run at a replica and rerun it: "
+                                                    "it resumes by GTID",
+                                                    current_position().to_string()));
+      return std::optional<LiveOutcome>{LiveOutcome::primary_switched};
     }
     return std::optional<LiveOutcome>{};
-  }
-
-  Result<bool> primary_switched() {
-    if (options_.watch_dns) {
-      const auto addresses = resolve(dns_host_);
-      if (!addresses.empty() && addresses != dns_addresses_) {
-        primary_message_ = fmt::format("--watch-dns: {} now resolves to {} (it was {})", dns_host_, join(addresses),
-                                       join(dns_addresses_));
-        return true;
-      }
-    }
-    if (options_.require_read_only) {
-      mysql::Connection* connection = query_connection();
-      if (connection == nullptr) return false;  // the replication connection will notice a dead server
-      auto read_only = server_is_read_only(*connection);
-      if (!read_only) {
-        drop_query_connection();
-        return false;
-      }
-      if (!*read_only) {
-        primary_message_ = fmt::format("{} turned writable (@@global.read_only is OFF): the stream is on a primary "
-                                       "now, which --require-read-only forbids",
-                                       endpoint_);
-        return true;
-      }
-    }
-    return false;
-  }
-
-  // A second connection for queries while the first one streams: read_only checks and the
-  // catalog. nullptr when it cannot be opened now.
-  mysql::Connection* query_connection() {
-    if (!query_connection_) {
-      auto connection = mysql::Connection::open(options_.connection);
-      if (!connection) return nullptr;
-      query_connection_.emplace(std::move(*connection));
-      schemas_.emplace(*query_connection_);
-    }
-    return &*query_connection_;
-  }
-  void drop_query_connection() {
-    schemas_.reset();
-    query_connection_.reset();
-  }
-
-  // Without binlog_row_metadata=FULL, names, labels, signedness and keys come from the
-  // catalog as it is now.
-  void complete_from_catalog(binlog::TableMap& map) {
-    if (query_connection() == nullptr) {
-      warn_once(map, "cannot reach the server for information_schema; rows are written with positional names");
-      return;
-    }
-    auto schema = schemas_->get(map.database, map.table);
-    if (!schema) {
-      drop_query_connection();
-      warn_once(map, fmt::format("reading information_schema failed ({}); rows are written with positional names",
-                                 schema.error().message));
-      return;
-    }
-    if (*schema == nullptr) {
-      warn_once(map, "the table no longer exists, so information_schema cannot name its columns; rows are written "
-                     "with positional names");
-      return;
-    }
-    std::string mismatch;
-    if (!schema::apply_table_schema(**schema, map, mismatch))
-      warn_once(map, fmt::format("its rows do not match the table's current definition ({}): they are from before a "
-                                 "schema change, and are written with positional names",
-                                 mismatch));
-  }
-
-  void warn_once(const binlog::TableMap& map, std::string_view what) {
-    if (map.generation == warned_generation_) return;
-    warned_generation_ = map.generation;
-    reporter_.warn(fmt::format("{}.{} at {}: {}", map.database, map.table, pipeline_->file(), what));
-  }
-
-  void forget_schema_of(std::string_view database, std::string_view sql) {
-    if (!schemas_) return;
-    const binlog::DdlTarget target = binlog::ddl_target(sql, database);
-    for (const auto& table : target.tables) schemas_->invalidate(table.database, table.table);
-    if (target.tables.empty()) {
-      if (target.database.empty())
-        schemas_->invalidate_all();
-      else
-        schemas_->invalidate_database(target.database);
-    }
-    reporter_.warn(fmt::format("schema change at {}: column metadata is read again from information_schema; rows "
-                               "logged before it but read after it may not match (binlog_row_metadata=FULL avoids "
-                               "this)",
-                               pipeline_->file()));
-  }
-
-  static Result<bool> server_is_read_only(mysql::Connection& connection) {
-    auto result = connection.query("SELECT @@global.read_only");
-    if (!result) return fail(std::move(result).error());
-    if (result->rows.empty() || !result->rows[0][0]) return false;
-    return *result->rows[0][0] != "0";
   }
 
   void print_stats(Clock::time_point now) {
@@ -686,25 +440,29 @@ class LiveRun {
       // Table ids and metadata after a DDL describe the new schema; maps cached from
       // before must not label rows that follow.
       decoder_.forget_tables();
-      if (from_catalog) forget_schema_of(database, sql);
+      if (from_catalog) side_.forget_schema_of(database, sql, pipeline_->file());
     });
-    if (from_catalog) pipeline_->set_table_map_hook([this](binlog::TableMap& map) { complete_from_catalog(map); });
+    if (from_catalog)
+      pipeline_->set_table_map_hook(
+          [this](binlog::TableMap& map) { side_.complete_from_catalog(map, pipeline_->file()); });
   }
 
   Result<std::optional<LiveOutcome>> stop_before_ddl() {
-    // The state goes where the DDL's transaction begins: a rerun reads it again.
-    writer_.discard();
-    if (auto saved = checkpoint_at(pipeline_->tracker().position_at(transaction_start_.offset), transaction_start_);
+    // The state goes where the DDL's transaction begins: a rerun reads it again. A DDL is a
+    // transaction of its own and the gate runs before any of its lines, so what the writer
+    // holds is whole earlier transactions (group commit): they go out with this checkpoint.
+    if (auto saved = checkpoint_.commit(writer_, pipeline_->tracker().position_at(transaction_start_.offset),
+                                        transaction_start_, last_gtid_);
         !saved)
       return fail(std::move(saved).error());
     reporter_.warn(fmt::format("stopped before a DDL on a captured table (--on-ddl stop): {}", pending_ddl_));
     reporter_.notice(fmt::format("state saved before it{}{}; review the change, then rerun with --accept-ddl '{}' to "
                                  "emit it and go on",
-                                 state_ ? " in " : "", state_ ? state_->path() : "", pending_ddl_id_));
+                                 checkpoint_.has_state() ? " in " : "", checkpoint_.state_path(), pending_ddl_id_));
     return std::optional<LiveOutcome>{LiveOutcome::stopped_before_ddl};
   }
 
-  // ---- positions and state ----------------------------------------------------------------
+  // ---- positions and checkpoints ----------------------------------------------------------
 
   Position current_position() const { return pipeline_->tracker().position_at(last_boundary_.offset); }
 
@@ -723,58 +481,36 @@ class LiveRun {
 
   bool until_reached_at_start() const {
     if (!until_) return false;
-    if (until_->kind != resume_.kind) return false;
+    const Position& start = checkpoint_.position();
+    if (until_->kind != start.kind) return false;
     switch (until_->kind) {
       case Position::Kind::mysql_gtids:
-        return resume_.mysql_gtids.contains(until_->mysql_gtids);
+        return start.mysql_gtids.contains(until_->mysql_gtids);
       case Position::Kind::mariadb_gtids:
-        return resume_.mariadb_gtids.contains(until_->mariadb_gtids);
+        return start.mariadb_gtids.contains(until_->mariadb_gtids);
       case Position::Kind::file:
-        return !(resume_.file < until_->file);
+        return !(start.file < until_->file);
     }
     return false;
   }
 
-  // After a transaction: its lines out (and on disk with --output), then the state.
-  Result<void> checkpoint() {
+  // After whole transactions: their lines out (and on disk with --output), then the state.
+  Result<void> checkpoint(Checkpoint::Span span = Checkpoint::Span::unchanged) {
     if (!pipeline_) return {};
-    return checkpoint_at(current_position(), last_boundary_);
-  }
-
-  Result<void> checkpoint_at(Position position, const gtid::FilePosition& file) {
-    if (auto flushed = writer_.flush(); !flushed) return flushed;
+    if (auto saved = checkpoint_.commit(writer_, current_position(), last_boundary_, last_gtid_, span); !saved)
+      return saved;
     dirty_ = false;
     last_save_ = Clock::now();
-    transactions_saved_ = pipeline_ ? pipeline_->summary().transactions : 0;
-    resume_ = std::move(position);
-    resume_file_ = file;
-    committed_output_bytes_ = writer_.bytes_flushed();
-    if (!state_) return {};
-    if (output_fd_ >= 0 && ::fdatasync(output_fd_) != 0) return system_error("fsync failed on", *options_.output_path);
-    StreamState state;
-    state.position = resume_.to_string();
-    state.file = file.file;
-    state.offset = file.offset;
-    state.gtid = last_gtid_;
-    if (output_fd_ >= 0) state.output_bytes = committed_output_bytes_;
-    state.server = endpoint_;
-    return state_->save(std::move(state));
+    transactions_saved_ = pipeline_->summary().transactions;
+    return {};
   }
 
-  Result<void> roll_back_to_boundary() {
-    writer_.discard();
-    if (output_fd_ >= 0) {
-      if (::ftruncate(output_fd_, static_cast<off_t>(committed_output_bytes_)) != 0 ||
-          ::lseek(output_fd_, static_cast<off_t>(committed_output_bytes_), SEEK_SET) < 0)
-        return system_error("cannot cut back", *options_.output_path);
-      writer_.set_bytes_flushed(committed_output_bytes_);
-    }
-    // The tracker's GTID state holds only whole transactions: resume from there.
-    if (pipeline_) {
-      resume_ = current_position();
-      resume_file_ = last_boundary_;
-      if (resume_.kind == Position::Kind::file) resume_.file = last_boundary_;
-    }
+  // After a lost connection: the output back to the last checkpoint, which the next
+  // connection resumes from. Whole transactions read since are read again.
+  Result<void> roll_back() {
+    if (auto cut = checkpoint_.roll_back(writer_); !cut) return cut;
+    last_gtid_ = checkpoint_.gtid();
+    dirty_ = false;
     return {};
   }
 
@@ -782,56 +518,38 @@ class LiveRun {
     if (outcome == LiveOutcome::finished && pipeline_ && !pipeline_->tracker().in_transaction()) {
       if (auto saved = checkpoint(); !saved) return fail(std::move(saved).error());
     }
-    if (auto flushed = writer_.flush(); !flushed) return fail(std::move(flushed).error());
-    if (output_fd_ >= 0 && ::fsync(output_fd_) != 0) return system_error("fsync failed on", *options_.output_path);
+    if (auto closed = checkpoint_.close(writer_); !closed) return fail(std::move(closed).error());
     if (pipeline_) pipeline_->warn_at_end();
     return outcome;
-  }
-
-  static bool sleep_unless_stopped(std::chrono::milliseconds total) {
-    const auto until = Clock::now() + total;
-    while (Clock::now() < until) {
-      if (g_stop_requested.load()) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return !g_stop_requested.load();
   }
 
   const LiveOptions& options_;
   const LiveReporter& reporter_;
   TableFilter filter_;
+  Checkpoint checkpoint_;
   ChangeWriter writer_;
-  int output_fd_ = -1;
-  std::optional<StateFile> state_;
+  SideConnection side_;
+  PrimaryGuard guard_;
+  bool primary_at_start_ = false;
   std::optional<replication::BinlogClient> client_;
-  std::optional<mysql::Connection> query_connection_;
-  std::optional<schema::SchemaCache> schemas_;
-  std::uint64_t warned_generation_ = 0;
   std::string endpoint_;
   std::uint32_t server_id_ = 0;
   binlog::Decoder decoder_;
   std::optional<ChangePipeline> pipeline_;
 
-  Position resume_;                      // where a new connection starts
-  gtid::FilePosition resume_file_;       // its file and offset, for the state file
   std::optional<Position> until_;
   std::optional<gtid::FilePosition> silent_until_;
   gtid::FilePosition last_boundary_;     // the end of the last whole transaction
   gtid::FilePosition transaction_start_; // where the transaction in flight began
-  std::uint64_t committed_output_bytes_ = 0;
   std::uint64_t transactions_saved_ = 0;
   std::string last_gtid_;
+  bool span_start_pending_ = false;  // --until: span_start goes out with the first event
   bool dirty_ = false;
   bool connected_once_this_round_ = false;
   Clock::time_point last_save_ = Clock::now();
 
   std::string pending_ddl_;
   std::string pending_ddl_id_;
-  std::string dns_host_;
-  std::vector<std::string> dns_addresses_;
-  std::string primary_message_;
-  bool primary_at_start_ = false;
-  Clock::time_point last_guard_check_ = Clock::now();
 
   std::uint64_t events_ = 0;
   std::int64_t last_event_time_ = 0;
@@ -844,10 +562,16 @@ class LiveRun {
 }  // namespace
 
 Result<LiveOutcome> run_live(const LiveOptions& options, const LiveReporter& reporter) {
+  // Malformed positions are usage errors before anything is opened or connected.
+  for (const auto* text : {&options.from, &options.until})
+    if (*text && **text != "now" && **text != "earliest")
+      if (auto parsed = Position::parse(**text); !parsed) return fail(std::move(parsed).error());
   auto filter = TableFilter::parse(options.tables, options.exclude);
   if (!filter) return fail(std::move(filter).error());
-  g_stop_requested.store(false);
-  LiveRun run(options, reporter, std::move(*filter));
+  auto checkpoint = Checkpoint::open(options.state_path, options.output_path, reporter.notice);
+  if (!checkpoint) return fail(std::move(checkpoint).error());
+  StopSignals::reset();
+  LiveRun run(options, reporter, std::move(*filter), std::move(*checkpoint));
   return run.run();
 }
 

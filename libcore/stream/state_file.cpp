@@ -57,8 +57,16 @@ std::string format_state(const StreamState& state) {
     out.key("output_bytes");
     out.unsigned_integer(*state.output_bytes);
   }
+  if (!state.span.empty()) {
+    out.key("span");
+    out.string(state.span);
+  }
   out.key("server");
   out.string(state.server);
+  if (state.server_id) {
+    out.key("server_id");
+    out.unsigned_integer(*state.server_id);
+  }
   out.key("saved_at");
   out.string(state.saved_at);
   out.end_object();
@@ -89,6 +97,14 @@ Result<StreamState> parse_state(std::string_view text, std::string_view name) {
   if (object["gtid"].get_string().get(value) == simdjson::SUCCESS) state.gtid = std::string(value);
   if (object["server"].get_string().get(value) == simdjson::SUCCESS) state.server = std::string(value);
   if (object["saved_at"].get_string().get(value) == simdjson::SUCCESS) state.saved_at = std::string(value);
+  if (object["span"].get_string().get(value) == simdjson::SUCCESS) {
+    if (value != "open" && value != "closed") return bad("\"span\" is neither \"open\" nor \"closed\"");
+    state.span = std::string(value);
+  }
+  if (object["server_id"].get_uint64().get(number) == simdjson::SUCCESS) {
+    if (number == 0 || number > 0xFFFFFFFFU) return bad("\"server_id\" is not a server id");
+    state.server_id = static_cast<std::uint32_t>(number);
+  }
   auto output = object["output_bytes"];
   if (output.error() == simdjson::SUCCESS) {
     if (output.get_uint64().get(number) != simdjson::SUCCESS) return bad("\"output_bytes\" is not a number");

@@ -11,15 +11,21 @@ namespace cdc::stream {
 // Where a stream resumes, as cdc-stream --state keeps it: one small JSON object a person can
 // read and a script can take apart with jq, e.g.
 //   {"v":1,"position":"0-1-42","file":"binlog.000003","offset":1234,"gtid":"0-1-42",
-//    "output_bytes":5678,"server":"127.0.0.1:3306","saved_at":"2026-11-29T15:04:05Z"}
-// `position` is what --from accepts; `output_bytes` is there only with --output.
+//    "output_bytes":5678,"span":"open","server":"127.0.0.1:3306","server_id":1,
+//    "saved_at":"2026-11-29T15:04:05Z"}
+// `position` is what --from accepts; `output_bytes` is there only with --output, `span` only
+// with --output and --until (a bounded run's span_start is in the output: "open"; its
+// span_end too: "closed"). `server_id` is the server the position was read from: FILE:OFFSET
+// means nothing on another server.
 struct StreamState {
   std::string position;
   std::string file;
   std::uint64_t offset = 0;
   std::string gtid;
   std::optional<std::uint64_t> output_bytes;
+  std::string span;  // "", "open" or "closed"
   std::string server;
+  std::optional<std::uint32_t> server_id;
   std::string saved_at;
 };
 

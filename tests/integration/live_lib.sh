@@ -152,3 +152,25 @@ writer_sql() {
     echo "DO SLEEP($pause);"
   done
 }
+
+# span_checked FILE: a bounded run's output (--until) begins with a span_start line and ends
+# with a span_end line (one assertion); the span lines are then removed from FILE, which is
+# left with what --file decoding of the same range writes.
+span_checked() {
+  local file=$1
+  if [[ $(head -n 1 "$file") == '{"op":"span_start",'* && $(tail -n 1 "$file") == '{"op":"span_end",'* ]]; then
+    passes=$((passes + 1))
+    echo "ok   the bounded run's output begins with span_start and ends with span_end"
+  else
+    failures=$((failures + 1))
+    echo "FAIL the bounded run's output begins with span_start and ends with span_end: $(head -c 200 "$file")"
+  fi
+  grep -v '^{"op":"span_' "$file" >"$file.spanless"
+  mv "$file.spanless" "$file"
+}
+# drop_spans FILE: the span lines out of FILE (a bounded run stopped before --until has a
+# span_start and no span_end).
+drop_spans() {
+  grep -v '^{"op":"span_' "$1" >"$1.spanless"
+  mv "$1.spanless" "$1"
+}

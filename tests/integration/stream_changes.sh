@@ -109,6 +109,7 @@ after_line "$work/full.ndjson" "$n" >"$work/want_now.ndjson"
 same_file "tail from now holds exactly the transactions after start-up" "$work/want_now.ndjson" "$work/tail_now.ndjson"
 
 expect "--from earliest --until now exits 0" 0 live --from earliest --until now
+span_checked "$work/out"
 cp "$work/out" "$work/until.ndjson"
 same_file "--from earliest --until now equals --file decoding" "$work/full.ndjson" "$work/until.ndjson"
 
@@ -176,21 +177,26 @@ for n in "$n_multi" "$n_flush"; do
   head -n "$n" "$work/full.ndjson" >"$work/want_prefix.ndjson"
   for from in "$gtid_position" "$file_offset"; do
     expect "--from $from --until now exits 0" 0 live --from "$from" --until now
+    span_checked "$work/out"
     same_file "--from $from emits exactly the transactions after that commit" "$work/want_suffix.ndjson" "$work/out"
     expect "--from earliest --until $from exits 0" 0 live --from earliest --until "$from"
+    span_checked "$work/out"
     same_file "--until $from emits exactly the transactions up to that commit" "$work/want_prefix.ndjson" "$work/out"
   done
 done
 expect "--from the end --until now exits 0" 0 live --from "$pos_end" --until now
+span_checked "$work/out"
 assert "--from the end --until now writes nothing" test ! -s "$work/out"
 
 # --tables / --exclude select as in file mode.
 "$stream" --file "${files[@]}" --tables 't.a' >"$work/want_a.ndjson" 2>/dev/null
 expect "--tables t.a exits 0" 0 live --from earliest --until now --tables 't.a'
+span_checked "$work/out"
 same_file "--tables t.a equals --file --tables t.a" "$work/want_a.ndjson" "$work/out"
 assert "--tables t.a: only table a" jq -e -s '[.[] | select(.op == "c" or .op == "u" or .op == "d") | .table] | unique == ["a"]' "$work/out"
 "$stream" --file "${files[@]}" --tables 't.*' --exclude 't.other' >"$work/want_excl.ndjson" 2>/dev/null
 expect "--tables 't.*' --exclude t.other exits 0" 0 live --from earliest --until now --tables 't.*' --exclude 't.other'
+span_checked "$work/out"
 same_file "--exclude equals file mode's" "$work/want_excl.ndjson" "$work/out"
 assert "--exclude t.other: no line of it" bash -c "! grep -q '\"table\":\"other\"' '$work/out'"
 

@@ -32,8 +32,10 @@ mapfile -t files < <(binlog_files)
 n=$(line_of "$work/full.ndjson" "\"position\":\"$from\"")
 after_line "$work/full.ndjson" "$n" >"$work/want_emit.ndjson"
 expect "--on-ddl emit exits 0" 0 live --from "$from" --until "$until_pos" --on-ddl emit
+span_checked "$work/out"
 same_file "--on-ddl emit equals --file decoding" "$work/want_emit.ndjson" "$work/out"
 expect "without --on-ddl (emit is the default) exits 0" 0 live --from "$from" --until "$until_pos"
+span_checked "$work/out"
 same_file "the default is emit" "$work/want_emit.ndjson" "$work/out"
 assert "three ddl lines, each with sql, db and a whole pos" jq -e -s --arg d1 "$ddl1" --arg d2 "$ddl2" '
   [.[] | select(.op == "ddl")] as $d
@@ -46,6 +48,7 @@ echo "DDL GTIDs: $gtid1 ($ddl1), $gtid2 ($ddl2)"
 
 # --on-ddl stop on t.a: the reference is --on-ddl emit on t.a.
 expect "emit, --tables t.a, exits 0" 0 live --from "$from" --until "$until_pos" --tables t.a
+span_checked "$work/out"
 cp "$work/out" "$work/want_a.ndjson"
 before1=$(line_of "$work/want_a.ndjson" "\"sql\":\"$ddl1\"")
 [[ -n $before1 ]] || { echo "FAIL the emit run on t.a has no line for $ddl1"; exit 1; }
@@ -53,6 +56,7 @@ state=$work/state
 run_stop() { live --state "$state" --from "$from" --until "$until_pos" --tables t.a --on-ddl stop "$@"; }
 
 expect "--on-ddl stop exits 3 before $ddl1" 3 run_stop
+drop_spans "$work/out"
 cp "$work/out" "$work/part1.ndjson"
 head -n "$((before1 - 1))" "$work/want_a.ndjson" >"$work/want_part1.ndjson"
 same_file "it wrote every transaction before the DDL, and not the DDL" "$work/want_part1.ndjson" "$work/part1.ndjson"
@@ -63,22 +67,26 @@ want_state=$(tail -1 "$work/want_part1.ndjson" | jq -r .position)
 assert "the state was saved just before the DDL (position $want_state)" jq -e --arg p "$want_state" '.position == $p' "$state"
 
 expect "a rerun without --accept-ddl stops again with 3" 3 run_stop
+drop_spans "$work/out"
 assert "it wrote nothing" test ! -s "$work/out"
 assert "stderr names $gtid1 again" grep -q -F -- "$gtid1" "$work/err"
 
 status=0
 run_stop --accept-ddl "$gtid2" >"$work/out" 2>"$work/err" || status=$?
+drop_spans "$work/out"
 assert "--accept-ddl with another GTID ($gtid2) does not pass $gtid1 (exit 3 or 2, got $status)" \
   test "$status" == 3 -o "$status" == 2
 assert "it wrote nothing" test ! -s "$work/out"
 
 expect "--accept-ddl $gtid1 goes on, and stops with 3 before the next DDL on t.a" 3 run_stop --accept-ddl "$gtid1"
+drop_spans "$work/out"
 cp "$work/out" "$work/part2.ndjson"
 assert "stderr names $gtid2, the next DDL" grep -q -F -- "$gtid2" "$work/err"
 assert "it emitted the accepted DDL first" jq -e -s --arg d "$ddl1" '.[0].op == "ddl" and .[0].sql == $d' "$work/part2.ndjson"
 assert "the DDL on t.other did not stop it" jq -e -s '[.[] | select(.op == "u")] | length == 1' "$work/part2.ndjson"
 
 expect "--accept-ddl $gtid2 runs to --until and exits 0" 0 run_stop --accept-ddl "$gtid2"
+span_checked "$work/out"
 cp "$work/out" "$work/part3.ndjson"
 cat "$work/part1.ndjson" "$work/part2.ndjson" "$work/part3.ndjson" >"$work/parts.ndjson"
 same_file "the stopped and resumed runs together equal one --on-ddl emit run" "$work/want_a.ndjson" "$work/parts.ndjson"

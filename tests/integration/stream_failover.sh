@@ -152,8 +152,10 @@ assert "the stream on A: the state names A" jq -e --arg s "127.0.0.1:$port_a" '.
 
 # 4. One uninterrupted run over the same range against A, and (a check of the setup) against B.
 expect "an uninterrupted run against A exits 0" 0 live_at "$port_a" --from "$from" --until now
+span_checked "$work/out"
 cp "$work/out" "$work/ref_a.ndjson"
 expect "an uninterrupted run against B exits 0" 0 live_at "$port_b" --from "$from" --until now
+span_checked "$work/out"
 cp "$work/out" "$work/ref_b.ndjson"
 without_binlog_coordinates "$work/ref_a.ndjson" >"$work/ref_a.cmp"
 without_binlog_coordinates "$work/ref_b.ndjson" >"$work/ref_b.cmp"

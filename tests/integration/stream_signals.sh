@@ -36,6 +36,7 @@ echo "  stats lines look like: $(grep -i -m1 stats "$work/TERM.err")"
 # A rerun from the state writes only what came after.
 root -e 'INSERT INTO t.s VALUES (7)' || exit 1
 expect "a rerun from the state exits 0 at --until now" 0 live --state "$work/INT.state" --until now
+span_checked "$work/out"
 assert "it wrote exactly the one new transaction" jq -e -s '[.[] | "\(.op) \(.key.id)"] == ["c 7", "commit null"]' "$work/out"
 
 # A reader that goes away: the next write gets EPIPE, and the stream ends quietly.

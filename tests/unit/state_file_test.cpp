@@ -109,3 +109,33 @@ TEST_CASE("state file: malformed content is an error naming the file and left al
     CHECK(loaded.error().message.find(path) != std::string::npos);
   }
 }
+
+TEST_CASE("state file: span and server_id read back, and are absent when not set") {
+  StreamState state = sample_state();
+  state.span = "closed";
+  state.server_id = 4294967295U;
+  const std::string text = cdc::stream::format_state(state);
+  CHECK(text.find(R"("span":"closed")") != std::string::npos);
+  CHECK(text.find(R"("server_id":4294967295)") != std::string::npos);
+  auto parsed = cdc::stream::parse_state(text, "s.json");
+  REQUIRE(parsed.has_value());
+  CHECK(parsed->span == "closed");
+  REQUIRE(parsed->server_id.has_value());
+  CHECK(*parsed->server_id == 4294967295U);
+
+  const std::string plain = cdc::stream::format_state(sample_state());
+  CHECK(plain.find("span") == std::string::npos);
+  CHECK(plain.find("server_id") == std::string::npos);
+  auto without = cdc::stream::parse_state(plain, "s.json");
+  REQUIRE(without.has_value());
+  CHECK(without->span.empty());
+  CHECK_FALSE(without->server_id.has_value());
+
+  for (const char* bad : {R"({"v":1,"position":"0-1-1","span":"half"})", R"({"v":1,"position":"0-1-1","server_id":0})",
+                          R"({"v":1,"position":"0-1-1","server_id":4294967296})"}) {
+    CAPTURE(bad);
+    auto refused = cdc::stream::parse_state(bad, "s.json");
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().code == Errc::corrupt_input);
+  }
+}
