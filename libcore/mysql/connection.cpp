@@ -110,7 +110,8 @@ std::optional<std::string> replaced_tls_file(const ConnectionOptions& options, c
   return std::nullopt;
 }
 
-std::string connect_hint(unsigned error_number, std::string_view error_text, const ConnectionOptions& options) {
+std::string connect_hint(unsigned error_number, std::string_view error_text, const ConnectionOptions& options,
+                         const MYSQL* handle) {
   switch (error_number) {
     case ER_ACCESS_DENIED_ERROR:
     case ER_DBACCESS_DENIED_ERROR:
@@ -123,6 +124,15 @@ std::string connect_hint(unsigned error_number, std::string_view error_text, con
     case CR_SERVER_LOST:
       return "check --host/--port or --socket, and that the server is running";
     case CR_SSL_CONNECTION_ERROR:
+      // DISABLED hands the library no TLS files, so these came from the option files.
+      if (options.ssl_mode == SslMode::disabled) {
+        for (const char* file : {handle->options.ssl_ca, handle->options.ssl_cert, handle->options.ssl_key})
+          if (file != nullptr)
+            return fmt::format("--ssl-mode DISABLED cannot keep the option files' TLS settings ('{}') from turning "
+                               "TLS on, as the client library reads them while it connects: remove their ssl-ca, "
+                               "ssl-cert and ssl-key lines, or give --defaults-file with a file without them",
+                               file);
+      }
       // The library's text for a failed host-name check (ma_tls_verify_server_cert).
       if (verifies_host_name(options) && error_text.find("Validation of SSL server certificate") != std::string_view::npos)
         return fmt::format("the server's TLS certificate does not name the host '{}' (--ssl-mode {}): connect "
@@ -180,7 +190,7 @@ Result<Connection> Connection::open(const ConnectionOptions& options) {
     const std::optional<std::string> replaced = replaced_tls_file(options, handle);
     return fail(Errc::unavailable,
                 fmt::format("cannot connect{}{}: {} [{}]; {}", endpoint.empty() ? "" : " to ", endpoint, error_text,
-                            error_number, replaced ? *replaced : connect_hint(error_number, error_text, options)));
+                            error_number, replaced ? *replaced : connect_hint(error_number, error_text, options, handle)));
   }
   impl->endpoint = describe_endpoint(options, handle);
   if (const std::optional<std::string> replaced = replaced_tls_file(options, handle))

@@ -128,6 +128,10 @@ for tool in plan_check plan snapshot stream sync; do
     "${tcp[@]}" --ssl-mode VERIFY_CA --ssl-ca "$wrong_ca"
   refused "REQUIRED with the wrong --ssl-ca" tls_ssl "$tool" "TLS.*certificate.*--ssl-ca" \
     "${tcp[@]}" --ssl-mode REQUIRED --ssl-ca "$wrong_ca"
+  # Without --ssl-ca the system's authorities are the trusted ones, and the test CA is not
+  # among them: a mode that skipped the check would let this through.
+  refused "VERIFY_CA without --ssl-ca" tls_ssl "$tool" "TLS.*certificate" "${tcp[@]}" --ssl-mode VERIFY_CA
+  refused "VERIFY_IDENTITY without --ssl-ca" tls_ssl "$tool" "TLS.*certificate" "${tcp[@]}" --ssl-mode VERIFY_IDENTITY
   works "VERIFY_IDENTITY to 127.0.0.1" tls_ssl "$tool" "${tcp[@]}" --ssl-mode VERIFY_IDENTITY --ssl-ca "$ca"
   works "VERIFY_IDENTITY to localhost (the socket)" tls_ssl "$tool" "${socket[@]}" --ssl-mode VERIFY_IDENTITY --ssl-ca "$ca"
   refused "VERIFY_IDENTITY to a name not in the certificate" tls_ssl "$tool" \
@@ -153,6 +157,9 @@ refused "an option file's ssl-ca is checked" tls_ssl plan_check "TLS.*certificat
 # option file replaced is an error that says so, whether the file's CA fails or passes.
 works "the option file's ssl-ca wins over DISABLED (BUGS)" tls_ssl plan_check \
   --defaults-file "$(option_file right "$ca")" "${tcp[@]}" --ssl-mode DISABLED
+refused "DISABLED with an option file's failing ssl-ca" tls_ssl plan_check \
+  "DISABLED cannot keep the option files' TLS settings .*wrong-ca.pem" \
+  --defaults-file "$(option_file wrong "$wrong_ca")" "${tcp[@]}" --ssl-mode DISABLED
 refused "an option file's failing ssl-ca that replaced --ssl-ca" tls_ssl plan_check \
   "option files' ssl-ca .*wrong-ca.pem.* replaced --ssl-ca" \
   --defaults-file "$(option_file wrong "$wrong_ca")" "${tcp[@]}" --ssl-mode VERIFY_CA --ssl-ca "$ca"
