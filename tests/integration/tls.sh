@@ -16,7 +16,10 @@
 #                    with an error naming the host;
 #   X509             in with --ssl-cert/--ssl-key, refused without them with a hint naming them;
 #   DISABLED         no TLS, even with --ssl-ca given: the REQUIRE SSL account is refused.
-# Then a live cdc-stream as the X509 account with VERIFY_IDENTITY: a change made after its start
+# VERIFY_CA and VERIFY_IDENTITY without --ssl-ca trust the system's authorities only, so they
+# refuse this server. Then option files' ssl-ca lines (cdc-plan only: the library reads them,
+# the same for every tool), which win over the command line (BUGS in cdc-plan(1)): each such
+# case is either harmless or an error that says so. Then a live cdc-stream as the X509 account with VERIFY_IDENTITY: a change made after its start
 # arrives (the replication stream runs over TLS; the account admits no other way).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
