@@ -71,12 +71,22 @@ void ToolCli::add_connection_options(mysql::ConnectionOptions& options) {
       ->group(group)
       ->capture_default_str();
   app_.add_option("--ssl-mode", ssl_mode_text_,
-                  "DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY. Default: the client "
-                  "library's (no TLS unless the option files ask for it)")
+                  "DISABLED, PREFERRED (TLS if the server has it), REQUIRED (TLS or fail), VERIFY_CA (and "
+                  "the certificate chain), VERIFY_IDENTITY (and the host name). Default: no TLS unless "
+                  "--ssl-ca/--ssl-cert/--ssl-key or the option files ask for it")
       ->group(group)
       ->transform(CLI::IsMember({"DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY"},
                                 CLI::ignore_case));
-  app_.add_option("--ssl-ca", options.ssl_ca, "File with the certificate authorities to trust")
+  app_.add_option("--ssl-ca", options.ssl_ca,
+                  "File with the certificate authorities to trust; when given, the server's certificate "
+                  "chain is checked in every mode that uses TLS")
+      ->group(group)
+      ->check(readable_file());
+  app_.add_option("--ssl-cert", options.ssl_cert,
+                  "Client certificate file (PEM), for accounts that REQUIRE X509, ISSUER or SUBJECT")
+      ->group(group)
+      ->check(readable_file());
+  app_.add_option("--ssl-key", options.ssl_key, "The client certificate's private key file (PEM)")
       ->group(group)
       ->check(readable_file());
   app_.add_option("--connect-timeout", options.connect_timeout_seconds, "Seconds to wait for the connection")

@@ -25,7 +25,8 @@ class ToolCli {
   [[nodiscard]] const std::string& tool_name() const { return tool_name_; }
 
   // -h/--host, -P/--port, -u/--user, -p/--password, -S/--socket, --defaults-file,
-  // --defaults-group, --ssl-mode, --ssl-ca, --connect-timeout, as the mysql client has them.
+  // --defaults-group, --ssl-mode, --ssl-ca, --ssl-cert, --ssl-key, --connect-timeout, as the
+  // mysql client has them.
   void add_connection_options(mysql::ConnectionOptions& options);
   // Shown after the options in --help: two or three pipelines.
   void set_examples(std::string examples);

@@ -85,7 +85,7 @@ for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream; do
 
     "$bin" --help >"$work/out"
     for option in --host --port --user --password --socket --defaults-file --defaults-group --ssl-mode \
-      --ssl-ca --connect-timeout; do
+      --ssl-ca --ssl-cert --ssl-key --connect-timeout; do
       check "$tool --help lists $option" grep -q -- "$option" "$work/out"
     done
   fi
