@@ -8,12 +8,15 @@ CDC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$CDC_ROOT/scripts/lib/deps.sh"
 source "$CDC_ROOT/scripts/lib/throwaway_mariadb.sh"
 
+# The first run on a fresh machine installs packages and builds for some minutes: every step
+# says what it does on stderr (stdout is the tools' NDJSON).
 cdc_install_packages
-cdc_build "$CDC_ROOT/build" >/dev/null
+cdc_build_tools "$CDC_ROOT/build"
 tools="$CDC_ROOT/build/tools"
 
 server_dir=$(mktemp -d "${TMPDIR:-/tmp}/cdc-demo-server.XXXXXX")
 trap 'throwaway_stop "$server_dir/server"; rm -rf "$server_dir"' EXIT INT TERM
+echo "cdc: starting a throwaway MariaDB in $server_dir and loading scripts/sample/shop.sql" >&2
 throwaway_start "$server_dir/server"
 mariadb --no-defaults --socket="$THROWAWAY_SOCKET" -uroot <"$CDC_ROOT/scripts/sample/shop.sql"
 

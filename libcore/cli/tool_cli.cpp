@@ -1,13 +1,17 @@
 #include "cli/tool_cli.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 
 #include "util/exit_code.h"
 #include "util/fd_io.h"
@@ -21,10 +25,6 @@ class HelpFormatter : public CLI::Formatter {
  public:
   HelpFormatter() { label("REQUIRED", "(required)"); }
 };
-
-void print_stdout(std::string_view text) {
-  (void)write_all(STDOUT_FILENO, text, "stdout");
-}
 
 }  // namespace
 
@@ -41,7 +41,7 @@ ToolCli::ToolCli(std::string tool_name, std::string purpose)
   app_.add_flag_callback(
       "--version",
       [this] {
-        print_stdout(version_text(tool_name_));
+        version_requested_ = true;
         throw CLI::Success();
       },
       "Print the version and the libraries it was built with, then exit");
@@ -52,7 +52,9 @@ void ToolCli::add_connection_options(mysql::ConnectionOptions& options) {
   const std::string group = "Connection";
   app_.add_option("-h,--host", options.host, "Server host name or IP address. Default: localhost")
       ->group(group);
-  app_.add_option("-P,--port", options.port, "TCP port. Default: 3306")->group(group);
+  app_.add_option("-P,--port", options.port, "TCP port, 1 to 65535. Default: 3306")
+      ->group(group)
+      ->transform(whole_number(1, 65535));
   app_.add_option("-u,--user", options.user, "User name. Default: the option files' user, else the login name")
       ->group(group);
   app_.add_flag("-p,--password", prompt_password_,
@@ -63,24 +65,34 @@ void ToolCli::add_connection_options(mysql::ConnectionOptions& options) {
   app_.add_option("--defaults-file", options.defaults_file,
                   "Read connection options only from this option file ([client] and --defaults-group)")
       ->group(group)
-      ->check(CLI::ExistingFile);
+      ->check(readable_file());
   app_.add_option("--defaults-group", options.defaults_group,
                   "Option-file group read besides [client], [client-server] and [client-mariadb]")
       ->group(group)
       ->capture_default_str();
   app_.add_option("--ssl-mode", ssl_mode_text_,
-                  "DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY. Default: the client "
-                  "library's (no TLS unless the option files ask for it)")
+                  "DISABLED, PREFERRED (TLS if the server has it), REQUIRED (TLS or fail), VERIFY_CA (and "
+                  "the certificate chain), VERIFY_IDENTITY (and the host name). Default: no TLS unless "
+                  "--ssl-ca/--ssl-cert/--ssl-key or the option files ask for it")
       ->group(group)
       ->transform(CLI::IsMember({"DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY"},
                                 CLI::ignore_case));
-  app_.add_option("--ssl-ca", options.ssl_ca, "File with the certificate authorities to trust")
+  app_.add_option("--ssl-ca", options.ssl_ca,
+                  "File with the certificate authorities to trust; when given, the server's certificate "
+                  "chain is checked in every mode that uses TLS")
       ->group(group)
-      ->check(CLI::ExistingFile);
+      ->check(readable_file());
+  app_.add_option("--ssl-cert", options.ssl_cert,
+                  "Client certificate file (PEM), for accounts that REQUIRE X509, ISSUER or SUBJECT")
+      ->group(group)
+      ->check(readable_file());
+  app_.add_option("--ssl-key", options.ssl_key, "The client certificate's private key file (PEM)")
+      ->group(group)
+      ->check(readable_file());
   app_.add_option("--connect-timeout", options.connect_timeout_seconds, "Seconds to wait for the connection")
       ->group(group)
       ->capture_default_str()
-      ->check(CLI::Range(1U, 31536000U));
+      ->transform(whole_number(1, 31536000));
 }
 
 void ToolCli::set_examples(std::string examples) { app_.footer(std::move(examples)); }
@@ -115,9 +127,9 @@ std::optional<int> ToolCli::parse(int argc, const char* const* argv) {
   try {
     app_.parse(static_cast<int>(rebuilt.size()), rebuilt.data());
   } catch (const CLI::CallForHelp&) {
-    print_stdout(app_.help());
-    return static_cast<int>(ExitCode::success);
+    return print_and_finish(app_.help(), "the help");
   } catch (const CLI::Success&) {
+    if (version_requested_) return print_and_finish(version_text(tool_name_), "the version");
     return static_cast<int>(ExitCode::success);
   } catch (const CLI::ParseError& error) {
     return usage_error(error.what());
@@ -156,6 +168,24 @@ int ToolCli::usage_error(std::string_view message) const {
   return static_cast<int>(ExitCode::usage);
 }
 
+int ToolCli::print_and_finish(std::string_view text, std::string_view what) const {
+  if (auto written = write_all(STDOUT_FILENO, text, "stdout"); !written)
+    return finish_error(written.error().with_context(fmt::format("cannot print {}", what)));
+  return finish_success();
+}
+
+int ToolCli::finish_error(const Error& error) const {
+  if (is_broken_pipe(error)) return static_cast<int>(ExitCode::success);
+  if (error.code == Errc::usage) return usage_error(error.message);
+  return report(error);
+}
+
+int ToolCli::finish_success(int exit_code) const {
+  if (::close(STDOUT_FILENO) != 0 && errno != EBADF)
+    return report(Error{Errc::io, fmt::format("closing stdout failed: {}", std::strerror(errno))});
+  return exit_code;
+}
+
 int ToolCli::report(const Error& error) const {
   diagnostic("error", error.message);
   return exit_code_for(error.code);
@@ -163,6 +193,36 @@ int ToolCli::report(const Error& error) const {
 
 void ToolCli::diagnostic(std::string_view kind, std::string_view message) const {
   (void)write_all(STDERR_FILENO, fmt::format("{}: {}: {}\n", tool_name_, kind, message), "stderr");
+}
+
+CLI::Validator whole_number(std::uint64_t min, std::uint64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        const bool digits_only =
+            !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        std::uint64_t value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (!digits_only || error != std::errc{} || end != text.data() + text.size() || value < min || value > max)
+          return max == UINT64_MAX ? fmt::format("give a whole number of at least {}, not '{}'", min, text)
+                                   : fmt::format("give a whole number from {} to {}, not '{}'", min, max, text);
+        text = std::to_string(value);  // CLI11 would read a leading 0 as octal
+        return {};
+      },
+      max == UINT64_MAX ? fmt::format("at least {}", min) : fmt::format("{} to {}", min, max));
+}
+
+CLI::Validator readable_file() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return fmt::format("cannot read {}: {}", path, std::strerror(errno));
+        struct stat status {};
+        const bool directory = ::fstat(fd, &status) == 0 && S_ISDIR(status.st_mode);
+        ::close(fd);
+        if (directory) return fmt::format("{} is a directory; give the file itself", path);
+        return {};
+      },
+      "FILE");
 }
 
 std::optional<std::string> prompt_password(std::string_view prompt) {

@@ -8,6 +8,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
+#include <tuple>
 #include <utility>
 
 namespace cdc::mysql {
@@ -50,47 +53,95 @@ std::string describe_endpoint(const ConnectionOptions& options, MYSQL* handle) {
   return port == 0 ? *options.host : fmt::format("{}:{}", *options.host, port);
 }
 
-// Connector/C has no MYSQL_OPT_SSL_MODE. PREFERRED is its default behaviour only when TLS
-// options are set; REQUIRED is SSL_ENFORCE; both VERIFY modes turn on server certificate
-// verification, which in Connector/C checks the chain against --ssl-ca and the host name
-// together, so VERIFY_CA is as strict as VERIFY_IDENTITY here.
+// Connector/C has no MYSQL_OPT_SSL_MODE; each mode is built from its TLS options. What 3.3
+// (OpenSSL) does with them, read in its source and checked by tests/integration/tls.sh:
+//  - MYSQL_OPT_SSL_ENFORCE, or any of ssl_ca, ssl_cert, ssl_key (given here or in the option
+//    files), turns TLS on, but the client still goes on in plain text when the server offers
+//    no TLS (MDEV-28634) unless MYSQL_OPT_SSL_VERIFY_SERVER_CERT is set;
+//  - with ssl_ca set, the handshake verifies the certificate chain against it, in every mode;
+//  - MYSQL_OPT_SSL_VERIFY_SERVER_CERT adds the host-name check, and without ssl_ca verifies
+//    the chain against the system's default authorities.
+// So VERIFY_CA with --ssl-ca is ssl_ca alone (chain, no host name); VERIFY_CA without it needs
+// VERIFY_SERVER_CERT, the only way to have the chain checked against the default
+// authorities, and then checks the host name too. DISABLED leaves the files out, since
+// ssl_ca alone would turn TLS back on. REQUIRED and VERIFY_CA are checked after the
+// handshake (Connection::open) for the plain-text fallback.
+bool verifies_host_name(const ConnectionOptions& options) {
+  return options.ssl_mode == SslMode::verify_identity || (options.ssl_mode == SslMode::verify_ca && !options.ssl_ca);
+}
+
 void apply_tls(MYSQL* handle, const ConnectionOptions& options) {
   const my_bool yes = 1;
   const my_bool no = 0;
-  if (options.ssl_ca) mysql_optionsv(handle, MYSQL_OPT_SSL_CA, options.ssl_ca->c_str());
-  switch (options.ssl_mode) {
-    case SslMode::unset:
-      break;
-    case SslMode::disabled:
-      mysql_optionsv(handle, MYSQL_OPT_SSL_ENFORCE, &no);
-      mysql_optionsv(handle, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &no);
-      handle->options.use_ssl = 0;
-      break;
-    case SslMode::preferred:
-      break;
-    case SslMode::required:
-      mysql_optionsv(handle, MYSQL_OPT_SSL_ENFORCE, &yes);
-      break;
-    case SslMode::verify_ca:
-    case SslMode::verify_identity:
-      mysql_optionsv(handle, MYSQL_OPT_SSL_ENFORCE, &yes);
-      mysql_optionsv(handle, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &yes);
-      break;
+  if (options.ssl_mode == SslMode::disabled) {
+    mysql_optionsv(handle, MYSQL_OPT_SSL_ENFORCE, &no);
+    mysql_optionsv(handle, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &no);
+    return;
   }
+  if (options.ssl_ca) mysql_optionsv(handle, MYSQL_OPT_SSL_CA, options.ssl_ca->c_str());
+  if (options.ssl_cert) mysql_optionsv(handle, MYSQL_OPT_SSL_CERT, options.ssl_cert->c_str());
+  if (options.ssl_key) mysql_optionsv(handle, MYSQL_OPT_SSL_KEY, options.ssl_key->c_str());
+  if (options.ssl_mode != SslMode::unset) mysql_optionsv(handle, MYSQL_OPT_SSL_ENFORCE, &yes);
+  if (verifies_host_name(options)) mysql_optionsv(handle, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &yes);
 }
 
-std::string connect_hint(unsigned error_number) {
+bool same_file(const std::string& given, const char* used) {
+  std::error_code ignored;
+  return given == used || std::filesystem::equivalent(given, used, ignored);
+}
+
+// Connector/C reads the option files inside mysql_real_connect, after the options set here,
+// so an option file's ssl-ca, ssl-cert or ssl-key replaces the command line's. Names the first
+// such replacement (the handle keeps its options after a failed connect too, thanks to
+// CLIENT_REMEMBER_OPTIONS), so that no other CA than --ssl-ca's is trusted unnoticed.
+std::optional<std::string> replaced_tls_file(const ConnectionOptions& options, const MYSQL* handle) {
+  if (options.ssl_mode == SslMode::disabled) return std::nullopt;
+  const std::tuple<std::string_view, const std::optional<std::string>*, const char*> files[] = {
+      {"ssl-ca", &options.ssl_ca, handle->options.ssl_ca},
+      {"ssl-cert", &options.ssl_cert, handle->options.ssl_cert},
+      {"ssl-key", &options.ssl_key, handle->options.ssl_key}};
+  for (const auto& [name, given, used] : files) {
+    if (!*given || (used != nullptr && same_file(**given, used))) continue;
+    return fmt::format("the option files' {} ('{}') replaced --{} ('{}'): the client library reads them after "
+                       "the command line; remove {} from the option files, or give --defaults-file with a "
+                       "file without it",
+                       name, used != nullptr ? used : "", name, **given, name);
+  }
+  return std::nullopt;
+}
+
+std::string connect_hint(unsigned error_number, std::string_view error_text, const ConnectionOptions& options,
+                         const MYSQL* handle) {
   switch (error_number) {
     case ER_ACCESS_DENIED_ERROR:
     case ER_DBACCESS_DENIED_ERROR:
-      return "check --user and the password (-p, MYSQL_PWD or --defaults-file)";
+      return "check --user and the password (-p, MYSQL_PWD or --defaults-file); an account created with "
+             "REQUIRE SSL also needs TLS (--ssl-mode REQUIRED or stricter), one with REQUIRE X509 a client "
+             "certificate too (--ssl-cert and --ssl-key)";
     case CR_CONNECTION_ERROR:
     case CR_CONN_HOST_ERROR:
     case CR_UNKNOWN_HOST:
     case CR_SERVER_LOST:
       return "check --host/--port or --socket, and that the server is running";
     case CR_SSL_CONNECTION_ERROR:
-      return "check --ssl-mode and --ssl-ca, and whether the server has TLS enabled";
+      // DISABLED hands the library no TLS files, so these came from the option files.
+      if (options.ssl_mode == SslMode::disabled) {
+        for (const char* file : {handle->options.ssl_ca, handle->options.ssl_cert, handle->options.ssl_key})
+          if (file != nullptr)
+            return fmt::format("--ssl-mode DISABLED cannot keep the option files' TLS settings ('{}') from turning "
+                               "TLS on, as the client library reads them while it connects: remove their ssl-ca, "
+                               "ssl-cert and ssl-key lines, or give --defaults-file with a file without them",
+                               file);
+      }
+      // The library's text for a failed host-name check (ma_tls_verify_server_cert).
+      if (verifies_host_name(options) && error_text.find("Validation of SSL server certificate") != std::string_view::npos)
+        return fmt::format("the server's TLS certificate does not name the host '{}' (--ssl-mode {}): connect "
+                           "with a name the certificate has (its subjectAltName), or use --ssl-mode VERIFY_CA "
+                           "with --ssl-ca to check the certificate without the host name",
+                           options.host.value_or("localhost"),
+                           options.ssl_mode == SslMode::verify_ca ? "VERIFY_CA without --ssl-ca" : "VERIFY_IDENTITY");
+      return "the TLS handshake failed: check --ssl-ca (the authority that signed the server's certificate), "
+             "--ssl-cert and --ssl-key, --ssl-mode, and that the server has TLS enabled";
     default:
       return "check the connection options (see --help)";
   }
@@ -132,16 +183,20 @@ Result<Connection> Connection::open(const ConnectionOptions& options) {
   // A null password lets the library take the option files' password, then MYSQL_PWD.
   if (mysql_real_connect(handle, c_str_or_null(options.host), c_str_or_null(options.user),
                          c_str_or_null(options.password), nullptr, options.port.value_or(0),
-                         c_str_or_null(options.socket), CLIENT_MULTI_RESULTS) == nullptr) {
+                         c_str_or_null(options.socket), CLIENT_MULTI_RESULTS | CLIENT_REMEMBER_OPTIONS) == nullptr) {
     const unsigned error_number = mysql_errno(handle);
     const std::string endpoint = describe_endpoint(options, handle);
+    const std::string_view error_text = mysql_error(handle);
+    const std::optional<std::string> replaced = replaced_tls_file(options, handle);
     return fail(Errc::unavailable,
-                fmt::format("cannot connect{}{}: {} [{}]; {}", endpoint.empty() ? "" : " to ", endpoint,
-                            mysql_error(handle), error_number, connect_hint(error_number)));
+                fmt::format("cannot connect{}{}: {} [{}]; {}", endpoint.empty() ? "" : " to ", endpoint, error_text,
+                            error_number, replaced ? *replaced : connect_hint(error_number, error_text, options, handle)));
   }
   impl->endpoint = describe_endpoint(options, handle);
-  // Connector/C 3.3 with SSL_ENFORCE alone silently falls back to plain text when the server
-  // offers no TLS (MDEV-28634); the VERIFY modes do abort. So REQUIRED is checked here. The
+  if (const std::optional<std::string> replaced = replaced_tls_file(options, handle))
+    return fail(Errc::usage, fmt::format("{}: {}", impl->endpoint, *replaced));
+  // Connector/C 3.3 without VERIFY_SERVER_CERT silently falls back to plain text when the
+  // server offers no TLS (MDEV-28634). So REQUIRED and VERIFY_CA are checked here. The
   // login before this point never sends the password in clear with the native and
   // caching_sha2 plugins (a scramble), which is why checking afterwards is acceptable.
   const bool tls_wanted = options.ssl_mode == SslMode::required || options.ssl_mode == SslMode::verify_ca ||

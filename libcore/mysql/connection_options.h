@@ -21,6 +21,10 @@ struct ConnectionOptions {
   std::string defaults_group = "cdc";   // read along with [client], [client-server], [client-mariadb]
   SslMode ssl_mode = SslMode::unset;
   std::optional<std::string> ssl_ca;
+  // The client certificate and its key, for accounts created with REQUIRE X509 (or ISSUER,
+  // SUBJECT); a file holding both may be given as either.
+  std::optional<std::string> ssl_cert;
+  std::optional<std::string> ssl_key;
   unsigned connect_timeout_seconds = 10;
   // 0: block forever. The replication connection sets it a little above the heartbeat period,
   // so a silently dead server is noticed.

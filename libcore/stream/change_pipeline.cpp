@@ -35,7 +35,24 @@ void ChangePipeline::warn_at_end() const {
                                         : ", as --skip-unknown-events asked"));
 }
 
+std::optional<OpenTransaction> ChangePipeline::open_transaction() const {
+  if (!tracker_.in_transaction()) return std::nullopt;
+  return OpenTransaction{tracker_.gtid(), transaction_file_, transaction_offset_,
+                         summary_.rows - rows_before_transaction_};
+}
+
 Result<Step> ChangePipeline::handle(const binlog::Event& event, std::uint64_t end_offset) {
+  const bool was_in_transaction = tracker_.in_transaction();
+  auto step = dispatch(event, end_offset);
+  if (!was_in_transaction && tracker_.in_transaction()) {
+    transaction_file_ = file_;
+    transaction_offset_ = event.offset;
+    rows_before_transaction_ = summary_.rows;
+  }
+  return step;
+}
+
+Result<Step> ChangePipeline::dispatch(const binlog::Event& event, std::uint64_t end_offset) {
   using namespace binlog;
   ++summary_.events;
   const std::uint32_t timestamp = event.header.timestamp;

@@ -32,6 +32,14 @@ struct PendingDdl {
   std::uint64_t offset = 0;
 };
 
+// A transaction whose start was read and whose end was not (yet).
+struct OpenTransaction {
+  std::string_view gtid;  // empty without GTIDs
+  std::string_view file;  // where it began
+  std::uint64_t offset = 0;
+  std::uint64_t rows = 0;  // row lines written for it so far
+};
+
 // What one event did to the stream.
 struct Step {
   bool transaction_ended = false;  // a commit (or an implicitly committing statement) closed one
@@ -74,8 +82,11 @@ class ChangePipeline {
   [[nodiscard]] const TableFilter& filter() const noexcept { return filter_; }
   // The warnings a run prints once at its end (partial images, lossy text, skipped types).
   void warn_at_end() const;
+  // The transaction the events read so far leave open: an input that ends here ends inside it.
+  [[nodiscard]] std::optional<OpenTransaction> open_transaction() const;
 
  private:
+  Result<Step> dispatch(const binlog::Event& event, std::uint64_t end_offset);
   Result<void> handle_unknown(const binlog::UnknownEvent& unknown, const binlog::Event& event);
   Result<void> handle_rows(const binlog::RowsEvent& rows, std::uint64_t offset, std::uint32_t timestamp);
   Result<Step> handle_payload(const binlog::TransactionPayloadEvent& payload, std::uint64_t offset,
@@ -97,6 +108,11 @@ class ChangePipeline {
   TransactionTracker tracker_;
   std::string file_;
   StreamSummary summary_;
+  // Where the open transaction began (its GTID event, or BEGIN without GTIDs) and the rows
+  // written before it.
+  std::string transaction_file_;
+  std::uint64_t transaction_offset_ = 0;
+  std::uint64_t rows_before_transaction_ = 0;
   std::optional<std::uint64_t> payload_offset_;
   std::uint64_t payload_rows_ = 0;
   struct Skipped {

@@ -26,7 +26,8 @@ class FileRun {
         pipeline_(std::move(filter), writer_, decoder_, warn, options.skip_unknown_events) {}
 
   Result<FileSummary> run() {
-    for (std::size_t i = 0; i < options_.files.size(); ++i) {
+    bool stopped = false;
+    for (std::size_t i = 0; i < options_.files.size() && !stopped; ++i) {
       const bool first = i == 0;
       const bool last = i + 1 == options_.files.size();
       auto done = run_file(options_.files[i], first ? options_.start_position : std::nullopt,
@@ -35,10 +36,12 @@ class FileRun {
         (void)writer_.flush();
         return fail(std::move(done).error());
       }
-      if (*done) break;  // stop position reached
+      stopped = *done;  // stop position reached
     }
     if (auto flushed = writer_.flush(); !flushed) return fail(std::move(flushed).error());
     pipeline_.warn_at_end();
+    if (auto open = pipeline_.open_transaction(); open && !stopped)
+      if (auto ended = end_inside_transaction(*open); !ended) return fail(std::move(ended).error());
     const StreamSummary& summary = pipeline_.summary();
     return FileSummary{summary.events, summary.rows, summary.transactions, summary.skipped_events};
   }
@@ -75,6 +78,9 @@ class FileRun {
       return fail(Errc::usage, fmt::format("{}: start position {} is beyond the end of the file ({} bytes)",
                                            reader->name(), *start, reader->position()));
     pipeline_.set_silent(false);
+    last_file_ = reader->name();
+    last_file_end_ = reader->position();
+    last_file_in_use_ = reader->in_use();
     if (reader->torn_tail_bytes() > 0)
       warn_(fmt::format("{}:{}: the file ends inside an event ({} bytes); the server still had it open, so decoding "
                         "ends at the last whole event",
@@ -82,7 +88,44 @@ class FileRun {
     return false;
   }
 
+  // The input ended after the start of a transaction and before its commit. Its lines are
+  // out (a transaction is never held back whole: memory stays bounded) and have no commit
+  // line. A file the server still writes (LOG_EVENT_BINLOG_IN_USE_F) is read up to where the
+  // server is: a warning. A closed file never ends inside a transaction, so it was cut short:
+  // with rows of that transaction in the output, an error (exit 65, as a cut inside an event
+  // is), since they must not be applied; with none, a warning (a piece cut from a binlog).
+  Result<void> end_inside_transaction(const OpenTransaction& open) const {
+    const std::string transaction =
+        open.gtid.empty() ? fmt::format("a transaction without a GTID (begun at {}:{})", open.file, open.offset)
+                          : fmt::format("transaction {} (begun at {}:{})", open.gtid, open.file, open.offset);
+    if (last_file_in_use_) {
+      warn_(fmt::format("{}:{}: the file ends inside {}; the server still had the file open, so its {} row line(s) "
+                        "above have no commit line: it had not committed when the file was read",
+                        last_file_, last_file_end_, transaction, open.rows));
+      return {};
+    }
+    if (open.rows == 0) {
+      warn_(fmt::format("{}:{}: the file ends inside {}, yet the server had closed the file: it was cut short; "
+                        "nothing of that transaction is in the output",
+                        last_file_, last_file_end_, transaction));
+      return {};
+    }
+    return fail(Errc::corrupt_input,
+                fmt::format("{}:{}: the file ends inside {}, yet the server had closed the file: it was cut short; "
+                            "the {} row line(s) of that transaction above have no commit line and must not be applied "
+                            "({})",
+                            last_file_, last_file_end_, transaction, open.rows,
+                            open.file == pipeline_.file()
+                                ? fmt::format("decode the whole file, or end before the transaction with "
+                                              "--stop-position {}",
+                                              open.offset)
+                                : std::string("decode the whole file")));
+  }
+
   const FileOptions& options_;
+  std::string last_file_;
+  std::uint64_t last_file_end_ = 0;
+  bool last_file_in_use_ = false;
   ChangeWriter writer_;
   const std::function<void(std::string_view)>& warn_;
   binlog::Decoder decoder_;

@@ -23,16 +23,44 @@ cdc_install_packages() {
     echo "cdc: missing Debian packages: ${missing[*]}; run as root, or: sudo apt-get install ${missing[*]}" >&2
     return 1
   fi
-  echo "cdc: installing ${missing[*]}" >&2
+  # A fresh machine lacks most of them: say what is coming, and let apt-get show each step,
+  # so that minutes of downloading and unpacking do not look like a hang.
+  echo "cdc: installing ${#missing[@]} Debian package(s) with apt-get, which takes a few minutes on a fresh" \
+    "machine: ${missing[*]}" >&2
+  echo "cdc: apt-get update" >&2
   # If the package starts the system service, it stays untouched: cdc's scripts run their own.
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
+  echo "cdc: apt-get install ${missing[*]}" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+  echo "cdc: the packages are installed" >&2
 }
 
-# Configures and builds into $1 with the extra CMake arguments that follow.
+# The programs users run; scripts/cdc-sync runs these four.
+CDC_TOOL_TARGETS=(cdc-plan cdc-snapshot cdc-merge cdc-stream)
+
+# Configures and builds everything (tools and tests) into $1, with the extra CMake arguments
+# that follow. cmake's percentage lines go to stderr: a first build takes minutes.
 cdc_build() {
   local build_dir=$1
   shift
+  _cdc_configure "$build_dir" "$@"
+  echo "cdc: building everything in $build_dir ($(nproc) parallel jobs; minutes the first time)" >&2
+  cmake --build "$build_dir" -j "$(nproc)" >&2
+}
+
+# As cdc_build, but only the tools (scripts/demo.sh): not the tests the demo does not run.
+cdc_build_tools() {
+  local build_dir=$1
+  shift
+  _cdc_configure "$build_dir" "$@"
+  echo "cdc: building ${CDC_TOOL_TARGETS[*]} in $build_dir ($(nproc) parallel jobs; a few minutes the first" \
+    "time)" >&2
+  cmake --build "$build_dir" -j "$(nproc)" --target "${CDC_TOOL_TARGETS[@]}" >&2
+}
+
+_cdc_configure() {
+  local build_dir=$1
+  shift
+  echo "cdc: configuring the build in $build_dir (cmake)" >&2
   cmake -S "$CDC_ROOT" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-  cmake --build "$build_dir" -j "$(nproc)"
 }

@@ -24,4 +24,18 @@ MYSQL_PWD="$CDC_TEST_PASSWORD" "$plan" --check -h 127.0.0.1 -P "$CDC_TEST_PORT" 
 assert "a full stdout exits 74" test "$status" = 74
 assert "a full stdout is named" grep -q "stdout" "$work/err"
 
+# A reader that went away (`cdc-plan --check | head -1`) is a normal end, as for the other
+# tools: exit 0, nothing on stderr. The fifo's only reader closes before the first write.
+mkfifo "$work/fifo"
+{
+  MYSQL_PWD="$CDC_TEST_PASSWORD" "$plan" --check -h 127.0.0.1 -P "$CDC_TEST_PORT" -u "$CDC_TEST_USER" \
+    >"$work/fifo" 2>"$work/err"
+  echo $? >"$work/status"
+} &
+exec {reader}<"$work/fifo"
+exec {reader}<&-
+wait $!
+assert "a reader that went away exits 0" test "$(<"$work/status")" = 0
+assert "a reader that went away keeps stderr empty" test ! -s "$work/err"
+
 finish

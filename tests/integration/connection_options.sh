@@ -50,6 +50,14 @@ expect "--ssl-mode=REQUIRED on a server without TLS exits 69" 69 \
 assert "and says TLS was refused" grep -q "did not agree to TLS" "$work/err"
 expect "--ssl-mode=VERIFY_IDENTITY on a server without TLS exits 69" 69 \
   env MYSQL_PWD="$CDC_TEST_PASSWORD" "$plan" --check "${tcp[@]}" --ssl-mode=VERIFY_IDENTITY
+# VERIFY_CA with --ssl-ca checks the chain without the library's server-certificate flag,
+# which alone would refuse a server without TLS: the check after the handshake must.
+: >"$work/ca.pem"
+expect "--ssl-mode=VERIFY_CA --ssl-ca on a server without TLS exits 69" 69 \
+  env MYSQL_PWD="$CDC_TEST_PASSWORD" "$plan" --check "${tcp[@]}" --ssl-mode=VERIFY_CA --ssl-ca "$work/ca.pem"
+assert "and says TLS was refused" grep -q "did not agree to TLS" "$work/err"
+expect "--ssl-mode=PREFERRED on a server without TLS connects in plain text" 0 \
+  env MYSQL_PWD="$CDC_TEST_PASSWORD" "$plan" --check "${tcp[@]}" --ssl-mode=PREFERRED
 
 # -p alone prompts on the terminal; script(1) gives the tool one and types the password.
 if command -v script >/dev/null; then

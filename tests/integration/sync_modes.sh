@@ -73,6 +73,12 @@ expect "--mode nonsense: exit 2" 2 sync --tables s.items --dir "$work/x" --mode 
 expect "an operand: exit 2" 2 sync --tables s.items --dir "$work/x" extra
 expect "--until with initial_only: exit 2" 2 sync --tables s.items --dir "$work/x" --mode initial_only --until now
 expect "--chunk-size with no_data: exit 2" 2 sync --tables s.items --dir "$work/x" --mode no_data --chunk-size 10
+expect "-j past 18 digits (bash would wrap it): exit 2" 2 sync --tables s.items --dir "$work/x" -j 99999999999999999999
+assert "-j past 18 digits: says so" grep -q -- "-j: '99999999999999999999' is not a number of processes" "$work/err"
+expect "--chunk-size past 18 digits: exit 2" 2 sync --tables s.items --dir "$work/x" --chunk-size 99999999999999999999
+expect "-j 09 is nine (not octal), then --chunk-size 0: exit 2" 2 sync --tables s.items --dir "$work/x" -j 09 --chunk-size 0
+assert "-j 09: no shell error" test "$(grep -c "value too great for base" "$work/err")" = 0
+assert "-j 09: the error is about --chunk-size" grep -q -- "--chunk-size: '0'" "$work/err"
 assert "usage errors leave no state directory behind" test ! -e "$work/x"
 expect "--help: exit 0" 0 "$sync_bin" --help
 assert "--help: usage on stdout" grep -q '^Usage: cdc-sync' "$work/out"

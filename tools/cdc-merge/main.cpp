@@ -10,8 +10,6 @@
 
 #include "cli/tool_cli.h"
 #include "merge/run_merge.h"
-#include "util/exit_code.h"
-#include "util/fd_io.h"
 
 int main(int argc, char** argv) {
   cdc::cli::ToolCli cli("cdc-merge",
@@ -56,12 +54,5 @@ int main(int argc, char** argv) {
   auto limit = cdc::merge::parse_size(memory_limit);
   if (!limit) return cli.usage_error(fmt::format("--memory-limit: {}", limit.error().message));
   options.memory_limit = *limit;
-  auto summary = cdc::merge::run(options, STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO);
-  if (!summary) {
-    if (cdc::is_broken_pipe(summary.error())) return static_cast<int>(cdc::ExitCode::success);
-    if (summary.error().code == cdc::Errc::usage) return cli.usage_error(summary.error().message);
-    return cli.report(summary.error());
-  }
-  if (::close(STDOUT_FILENO) != 0) return cli.report(cdc::Error{cdc::Errc::io, "closing stdout failed"});
-  return static_cast<int>(cdc::ExitCode::success);
+  return cli.finish(cdc::merge::run(options, STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO));
 }

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include "check/run_check.h"
 #include "cli/tool_cli.h"
 #include "plan/run_plan.h"
@@ -31,7 +33,9 @@ int main(int argc, char** argv) {
                  "DB.TABLE=COL[,COL]: split that table by these columns, the leading columns of any index "
                  "(needed for tables without a primary key). Repeatable")
       ->group("Chunks");
-  app.add_option("--chunk-size", options.policy.chunk_size, "Rows per chunk. Default: 8096")->group("Chunks");
+  app.add_option("--chunk-size", options.policy.chunk_size, "Rows per chunk, at least 1. Default: 8096")
+      ->group("Chunks")
+      ->transform(cdc::cli::whole_number(1, UINT64_MAX));
   app.add_option("--distribution-factor-lower", options.policy.factor_lower,
                  "Split a single integer key arithmetically when (max-min+1)/rows is at least this. Default: 0.05")
       ->group("Chunks");
@@ -48,10 +52,18 @@ int main(int argc, char** argv) {
   if (const auto code = cli.parse(argc, argv)) return *code;
 
   if (check) {
+    // The check is of the server and the account; planning runs the same checks first, so
+    // a planning option with --check can only be a mistake (the table grants it would
+    // suggest checking are not what --check reports).
+    for (const char* planning : {"--tables", "--exclude", "--chunk-key", "--chunk-size",
+                                 "--distribution-factor-lower", "--distribution-factor-upper", "--force"})
+      if (app.count(planning) > 0)
+        return cli.usage_error(fmt::format("--check checks the server and this account, not tables: {} is for "
+                                           "planning; drop it, or drop --check (planning runs the same checks first)",
+                                           planning));
     const auto report = cdc::check::run(connection, STDOUT_FILENO, STDERR_FILENO, cli.tool_name());
-    if (!report) return cli.report(report.error());
-    if (::close(STDOUT_FILENO) != 0) return cli.report(cdc::Error{cdc::Errc::io, "closing stdout failed"});
-    return report->usable() ? static_cast<int>(cdc::ExitCode::success) : static_cast<int>(cdc::ExitCode::config);
+    return cli.finish(report, report && !report->usable() ? static_cast<int>(cdc::ExitCode::config)
+                                                          : static_cast<int>(cdc::ExitCode::success));
   }
   if (options.tables.empty()) return cli.usage_error("nothing to do: give --tables PATTERN to plan, or --check");
   for (const std::string& text : chunk_keys) {
@@ -61,8 +73,5 @@ int main(int argc, char** argv) {
   }
   if (auto valid = cdc::plan::validate(options); !valid) return cli.usage_error(valid.error().message);
 
-  const auto summary = cdc::plan::run(connection, options, STDOUT_FILENO, STDERR_FILENO, cli.tool_name());
-  if (!summary) return cli.report(summary.error());
-  if (::close(STDOUT_FILENO) != 0) return cli.report(cdc::Error{cdc::Errc::io, "closing stdout failed"});
-  return static_cast<int>(cdc::ExitCode::success);
+  return cli.finish(cdc::plan::run(connection, options, STDOUT_FILENO, STDERR_FILENO, cli.tool_name()));
 }

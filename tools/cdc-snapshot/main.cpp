@@ -4,8 +4,6 @@
 
 #include "cli/tool_cli.h"
 #include "snapshot/run_snapshot.h"
-#include "util/exit_code.h"
-#include "util/fd_io.h"
 
 int main(int argc, char** argv) {
   cdc::cli::ToolCli cli("cdc-snapshot",
@@ -30,13 +28,6 @@ int main(int argc, char** argv) {
       "  cdc-plan --tables shop.orders > chunks.ndjson\n"
       "  split -n l/4 chunks.ndjson part. && ls part.* | xargs -P 4 -n 1 cdc-snapshot --output-dir out\n");
   if (const auto code = cli.parse(argc, argv)) return *code;
-  auto summary = cdc::snapshot::run(options, STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO);
-  if (!summary) {
-    // A reader that went away (| head) is not an error, as for cdc-stream; the chunk it cut
-    // has no high line.
-    if (cdc::is_broken_pipe(summary.error())) return static_cast<int>(cdc::ExitCode::success);
-    return cli.report(summary.error());
-  }
-  if (::close(STDOUT_FILENO) != 0) return cli.report(cdc::Error{cdc::Errc::io, "closing stdout failed"});
-  return static_cast<int>(cdc::ExitCode::success);
+  // A reader that went away (| head) ends it quietly; the chunk it cut has no high line.
+  return cli.finish(cdc::snapshot::run(options, STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO));
 }

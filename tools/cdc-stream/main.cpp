@@ -6,7 +6,6 @@
 #include "stream/file_stream.h"
 #include "stream/live_stream.h"
 #include "util/exit_code.h"
-#include "util/fd_io.h"
 
 int main(int argc, char** argv) {
   cdc::cli::ToolCli cli("cdc-stream",
@@ -36,15 +35,16 @@ int main(int argc, char** argv) {
   app.add_option("--server-id", live.server_id,
                  "Replica server id to register with (default: derived from host, pid and time, in 2^30..2^31)")
       ->group("Replication")
-      ->check(CLI::Range(1U, 4294967295U));
+      ->transform(cdc::cli::whole_number(1, 4294967295U));
   app.add_option("--heartbeat", live.heartbeat_seconds,
                  "Seconds between server heartbeats on an idle stream; a silent connection is dropped after three "
                  "(default 1)")
       ->group("Replication")
-      ->check(CLI::Range(1U, 3600U));
+      ->transform(cdc::cli::whole_number(1, 3600));
   app.add_option("--retry-for", live.retry_seconds,
                  "Give up (exit 69) when reconnecting has failed for this many seconds (default 0: never)")
-      ->group("Replication");
+      ->group("Replication")
+      ->transform(cdc::cli::whole_number(0, 4294967295U));
   app.add_option("--on-ddl", on_ddl,
                  "emit: a ddl line for each schema change of a captured table; stop: exit 3 just before it, state "
                  "saved, for review")
@@ -61,7 +61,8 @@ int main(int argc, char** argv) {
       ->group("Primary-switch guard");
   app.add_option("--stats", live.stats_seconds,
                  "Every SECONDS, a line on stderr: events/s, rows/s, seconds behind the server, position")
-      ->group("Output");
+      ->group("Output")
+      ->transform(cdc::cli::whole_number(0, 4294967295U));
   app.add_option("--file", files.files,
                  "Decode these binlog or relay-log files (in order; - reads stdin) instead of a server")
       ->group("Files")
@@ -70,11 +71,11 @@ int main(int argc, char** argv) {
                  "With --file: start at the event at this offset of the first file (an event boundary, as "
                  "mysqlbinlog prints them); the events before it are read for the GTID state only")
       ->group("Files")
-      ->check(CLI::Range(std::uint64_t{4}, std::uint64_t{1} << 62));
+      ->transform(cdc::cli::whole_number(4, std::uint64_t{1} << 62));
   app.add_option("--stop-position", files.stop_position,
                  "With --file: stop before the first event at or after this offset of the last file, as mysqlbinlog")
       ->group("Files")
-      ->check(CLI::Range(std::uint64_t{4}, std::uint64_t{1} << 62));
+      ->transform(cdc::cli::whole_number(4, std::uint64_t{1} << 62));
   std::string tables;
   std::string exclude;
   bool skip_unknown_events = false;
@@ -101,14 +102,7 @@ int main(int argc, char** argv) {
     files.tables = tables;
     files.exclude = exclude;
     files.skip_unknown_events = skip_unknown_events;
-    const auto summary = cdc::stream::run_files(files, STDOUT_FILENO, warn);
-    if (!summary) {
-      if (cdc::is_broken_pipe(summary.error())) return static_cast<int>(cdc::ExitCode::success);
-      if (summary.error().code == cdc::Errc::usage) return cli.usage_error(summary.error().message);
-      return cli.report(summary.error());
-    }
-    if (::close(STDOUT_FILENO) != 0) return cli.report(cdc::Error{cdc::Errc::io, "closing stdout failed"});
-    return static_cast<int>(cdc::ExitCode::success);
+    return cli.finish(cdc::stream::run_files(files, STDOUT_FILENO, warn));
   }
 
   if (files.start_position || files.stop_position)
@@ -122,11 +116,7 @@ int main(int argc, char** argv) {
   live.skip_unknown_events = skip_unknown_events;
   const cdc::stream::LiveReporter reporter{warn, notice};
   const auto outcome = cdc::stream::run_live(live, reporter);
-  if (!outcome) {
-    if (cdc::is_broken_pipe(outcome.error())) return static_cast<int>(cdc::ExitCode::success);
-    if (outcome.error().code == cdc::Errc::usage) return cli.usage_error(outcome.error().message);
-    return cli.report(outcome.error());
-  }
+  if (!outcome) return cli.finish_error(outcome.error());
   switch (*outcome) {
     case cdc::stream::LiveOutcome::finished:
       break;
@@ -135,7 +125,5 @@ int main(int argc, char** argv) {
     case cdc::stream::LiveOutcome::primary_switched:
       return static_cast<int>(cdc::ExitCode::primary_switch);
   }
-  if (!live.output_path && ::close(STDOUT_FILENO) != 0)
-    return cli.report(cdc::Error{cdc::Errc::io, "closing stdout failed"});
-  return static_cast<int>(cdc::ExitCode::success);
+  return cli.finish_success();
 }
