@@ -54,7 +54,11 @@ Result<gtid::MariadbGtidPos> GtidAtOffset::advance(const Known& from, const gtid
   // The events up to `to` are in the binlog already: a silence means something is wrong.
   options.read_timeout_seconds = 30;
   auto client = replication::BinlogClient::open(options);
-  if (!client) return fail(std::move(client).error());
+  if (!client) {
+    // The server's settings (binlog_format) or the login will not change between chunks.
+    if (client.error().code == Errc::config) replication_refused_ = true;
+    return fail(std::move(client).error());
+  }
   gtid::Position start;
   start.kind = gtid::Position::Kind::file;
   start.file = from.point;

@@ -14,7 +14,7 @@
 // The replication read needs the REPLICATION SLAVE privilege (which cdc-stream needs too).
 // Without it, or when the server cannot send the bytes (the file was purged, another
 // server behind the same name), the point is asked of BINLOG_GTID_POS, as before; a refused
-// privilege is not asked for again.
+// privilege or an unsuitable server setting is not tried again.
 
 #include <cstdint>
 #include <optional>
