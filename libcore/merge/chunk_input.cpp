@@ -234,8 +234,24 @@ Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inp
         open.reset();
         continue;
       }
-      return fail(reader.error_here(
-          fmt::format("unexpected op \"{}\" in a chunk output (expected low, r or high lines of cdc-snapshot)", op)));
+      if (op == "discard") {
+        // cdc-snapshot lost its connection during this chunk and reads it again: the lines
+        // since the low line are void, and a new low line follows.
+        if (!open)
+          return fail(reader.error_here("discard line without its chunk's low line: give whole cdc-snapshot outputs"));
+        auto db = get_string(record, "db");
+        auto table = get_string(record, "table");
+        auto index = get_uint(record, "index");
+        if (!db || !table || !index || *db != open->db || *table != open->table || *index != open->index)
+          return fail(reader.error_here(fmt::format(
+              "discard line that does not name {}, the chunk open since line {}: the input mixes chunks; give each "
+              "chunk's lines together, as cdc-snapshot writes them",
+              open->describe(), open->low_line)));
+        open.reset();
+        continue;
+      }
+      return fail(reader.error_here(fmt::format(
+          "unexpected op \"{}\" in a chunk output (expected low, r, discard or high lines of cdc-snapshot)", op)));
     }
     if (open) return fail(unfinished(inputs[i], *open, "the input ends before it"));
   }

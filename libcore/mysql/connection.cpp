@@ -10,14 +10,20 @@
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <thread>
 #include <tuple>
 #include <utility>
+
+#include "util/retry.h"
 
 namespace cdc::mysql {
 
 struct Connection::Impl {
   MYSQL* handle = nullptr;
   std::string endpoint;
+  ConnectionOptions options;                  // for reopen()
+  std::optional<Reconnect> reconnect;
+  std::vector<std::string> session;           // set_session statements, replayed by reopen()
 
   Impl() = default;
   Impl(const Impl&) = delete;
@@ -147,6 +153,16 @@ std::string connect_hint(unsigned error_number, std::string_view error_text, con
   }
 }
 
+// Which errors mean the connection is gone (Errc::unavailable), not that the server refused the
+// statement: the client library's own (CR_*: lost, gone away, cannot connect), and the server
+// telling it closes this connection (killed, shutting down).
+constexpr unsigned kErConnectionKilled = 1927;  // MariaDB's ER_CONNECTION_KILLED
+Errc category_of(unsigned error_number) {
+  if (error_number >= CR_MIN_ERROR && error_number <= CR_MAX_ERROR) return Errc::unavailable;
+  if (error_number == kErConnectionKilled || error_number == ER_SERVER_SHUTDOWN) return Errc::unavailable;
+  return Errc::server;
+}
+
 }  // namespace
 
 Connection::Connection(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -195,6 +211,7 @@ Result<Connection> Connection::open(const ConnectionOptions& options) {
   impl->endpoint = describe_endpoint(options, handle);
   if (const std::optional<std::string> replaced = replaced_tls_file(options, handle))
     return fail(Errc::usage, fmt::format("{}: {}", impl->endpoint, *replaced));
+  impl->options = options;
   // Connector/C 3.3 without VERIFY_SERVER_CERT silently falls back to plain text when the
   // server offers no TLS (MDEV-28634). So REQUIRED and VERIFY_CA are checked here. The
   // login before this point never sends the password in clear with the native and
@@ -209,12 +226,55 @@ Result<Connection> Connection::open(const ConnectionOptions& options) {
   return Connection(std::move(impl));
 }
 
+void Connection::reconnect_when_lost(Reconnect policy) { impl_->reconnect = std::move(policy); }
+
+Result<void> Connection::set_session(std::string_view sql) {
+  auto done = query(sql);
+  if (!done) return fail(std::move(done).error());
+  impl_->session.emplace_back(sql);
+  return {};
+}
+
+Result<void> Connection::reopen() {
+  auto fresh = Connection::open(impl_->options);
+  if (!fresh) return fail(std::move(fresh).error());
+  std::swap(impl_->handle, fresh->impl_->handle);  // the old handle is closed with `fresh`
+  impl_->endpoint = fresh->impl_->endpoint;
+  for (const std::string& sql : impl_->session)
+    if (auto done = query_once(sql); !done) return fail(std::move(done).error());
+  return {};
+}
+
 Result<QueryResult> Connection::query(std::string_view sql) {
+  auto result = query_once(sql);
+  if (result || !impl_->reconnect || result.error().code != Errc::unavailable) return result;
+  RetrySchedule schedule(impl_->reconnect->retry_for_seconds);
+  Error error = result.error();
+  for (;;) {
+    const auto wait = schedule.after_failure();
+    if (!wait)
+      return fail(error.with_context(
+          fmt::format("gave up reconnecting after {} s (--retry-for)", schedule.retry_for_seconds())));
+    if (impl_->reconnect->notice)
+      impl_->reconnect->notice(fmt::format("{}; reconnecting in {:.1f} s, then running the query again",
+                                           error.message, std::chrono::duration<double>(*wait).count()));
+    std::this_thread::sleep_for(*wait);
+    if (auto reopened = reopen(); !reopened) {
+      error = reopened.error();
+      if (error.code != Errc::unavailable) return fail(std::move(error));
+      continue;
+    }
+    result = query_once(sql);
+    if (result || result.error().code != Errc::unavailable) return result;
+    error = result.error();
+  }
+}
+
+Result<QueryResult> Connection::query_once(std::string_view sql) {
   MYSQL* handle = impl_->handle;
   if (mysql_real_query(handle, sql.data(), static_cast<unsigned long>(sql.size())) != 0) {
     const unsigned error_number = mysql_errno(handle);
-    const Errc code = error_number >= CR_MIN_ERROR && error_number <= CR_MAX_ERROR ? Errc::unavailable
-                                                                                   : Errc::server;
+    const Errc code = category_of(error_number);
     return fail(code, fmt::format("{}: query '{}' failed: {} [{}]", impl_->endpoint, sql,
                                   mysql_error(handle), error_number));
   }
@@ -450,7 +510,7 @@ Result<std::uint64_t> Connection::stream_rows(
   MYSQL* handle = impl_->handle;
   const auto server_error = [&](MYSQL_STMT* stmt, std::string_view what) {
     const unsigned error_number = stmt != nullptr ? mysql_stmt_errno(stmt) : mysql_errno(handle);
-    const Errc code = error_number >= CR_MIN_ERROR && error_number <= CR_MAX_ERROR ? Errc::unavailable : Errc::server;
+    const Errc code = category_of(error_number);
     return Error{code, fmt::format("{}: {} '{}' failed: {} [{}]", impl_->endpoint, what, sql,
                                    stmt != nullptr ? mysql_stmt_error(stmt) : mysql_error(handle), error_number)};
   };

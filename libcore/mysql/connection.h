@@ -33,6 +33,19 @@ class Connection {
 
   Result<QueryResult> query(std::string_view sql);
 
+  // ---- reconnecting (cdc-plan, whose queries each stand alone) ----
+  // When set, a query whose connection is lost (Errc::unavailable: the network, a server
+  // restart, KILL) is run again on a new connection, after the session statements given to
+  // set_session, on the schedule of util/retry.h; notice is told of every wait. Without it
+  // (the default) the error is returned, for callers that retry larger units of work.
+  struct Reconnect {
+    unsigned retry_for_seconds = 0;  // 0: forever
+    std::function<void(std::string_view)> notice;
+  };
+  void reconnect_when_lost(Reconnect policy);
+  // Runs a session statement (SET ...) and remembers it for the connections reconnect opens.
+  Result<void> set_session(std::string_view sql);
+
   // The protocol level, for the commands the client library has no call for (the binlog
   // dump): one command packet out on this connection (TLS and all), then packets in. With
   // expect_ok the server's OK (or error) answer is read too.
@@ -53,6 +66,9 @@ class Connection {
  private:
   struct Impl;
   explicit Connection(std::unique_ptr<Impl> impl);
+  Result<QueryResult> query_once(std::string_view sql);
+  // A new connection in place of the lost one, with the session statements run again.
+  Result<void> reopen();
   std::unique_ptr<Impl> impl_;
 
   // ---- cdc-snapshot: one statement's result streamed row by row (binary protocol) ----

@@ -40,6 +40,10 @@ Result<PlanSummary> run(const mysql::ConnectionOptions& connection_options, cons
   if (auto valid = validate(options); !valid) return fail(std::move(valid).error());
   auto connection = mysql::Connection::open(connection_options);
   if (!connection) return fail(std::move(connection).error());
+  connection->reconnect_when_lost(
+      {options.retry_for_seconds, [err_fd, tool_name](std::string_view message) {
+         (void)write_all(err_fd, fmt::format("{}: notice: {}\n", tool_name, message), "stderr");
+       }});
 
   // The same check as --check, on this connection; its problems go to stderr so that stdout
   // stays chunk lines only.
@@ -58,7 +62,7 @@ Result<PlanSummary> run(const mysql::ConnectionOptions& connection_options, cons
     (void)write_all(err_fd, fmt::format("{}: warning: planning anyway (--force)\n", tool_name), "stderr");
   }
   // Temporal bounds print as the server's text; TIMESTAMP ones in UTC, as the snapshot reads them.
-  if (auto zone = connection->query("SET time_zone = '+00:00'"); !zone) return fail(std::move(zone).error());
+  if (auto zone = connection->set_session("SET time_zone = '+00:00'"); !zone) return fail(std::move(zone).error());
 
   auto tables = discover_tables(*connection, options.tables, options.exclude);
   if (!tables) return fail(std::move(tables).error());

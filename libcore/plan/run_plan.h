@@ -20,6 +20,10 @@ struct PlanOptions {
   ChunkPolicy policy;
   std::vector<ChunkKeyOption> chunk_keys;  // --chunk-key
   bool force = false;                      // plan even when the server check fails
+  // --retry-for: a query whose connection is lost runs again on a new connection (backoff as
+  // cdc-stream's) until reconnecting has failed this long; 0: forever. The first connection
+  // is not retried: a wrong host or password fails at once.
+  unsigned retry_for_seconds = 0;
 };
 
 struct PlanSummary {

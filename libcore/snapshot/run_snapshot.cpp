@@ -11,11 +11,13 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "mysql/sql_text.h"
 #include "ndjson/reader.h"
 #include "snapshot/row_values.h"
 #include "util/fd_io.h"
+#include "util/retry.h"
 
 namespace cdc::snapshot {
 
@@ -59,7 +61,7 @@ Result<Watermark> binlog_status(mysql::Connection& connection) {
 std::string file_offset(const Watermark& mark) { return fmt::format("{}:{}", mark.file, mark.offset); }
 
 // Opens the read view and returns the low watermark (see run_snapshot.h).
-Result<Watermark> open_read_view(mysql::Connection& connection, bool mariadb) {
+Result<Watermark> open_read_view(mysql::Connection& connection, bool mariadb, GtidAtOffset* gtids) {
   Watermark low;
   if (!mariadb) {
     // MySQL: gtid_executed only holds engine-committed transactions, so read before the view.
@@ -93,8 +95,11 @@ Result<Watermark> open_read_view(mysql::Connection& connection, bool mariadb) {
   if (low.file.empty() || !have_offset)
     return fail(Errc::config, "binary logging is off on the server (binlog_snapshot_file is empty); "
                               "cdc-snapshot needs log_bin for its watermarks");
-  auto gtid = single_value(connection,
-                           fmt::format("SELECT BINLOG_GTID_POS({}, {})", text_literal(low.file), low.offset));
+  // The GTID position of that point: BINLOG_GTID_POS reads the binlog file from its start,
+  // so a process converts once and then advances (gtid_at_offset.h).
+  std::optional<GtidAtOffset> one_off;
+  if (gtids == nullptr) gtids = &one_off.emplace(mysql::ConnectionOptions{});
+  auto gtid = gtids->position(connection, gtid::FilePosition{low.file, low.offset});
   if (!gtid) return fail(gtid.error());
   low.position = gtid->empty() ? file_offset(low) : *gtid;
   return low;
@@ -150,6 +155,22 @@ void write_watermark(ndjson::Writer& out, std::string_view op, const Chunk& chun
   out.end_record();
 }
 
+// After a lost connection, on stdout: the lines of the chunk since its low line are void; the
+// chunk follows again from a new low line (man/cdc-snapshot.1, cdc-merge drops them).
+void write_discard(ndjson::Writer& out, const Chunk& chunk, std::string_view reason) {
+  out.begin_object();
+  out.field("op", "discard");
+  out.field("v", 1);
+  out.field("db", chunk.db);
+  out.field("table", chunk.table);
+  out.field("index", chunk.index);
+  out.field("count", chunk.count);
+  out.field("reason", reason);
+  out.field("ts_ms", now_ms());
+  out.end_object();
+  out.end_record();
+}
+
 // The table and its key columns as they are now, against what the plan saw.
 Result<void> check_table(mysql::Connection& connection, const Chunk& chunk) {
   auto columns = connection.query(
@@ -200,6 +221,7 @@ class Progress {
   void rows(std::uint64_t in_chunk) { draw(false, in_chunk); }
   void finish() {
     if (enabled_ && drawn_) (void)write_all(fd_, "\n", "stderr");
+    drawn_ = false;
   }
 
  private:
@@ -285,11 +307,11 @@ Result<void> prepare_session(mysql::Connection& connection) {
 }
 
 Result<ChunkResult> read_chunk(mysql::Connection& connection, const Chunk& chunk, ndjson::Writer& out,
-                               const Flush& flush) {
+                               const Flush& flush, GtidAtOffset* gtids) {
   if (auto checked = check_table(connection, chunk); !checked) return fail(checked.error());
   const bool mariadb = is_mariadb(connection);
   ChunkResult result;
-  auto low = open_read_view(connection, mariadb);
+  auto low = open_read_view(connection, mariadb, gtids);
   if (!low) return fail(low.error());
   result.low = *low;
   write_watermark(out, "low", chunk, result.low, std::nullopt);
@@ -436,6 +458,8 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
   Progress progress(options.progress || ::isatty(stderr_fd) == 1, stderr_fd, total);
 
   ndjson::Writer out;
+  RetrySchedule retry(options.retry_for_seconds);
+  GtidAtOffset gtids(options.connection);
   for (const Input& input : opened) {
     ndjson::Reader reader(input.fd, input.name);
     for (;;) {
@@ -453,6 +477,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
       const auto context = [&](const Error& error) {
         return error.with_context(fmt::format("{}:{}: {}", input.name, reader.line_number(), chunk->describe()));
       };
+      // The first connection is not retried: a wrong host or password fails at once.
       if (!connection) {
         auto opened_connection = mysql::Connection::open(options.connection);
         if (!opened_connection) {
@@ -465,58 +490,96 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
           return fail(prepared.error());
         }
       }
-      Result<ChunkResult> done = fail(Errc::internal, "not read");
+      std::string name;
       if (options.output_dir) {
-        const std::string name = chunk_file_name(*chunk);
-        const std::string final_path = *options.output_dir + "/" + name;
+        name = chunk_file_name(*chunk);
         if (::faccessat(dir_fd, name.c_str(), F_OK, 0) == 0) {
           ++summary.chunks_skipped;
           progress.chunk_skipped();
           continue;
         }
-        const std::string partial = name + ".partial";
-        const int fd = ::openat(dir_fd, partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0) {
-          progress.finish();
-          return fail(context(system_error("cannot create", *options.output_dir + "/" + partial).error()));
+      }
+      // One try at the chunk; a lost connection (Errc::unavailable) is tried again, on a new
+      // connection and with fresh watermarks, after the partial output is dropped.
+      bool chunk_lines_out = false;  // stdout: some of this try's lines are written already
+      const auto read_once = [&]() -> Result<ChunkResult> {
+        if (!connection) {
+          auto reopened = mysql::Connection::open(options.connection);
+          if (!reopened) return fail(reopened.error());
+          connection.emplace(std::move(*reopened));
+          if (auto prepared = prepare_session(*connection); !prepared) return fail(prepared.error());
         }
+        out.clear();
+        if (!options.output_dir) {
+          const Flush to_stdout = [&](ndjson::Writer& writer, std::uint64_t rows) {
+            progress.rows(rows);
+            chunk_lines_out = true;
+            return writer.flush_to(stdout_fd, "stdout");
+          };
+          auto done = read_chunk(*connection, *chunk, out, to_stdout, &gtids);
+          if (done)
+            if (auto flushed = out.flush_to(stdout_fd, "stdout"); !flushed) return fail(flushed.error());
+          return done;
+        }
+        const std::string partial = name + ".partial";
         const std::string partial_path = *options.output_dir + "/" + partial;
+        const int fd = ::openat(dir_fd, partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0) return fail(system_error("cannot create", partial_path).error());
         const Flush to_file = [&](ndjson::Writer& writer, std::uint64_t rows) {
           progress.rows(rows);
           return writer.flush_to(fd, partial_path);
         };
-        out.clear();
-        done = read_chunk(*connection, *chunk, out, to_file);
+        auto done = read_chunk(*connection, *chunk, out, to_file, &gtids);
         Result<void> finished = done ? out.flush_to(fd, partial_path) : Result<void>{};
         if (done && finished && ::fsync(fd) != 0) finished = system_error("fsync failed on", partial_path);
         ::close(fd);
         if (done && finished && ::renameat(dir_fd, partial.c_str(), dir_fd, name.c_str()) != 0)
-          finished = system_error("cannot rename to", final_path);
+          finished = system_error("cannot rename to", *options.output_dir + "/" + name);
         if (done && finished && ::fsync(dir_fd) != 0) finished = system_error("fsync failed on", *options.output_dir);
-        if (!finished) {
-          progress.finish();
-          return fail(context(finished.error()));
+        if (!finished) return fail(finished.error());
+        return done;
+      };
+      Result<ChunkResult> done = read_once();
+      while (!done && done.error().code == Errc::unavailable) {
+        const Error error = done.error();
+        connection.reset();
+        const auto wait = retry.after_failure();
+        if (!wait) {
+          done = fail(error.with_context(
+              fmt::format("gave up reconnecting after {} s (--retry-for)", retry.retry_for_seconds())));
+          break;
         }
-      } else {
-        const Flush to_stdout = [&](ndjson::Writer& writer, std::uint64_t rows) {
-          progress.rows(rows);
-          return writer.flush_to(stdout_fd, "stdout");
-        };
-        done = read_chunk(*connection, *chunk, out, to_stdout);
-        if (done) {
+        std::string dropped;
+        if (!options.output_dir && chunk_lines_out) {
+          // The lines already out cannot be taken back: a discard line tells the reader
+          // (cdc-merge) to drop them; the chunk follows again from a new low line.
+          out.clear();
+          write_discard(out, *chunk, error.message);
           if (auto flushed = out.flush_to(stdout_fd, "stdout"); !flushed) {
             progress.finish();
             return fail(flushed.error());
           }
+          chunk_lines_out = false;
+          dropped = ", after a discard line for what was written of it";
         }
+        progress.finish();
+        (void)write_all(stderr_fd,
+                        fmt::format("cdc-snapshot: notice: {}: {}; reconnecting in {:.1f} s, then reading the chunk "
+                                    "again with new watermarks{}\n",
+                                    chunk->describe(), error.message, std::chrono::duration<double>(*wait).count(),
+                                    dropped),
+                        "stderr");
+        std::this_thread::sleep_for(*wait);
+        done = read_once();
       }
       if (!done) {
-        // What was read of the chunk is written (without its high line, so it reads as
-        // unfinished); then the error.
-        if (!options.output_dir) (void)out.flush_to(stdout_fd, "stdout");
+        // On stdout, what was read of the chunk is written (without its high line, so it
+        // reads as unfinished); then the error.
+        if (!options.output_dir && done.error().code != Errc::io) (void)out.flush_to(stdout_fd, "stdout");
         progress.finish();
         return fail(context(done.error()));
       }
+      retry.succeeded();
       ++summary.chunks_read;
       summary.rows += done->rows;
       progress.chunk_done(done->rows);

@@ -5,8 +5,9 @@
 // consistency"):
 //
 //   MariaDB  START TRANSACTION WITH CONSISTENT SNAPSHOT, then SHOW STATUS LIKE
-//            'binlog_snapshot_%' (the binlog point of exactly that read view) and
-//            BINLOG_GTID_POS(file, offset) for its GTID position.
+//            'binlog_snapshot_%' (the binlog point of exactly that read view) and its GTID
+//            position: BINLOG_GTID_POS(file, offset) for the process's first chunk, then the
+//            last one advanced over the binlog written since (snapshot/gtid_at_offset.h).
 //   MySQL    @@global.gtid_executed read BEFORE the read view opens (it only holds
 //            transactions committed in the engine), then START TRANSACTION WITH CONSISTENT
 //            SNAPSHOT. Written to the design, not yet run against a MySQL server.
@@ -21,7 +22,12 @@
 // and stop the run; chunks already written stay written:
 //   malformed chunk line, key column type changed, table or column gone   Errc::corrupt_input (65)
 //   binary logging off                                                     Errc::config (78)
-//   server unreachable                                                     Errc::unavailable (69)
+//   server unreachable at the start, or for longer than --retry-for        Errc::unavailable (69)
+//
+// A connection lost during a chunk (the network, a server restart, KILL) is not an error: the
+// chunk's partial output is dropped (--output-dir: its .partial file is rewritten; stdout: an
+// op:"discard" line follows what was written of it) and the chunk is read again on a new
+// connection, with new watermarks, on cdc-stream's backoff.
 
 #include <cstdint>
 #include <functional>
@@ -33,6 +39,7 @@
 #include "mysql/connection_options.h"
 #include "ndjson/writer.h"
 #include "snapshot/chunk.h"
+#include "snapshot/gtid_at_offset.h"
 #include "util/result.h"
 
 namespace cdc::snapshot {
@@ -60,14 +67,19 @@ struct ChunkResult {
 // Checks first that the table still exists and that its key columns still have the planned
 // types.
 using Flush = std::function<Result<void>(ndjson::Writer&, std::uint64_t rows)>;
+// gtids converts the low watermark's binlog point to its GTID position (MariaDB) and keeps
+// the last conversion for the next chunk; null: BINLOG_GTID_POS every time.
 [[nodiscard]] Result<ChunkResult> read_chunk(mysql::Connection& connection, const Chunk& chunk, ndjson::Writer& out,
-                                             const Flush& flush);
+                                             const Flush& flush, GtidAtOffset* gtids = nullptr);
 
 struct Options {
   mysql::ConnectionOptions connection;
   std::vector<std::string> inputs;        // files of chunk lines; empty or "-" = stdin
   std::optional<std::string> output_dir;  // one file per chunk instead of stdout
   bool progress = false;                  // progress on stderr even when it is not a terminal
+  // --retry-for: a chunk whose connection is lost is read again, on a new connection with new
+  // watermarks (backoff as cdc-stream's), until reconnecting has failed this long; 0: forever.
+  unsigned retry_for_seconds = 0;
 };
 
 struct Summary {

@@ -77,7 +77,7 @@ TEST_CASE("merge validation: lines out of order") {
         "chunks0:1: high line without its low line: give whole cdc-snapshot outputs");
   // Something else.
   CHECK(run_error(files, {R"({"op":"c","v":1})"}, "") ==
-        "chunks0:1: unexpected op \"c\" in a chunk output (expected low, r or high lines of cdc-snapshot)");
+        "chunks0:1: unexpected op \"c\" in a chunk output (expected low, r, discard or high lines of cdc-snapshot)");
 }
 
 TEST_CASE("merge validation: malformed JSON in chunk outputs and deltas") {
@@ -221,4 +221,42 @@ TEST_CASE("merge: events after a watermark in the three position forms") {
   CHECK(cdc::merge::is_after({"", "binlog.000010", 4}, gtids, file));
   CHECK(cdc::merge::is_after({"", "binlog.1000000", 4}, gtids, file));
   CHECK_FALSE(cdc::merge::is_after({"", "binlog.000008", 9999}, gtids, file));
+}
+
+TEST_CASE("merge: a chunk cdc-snapshot discarded and read again counts once, from its second read") {
+  TempFiles files;
+  // The first read: low, one row, then the connection was lost (rows that must not count,
+  // and another low watermark); the discard line; then the whole chunk again.
+  ChunkSpec first_try = one_chunk();
+  first_try.low = "0-1-9";
+  first_try.rows = {R"({"id":1}|{"id":1,"v":"stale"})"};
+  std::string partial = chunk_text(first_try);
+  partial.erase(partial.rfind("{\"op\":\"high\""));
+  const std::string discard =
+      R"({"op":"discard","v":1,"db":"t","table":"a","index":0,"count":1,"reason":"connection lost","ts_ms":1})"
+      "\n";
+  const std::string whole = chunk_text(one_chunk());
+  cdc::merge::Options retried;
+  retried.inputs.push_back(files.write("retried", partial + discard + whole));
+  retried.deltas = files.write("deltas", "");
+  const auto with_discard = run_merge(files, retried);
+  REQUIRE_MESSAGE(with_discard.result.has_value(), with_discard.message());
+  cdc::merge::Options clean;
+  clean.inputs.push_back(files.write("clean", whole));
+  clean.deltas = files.write("deltas", "");
+  const auto without = run_merge(files, clean);
+  REQUIRE(without.result.has_value());
+  CHECK(merge_test::without_run_time(with_discard.out) == merge_test::without_run_time(without.out));
+  CHECK(merge_test::row_lines(with_discard.out).size() == 2);
+  CHECK(with_discard.out.find("stale") == std::string::npos);
+
+  // A discard line must name the open chunk, and needs one.
+  CHECK(run_error(files, {discard + whole}, "") ==
+        "chunks0:1: discard line without its chunk's low line: give whole cdc-snapshot outputs");
+  ChunkSpec other = one_chunk(1, 2);
+  std::string open_other = chunk_text(other);
+  open_other.erase(open_other.rfind("{\"op\":\"high\""));
+  CHECK(run_error(files, {open_other + discard}, "") ==
+        "chunks0:4: discard line that does not name t.a chunk 1/2, the chunk open since line 1: the input mixes "
+        "chunks; give each chunk's lines together, as cdc-snapshot writes them");
 }

@@ -42,6 +42,11 @@ int main(int argc, char** argv) {
   app.add_option("--distribution-factor-upper", options.policy.factor_upper,
                  "... and at most this; otherwise walk the index. Default: 1000")
       ->group("Chunks");
+  app.add_option("--retry-for", options.retry_for_seconds,
+                 "When the connection is lost, reconnect (0.5 s doubling to 30 s) and run the query again; give up "
+                 "(exit 69) when reconnecting has failed for this many seconds (default 0: never)")
+      ->type_name("SECONDS")
+      ->group("Connection");
   app.add_flag("--force", options.force, "Plan even when the server check fails (its problems still go to stderr)")
       ->group("Chunks");
   cli.set_examples(

@@ -19,6 +19,11 @@ int main(int argc, char** argv) {
                  "out); a rerun skips the chunks already there")
       ->type_name("DIR")
       ->group("Output");
+  app.add_option("--retry-for", options.retry_for_seconds,
+                 "When the connection is lost, reconnect (0.5 s doubling to 30 s) and read the chunk again with new "
+                 "watermarks; give up (exit 69) when reconnecting has failed for this many seconds (default 0: never)")
+      ->type_name("SECONDS")
+      ->group("Connection");
   app.add_flag("--progress", options.progress,
                "Progress on stderr (chunks done/total, rows/s, ETA) even when stderr is not a terminal")
       ->group("Output");

@@ -1,0 +1,133 @@
+#include "snapshot/gtid_at_offset.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "binlog/decoder.h"
+#include "binlog/event_header.h"
+#include "mysql/sql_text.h"
+#include "replication/binlog_client.h"
+#include "util/byte_reader.h"
+
+namespace cdc::snapshot {
+
+namespace {
+
+constexpr unsigned kErSpecificAccessDenied = 1227;  // "you need (at least one of) the REPLICATION SLAVE privilege"
+constexpr unsigned kErAccessDenied = 1045;
+
+}  // namespace
+
+Result<std::string> GtidAtOffset::position(mysql::Connection& sql, const gtid::FilePosition& point) {
+  if (known_ && known_->point == point) {
+    last_source_ = Source::known;
+    return known_->state.to_string();
+  }
+  if (known_ && !replication_refused_ && known_->point < point) {
+    auto advanced = advance(*known_, point);
+    if (advanced) {
+      known_ = Known{point, std::move(*advanced)};
+      last_source_ = Source::advanced;
+      return known_->state.to_string();
+    }
+    if (advanced.error().code == Errc::unavailable) return fail(std::move(advanced).error());
+    // Anything else (the file purged, a refused privilege): BINLOG_GTID_POS below.
+  }
+  auto asked = sql.query(fmt::format("SELECT BINLOG_GTID_POS(_utf8mb4 X'{}', {})", mysql::hex_digits(point.file),
+                                     point.offset));
+  if (!asked) return fail(std::move(asked).error());
+  last_source_ = Source::asked;
+  std::string text;
+  if (!asked->rows.empty() && !asked->rows[0].empty() && asked->rows[0][0]) text = *asked->rows[0][0];
+  auto parsed = gtid::MariadbGtidPos::parse(text);
+  if (text.empty() || !parsed) {
+    known_.reset();
+    return text;
+  }
+  known_ = Known{point, std::move(*parsed)};
+  return known_->state.to_string();
+}
+
+Result<gtid::MariadbGtidPos> GtidAtOffset::advance(const Known& from, const gtid::FilePosition& to) {
+  mysql::ConnectionOptions options = options_;
+  // The events up to `to` are in the binlog already: a silence means something is wrong.
+  options.read_timeout_seconds = 30;
+  auto client = replication::BinlogClient::open(options);
+  if (!client) {
+    // The server's settings (binlog_format) or the login will not change between chunks.
+    if (client.error().code == Errc::config) replication_refused_ = true;
+    return fail(std::move(client).error());
+  }
+  gtid::Position start;
+  start.kind = gtid::Position::Kind::file;
+  start.file = from.point;
+  if (auto started = client->start_dump(start, replication::default_server_id(), std::chrono::seconds(1));
+      !started) {
+    const unsigned number = client->connection().last_error_number();
+    if (number == kErSpecificAccessDenied || number == kErAccessDenied) replication_refused_ = true;
+    return fail(std::move(started).error());
+  }
+  binlog::Decoder decoder(client->connection().endpoint());
+  if (client->server().checksums) decoder.expect_checksums(binlog::ChecksumAlgorithm::crc32);
+  gtid::MariadbGtidPos state = from.state;
+  std::string file = from.point.file;
+  for (;;) {
+    auto bytes = client->next_event();
+    if (!bytes) {
+      const auto kind = client->classify_failure(bytes.error());
+      if (kind == replication::DumpFailure::lost) return fail(Errc::unavailable, bytes.error().message);
+      const unsigned number = client->connection().last_error_number();
+      if (number == kErSpecificAccessDenied || number == kErAccessDenied) replication_refused_ = true;
+      return fail(std::move(bytes).error());
+    }
+    if (bytes->size() < binlog::kEventHeaderSize)
+      return fail(Errc::corrupt_input, fmt::format("a {}-byte event in the binlog stream", bytes->size()));
+    ByteReader header_reader(*bytes, 0);
+    const binlog::EventHeader header = binlog::read_event_header(header_reader);
+    const bool artificial = (header.flags & binlog::kFlagArtificial) != 0 || header.next_position == 0;
+    const binlog::EventType type = header.type();
+    if (type == binlog::EventType::heartbeat || type == binlog::EventType::heartbeat_v2)
+      return fail(Errc::internal, fmt::format("the binlog ended before {}:{}", to.file, to.offset));
+    // The format description the server sends again from the file's start is before `from`.
+    if (artificial || (file == from.point.file && header.next_position <= from.point.offset)) {
+      if (type == binlog::EventType::format_description || type == binlog::EventType::rotate) {
+        auto decoded = decoder.decode(*bytes, 0);
+        if (!decoded) return fail(std::move(decoded).error());
+        if (const auto* rotate = std::get_if<binlog::RotateEvent>(&decoded->body)) file = std::string(rotate->next_file);
+      }
+      continue;
+    }
+    // Only these are decoded: the rows in between are not looked at.
+    std::string next_file;
+    if (type == binlog::EventType::format_description || type == binlog::EventType::rotate ||
+        type == binlog::EventType::mariadb_gtid || type == binlog::EventType::mariadb_gtid_list) {
+      const std::uint64_t offset = header.next_position < bytes->size() ? 0 : header.next_position - bytes->size();
+      auto decoded = decoder.decode(*bytes, offset);
+      if (!decoded) return fail(std::move(decoded).error());
+      if (const auto* rotate = std::get_if<binlog::RotateEvent>(&decoded->body)) {
+        next_file = std::string(rotate->next_file);
+      } else if (const auto* gtid = std::get_if<binlog::MariadbGtidEvent>(&decoded->body)) {
+        state.advance(gtid::MariadbGtid{gtid->domain_id, header.server_id, gtid->seq_no});
+      } else if (const auto* list = std::get_if<binlog::MariadbGtidListEvent>(&decoded->body)) {
+        // A new file's list is the binlog state when it was opened: per domain the latest.
+        gtid::MariadbGtidPos listed;
+        for (std::uint32_t i = 0; i < list->count; ++i) {
+          const auto entry = list->entry(i);
+          const auto held = listed.find(entry.domain_id);
+          if (!held || held->seq_no < entry.seq_no)
+            listed.advance(gtid::MariadbGtid{entry.domain_id, entry.server_id, entry.seq_no});
+        }
+        state = state.union_with(listed);
+      }
+    }
+    const gtid::FilePosition reached{file, header.next_position};
+    if (reached == to) return state;
+    if (to < reached)
+      return fail(Errc::internal, fmt::format("the binlog passed {}:{} without an event ending there (at {}:{})",
+                                              to.file, to.offset, reached.file, reached.offset));
+    if (!next_file.empty()) file = std::move(next_file);
+  }
+}
+
+}  // namespace cdc::snapshot

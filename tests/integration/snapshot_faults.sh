@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# cdc-snapshot and cdc-plan survive lost connections. On a throwaway server of its own (it is
+# restarted and shut down here), a 60,000-row table in chunks of 5,000 rows:
+#   1. stdout: the reader stalls mid-chunk (the pipe fills), the test KILLs the snapshot's
+#      connection, four times; every kill is retried, the cut chunks are followed by discard
+#      lines, and with them dropped (and through cdc-merge) the rows are those of a run
+#      without faults, row for row;
+#   2. --output-dir, chunk lines fed one at a time: the idle connection KILLed between chunks
+#      twice, the SELECT KILLed while it waits for a table lock twice, the server restarted
+#      between chunks; the chunk files are those of a run without faults, row for row;
+#   3. the server down for longer than --retry-for: exit 69 and a message that says so, no
+#      chunk file published half;
+#   4. under writes: every low watermark is the GTID position the server gives for its binlog
+#      point (BINLOG_GTID_POS), though only the first was asked of it;
+#   5. cdc-plan: its query is KILLed while it waits for a table lock; it reconnects, runs the
+#      query again and writes the plan of a run without faults.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh" "$@"
+source "$(dirname "$0")/live_lib.sh"
+snapshot="$tools_dir/cdc-snapshot"
+plan="$tools_dir/cdc-plan"
+merge="$tools_dir/cdc-merge"
+throwaway_start "$srv" || exit 1
+
+mapfile -d '' -t server_argv <"/proc/$(cat "$srv/launcher.pid")/cmdline"
+server_start() {
+  # Without the test's other descriptors: a server holding the FIFO's write end open would
+  # keep cdc-snapshot from ever seeing its end.
+  (
+    for fd in /proc/self/fd/*; do
+      fd=${fd##*/}
+      ((fd > 2)) && eval "exec $fd>&-"
+    done 2>/dev/null
+    exec "${server_argv[@]}"
+  ) >>"$srv/stdout.log" 2>&1 &
+  echo $! >"$srv/launcher.pid"
+  wait_until 60 mariadb-admin --no-defaults --socket="$THROWAWAY_SOCKET" -uroot ping >/dev/null 2>&1
+}
+server_shutdown() {
+  local pid
+  pid=$(cat "$srv/launcher.pid")
+  mariadb-admin --no-defaults --socket="$THROWAWAY_SOCKET" -uroot shutdown
+  wait "$pid" 2>/dev/null
+}
+tool() { # tool BINARY ARGS...: as the cdc user over TCP
+  local binary=$1
+  shift
+  MYSQL_PWD=$THROWAWAY_CDC_PASSWORD "$binary" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"
+}
+# kill_tool_connections: KILLs every connection of the cdc user but binlog dumps; prints how many.
+kill_tool_connections() {
+  local id killed=0
+  for id in $(root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = 'cdc' AND COMMAND NOT LIKE 'Binlog Dump%'"); do
+    root -e "KILL $id" 2>/dev/null && killed=$((killed + 1))
+  done
+  echo "$killed"
+}
+# rows_of FILE: the r lines of a snapshot output whose discarded parts are dropped, as a reader
+# must: a discard line voids the lines of its chunk since the chunk's low line.
+rows_of() {
+  awk '/^\{"op":"low"/ { n = 0; open = 1; next }
+       /^\{"op":"discard"/ { n = 0; open = 0; next }
+       /^\{"op":"high"/ { for (i = 1; i <= n; i++) print held[i]; n = 0; open = 0; next }
+       /^\{"op":"r"/ { if (open) held[++n] = $0 }' "$1"
+}
+
+# rows_of FILE: the r lines without their ts_ms (the time of the read view, which differs from
+# run to run).
+strip_ts() { sed 's/,"ts_ms":[0-9]*}$/}/'; }
+
+root -e "CREATE DATABASE t; USE t; CREATE TABLE t.big (id INT PRIMARY KEY, v VARCHAR(200) NOT NULL) ENGINE=InnoDB;
+  INSERT INTO t.big SELECT seq, CONCAT(seq, ':', REPEAT(CHAR(97 + seq % 26), 100 + seq % 80)) FROM seq_1_to_60000;
+  ANALYZE TABLE t.big" >/dev/null || exit 1
+tool "$plan" --tables t.big --chunk-size 5000 >"$work/plan.ndjson" || exit 1
+chunks=$(grep -c '"op":"chunk"' "$work/plan.ndjson")
+assert "the plan has at least 10 chunks ($chunks)" test "$chunks" -ge 10
+tool "$snapshot" "$work/plan.ndjson" >"$work/reference.ndjson" 2>"$work/reference.err" || exit 1
+rows_of "$work/reference.ndjson" | strip_ts >"$work/reference.rows"
+assert "the reference run has every row" test "$(wc -l <"$work/reference.rows")" -eq 60000
+: >"$work/empty.deltas"
+"$merge" "$work/reference.ndjson" --deltas "$work/empty.deltas" | grep '^{"op":"r"' | strip_ts >"$work/reference.merged"
+
+# ---- 1. stdout, connection killed while the reader stalls mid-chunk ----
+stalling_reader() {
+  local k
+  for ((k = 0; k < 4; k++)); do
+    head -c 2000000 >>"$work/stdout.ndjson"
+    sleep 0.5 # cdc-snapshot fills the pipe and blocks in the middle of a chunk
+    echo "killed $(kill_tool_connections)" >>"$work/kills"
+  done
+  cat >>"$work/stdout.ndjson"
+}
+: >"$work/stdout.ndjson"
+: >"$work/kills"
+status=0
+tool "$snapshot" "$work/plan.ndjson" 2>"$work/stdout.err" | stalling_reader || status=$?
+assert "stdout: exit 0 after four killed connections" test "$status" -eq 0
+assert "stdout: four connections were killed ($(echo $(cat "$work/kills")))" test "$(grep -c 'killed 1' "$work/kills")" -eq 4
+assert "stdout: a notice per retry" test "$(grep -c 'notice: t.big chunk [0-9]*/[0-9]*: .*; reconnecting in .* s, then reading the chunk again with new watermarks' "$work/stdout.err")" -ge 4
+assert "stdout: cut chunks are followed by discard lines" grep -q '^{"op":"discard","v":1,"db":"t","table":"big","index":' "$work/stdout.ndjson"
+rows_of "$work/stdout.ndjson" | strip_ts >"$work/stdout.rows"
+same_file "stdout: the rows, discarded parts dropped, are those of a run without faults" "$work/reference.rows" "$work/stdout.rows"
+assert "stdout: every chunk finished once" test "$(grep -c '^{"op":"high"' "$work/stdout.ndjson")" -eq "$chunks"
+merged=0
+"$merge" "$work/stdout.ndjson" --deltas "$work/empty.deltas" 2>"$work/merge.err" >"$work/stdout.merged.all" || merged=$?
+assert "stdout: cdc-merge takes the output with its discard lines" test "$merged" -eq 0
+grep '^{"op":"r"' "$work/stdout.merged.all" | strip_ts >"$work/stdout.merged"
+same_file "stdout: cdc-merge's rows are those of a run without faults" "$work/reference.merged" "$work/stdout.merged"
+
+# ---- 2. --output-dir, chunk lines fed one at a time through a FIFO ----
+# Between chunks: the idle connection is KILLed, or the server restarted. In a chunk: its
+# SELECT waits for a table lock another session holds, and is KILLed there.
+mkdir -p "$work/reference.dir" "$work/dir"
+tool "$snapshot" --output-dir "$work/reference.dir" "$work/plan.ndjson" 2>/dev/null || exit 1
+mkfifo "$work/feed"
+tool "$snapshot" --output-dir "$work/dir" "$work/feed" 2>"$work/dir.err" &
+pid=$!
+bg_pids+=("$pid")
+exec {feed}>"$work/feed"
+files_are() { [[ $(ls "$1" | grep -c '\.ndjson$') == "$2" ]]; }
+waiting_for_lock() { [[ -n $(root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = 'cdc' AND STATE LIKE 'Waiting for table metadata lock%'") ]]; }
+kills=0
+for ((k = 1; k <= chunks; k++)); do
+  kill -0 "$pid" 2>/dev/null || break # it gave up: the asserts below say so
+  case $k in
+    3 | 6) kills=$((kills + $(kill_tool_connections))) ;; # between chunks
+    9)
+      echo "restarting the server between chunks"
+      server_shutdown
+      server_start || exit 1
+      ;;
+  esac
+  if ((k == 4 || k == 7)); then
+    root -e "LOCK TABLES t.big WRITE; SELECT SLEEP(3); UNLOCK TABLES" >/dev/null &
+    lock_pid=$!
+    sleep 0.3
+    sed -n "${k}p" "$work/plan.ndjson" >&"$feed"
+    assert "--output-dir: chunk $k waits for the table lock" wait_until 10 waiting_for_lock
+    kills=$((kills + $(kill_tool_connections)))
+    wait "$lock_pid"
+  else
+    sed -n "${k}p" "$work/plan.ndjson" >&"$feed"
+  fi
+  wait_until 30 files_are "$work/dir" "$k" || break
+done
+exec {feed}>&-
+wait_exit "$pid" 60
+bg_pids=()
+assert "--output-dir: exit 0 after four kills and a server restart (exit $status: $(tail -1 "$work/dir.err" | cut -c1-300))" test "$status" = 0
+assert "--output-dir: four connections were killed ($kills)" test "$kills" -eq 4
+assert "--output-dir: a notice per retry" test "$(grep -c 'reconnecting in' "$work/dir.err")" -ge 5
+for file in "$work/reference.dir"/*.ndjson; do
+  rows_of "$file" | strip_ts >"$work/want.rows"
+  rows_of "$work/dir/${file##*/}" 2>/dev/null | strip_ts >"$work/got.rows"
+  same_file "--output-dir: ${file##*/} holds the rows of a run without faults" "$work/want.rows" "$work/got.rows"
+done
+assert "--output-dir: no partial file is left" test -z "$(ls "$work/dir" | grep -v '\.ndjson$')"
+
+# ---- 3. the server down longer than --retry-for, between two chunks ----
+mkdir -p "$work/down"
+rm -f "$work/feed" && mkfifo "$work/feed"
+tool "$snapshot" --output-dir "$work/down" --retry-for 2 "$work/feed" 2>"$work/down.err" &
+pid=$!
+bg_pids+=("$pid")
+exec {feed}>"$work/feed"
+sed -n 1p "$work/plan.ndjson" >&"$feed"
+wait_until 30 files_are "$work/down" 1
+server_shutdown
+sed -n 2p "$work/plan.ndjson" >&"$feed"
+exec {feed}>&-
+wait_exit "$pid" 60
+bg_pids=()
+assert "server down: exit 69" test "$status" = 69
+assert "server down: the error says it gave up after --retry-for ($(tail -1 "$work/down.err" | cut -c1-300))" \
+  grep -q 'cdc-snapshot: error: .*feed:2: t.big chunk 1/[0-9]*: gave up reconnecting after 2 s (--retry-for): cannot connect to 127.0.0.1' "$work/down.err"
+assert "server down: it tried more than once" test "$(grep -c 'reconnecting in' "$work/down.err")" -ge 2
+assert "server down: only the chunk read before is published" test "$(ls "$work/down" | grep '\.ndjson$')" = "t.big.0.ndjson"
+server_start || exit 1
+
+# ---- 4. the low watermarks under writes: each chunk's GTID position is the one the server
+# gives for its binlog point (BINLOG_GTID_POS), though cdc-snapshot only asked it for the
+# first chunk and advanced it over the binlog for the others ----
+root -e "CREATE TABLE t.w (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB" || exit 1
+( for ((k = 0; k < 400; k++)); do echo "INSERT INTO t.w (v) VALUES ($k); DO SLEEP(0.005);"; done | root ) &
+writer_pid=$!
+bg_pids+=("$writer_pid")
+root -e "SET GLOBAL log_output = 'TABLE'; TRUNCATE TABLE mysql.general_log; SET GLOBAL general_log = ON" || exit 1
+tool "$snapshot" "$work/plan.ndjson" >"$work/written.ndjson" 2>"$work/written.err"
+assert "writes: the snapshot under writes exits 0" test $? -eq 0
+root -e "SET GLOBAL general_log = OFF"
+wait "$writer_pid"
+bg_pids=()
+# The server's cost per chunk must not grow with the binlog: BINLOG_GTID_POS, which reads
+# the binlog file from its start, is asked once per process, not once per chunk.
+asked=$(root -N -e "SELECT COUNT(*) FROM mysql.general_log WHERE user_host LIKE 'cdc[cdc]%' AND argument LIKE 'SELECT BINLOG_GTID_POS%'")
+assert "writes: BINLOG_GTID_POS was asked once, not per chunk ($asked times)" test "$asked" -eq 1
+grep '^{"op":"low"' "$work/written.ndjson" |
+  sed -n 's/.*"position":"\([^"]*\)","file":"\([^"]*\)","offset":\([0-9]*\).*/\1 \2 \3/p' >"$work/lows"
+assert "writes: a low line per chunk" test "$(wc -l <"$work/lows")" -eq "$chunks"
+assert "writes: the lows moved (there were writes between the chunks)" test "$(cut -d' ' -f1 "$work/lows" | sort -u | wc -l)" -ge 3
+exact=0
+while read -r position file offset; do
+  server=$(root -N -e "SELECT BINLOG_GTID_POS('$file', $offset)")
+  if [[ $server == "$position" ]]; then exact=$((exact + 1)); else echo "  $file:$offset: cdc-snapshot wrote $position, the server says $server"; fi
+done <"$work/lows"
+assert "writes: every low position is the server's GTID position of its binlog point" test "$exact" -eq "$chunks"
+
+# ---- 5. cdc-plan: a killed query is run again ----
+tool "$plan" --tables t.big --chunk-size 5000 >"$work/plan.now" || exit 1
+root -e "LOCK TABLES t.big WRITE; SELECT SLEEP(4); UNLOCK TABLES" >/dev/null &
+lock_pid=$!
+sleep 0.5
+tool "$plan" --tables t.big --chunk-size 5000 >"$work/plan.again" 2>"$work/plan.err" &
+pid=$!
+bg_pids+=("$pid" "$lock_pid")
+assert "cdc-plan: its query waits for the table lock" wait_until 10 waiting_for_lock
+kill_tool_connections >/dev/null
+wait_exit "$pid" 60
+wait "$lock_pid" 2>/dev/null
+bg_pids=()
+assert "cdc-plan: exit 0 after its connection was killed" test "$status" = 0
+assert "cdc-plan: a notice says it reconnects and runs the query again" \
+  grep -q 'cdc-plan: notice: .*; reconnecting in 0.5 s, then running the query again' "$work/plan.err"
+same_file "cdc-plan: the plan is that of a run without faults" "$work/plan.now" "$work/plan.again"
+
+finish
