@@ -80,8 +80,12 @@ bool take_plain_string(std::string_view text, std::size_t& at, std::string_view&
 // torn line whose tail is another line's.
 bool scan_pos(std::string_view text, bool commit, LinePos& pos) noexcept {
   static constexpr std::string_view kPos = R"("pos":{"file":)";
-  const std::size_t found = text.rfind(kPos);
-  if (found == std::string_view::npos) return false;
+  // Backwards from the end, comparing inline at each quote: "pos" is a few dozen bytes away.
+  if (text.size() < kPos.size()) return false;
+  std::size_t found = text.size() - kPos.size() + 1;
+  do {
+    if (found-- == 0) return false;
+  } while (text[found] != '"' || !starts_with_bytes(text.substr(found), kPos));
   std::size_t at = found + kPos.size();
   if (!take_plain_string(text, at, pos.file, false) || !take(text, at, R"(,"offset":)") ||
       !take_number(text, at, pos.offset))
@@ -171,9 +175,7 @@ class Applier {
     } else if (trim_json_space(text).empty()) {
       return {};
     }
-    // A line is read without parsing only when it is in cdc-stream's exact form and holds no
-    // second line's start (a torn line continued by the next one).
-    if (op.empty() || text.find(kOpPrefix, 1) != std::string_view::npos) return parsed_line(text);
+    if (op.empty()) return parsed_line(text);
     const bool change = op == "c" || op == "u" || op == "d";
     const bool commit = op == "commit";
     if (!change && !commit && op != "ddl" && op != "incident") {
@@ -181,11 +183,10 @@ class Applier {
       return parsed_line(text);  // span_start, span_end
     }
     if (auto in_span = check_in_span(op); !in_span) return in_span;
-    LinePos pos;
-    if (!scan_pos(text, commit, pos)) return parsed_line(text);
-    if (auto ordered = check_order(pos); !ordered) return ordered;
+    // The table, for a change: db and table come right after op and v, found without parsing.
+    std::size_t table_index = SIZE_MAX;
+    bool skipped = !change && op != "ddl";  // commit, incident
     if (change) {
-      // db and table come right after op and v: find them without parsing the line.
       MemberScanner scanner(text);
       std::string_view key;
       std::string_view value;
@@ -195,21 +196,26 @@ class Applier {
         if (key == "\"db\"") db = value;
         if (key == "\"table\"") table = value;
       }
-      if (!db.empty() && !table.empty()) {
-        scratch_ = table_key(db, table);
-        const auto found = by_name_.find(scratch_);
-        if (found == by_name_.end()) return {};
-        auto record = parse(text);
-        if (!record) return fail(record.error());
-        return apply_change(*record, op, text, found->second);
-      }
-    } else if (op != "ddl") {
-      return {};  // commit, incident
+      if (db.empty() || table.empty()) return parsed_line(text);
+      scratch_ = table_key(db, table);
+      const auto found = by_name_.find(scratch_);
+      if (found == by_name_.end())
+        skipped = true;
+      else
+        table_index = found->second;
     }
+    // A line is read without parsing only when it holds no second line's start (a torn line
+    // continued by the next one; a line that is parsed fails to parse then) and its "pos" is in
+    // cdc-stream's exact form.
+    if (skipped && text.find(kOpPrefix, 1) != std::string_view::npos) return parsed_line(text);
+    LinePos pos;
+    if (!scan_pos(text, commit, pos)) return parsed_line(text);
+    if (auto ordered = check_order(pos); !ordered) return ordered;
+    if (skipped) return {};
     auto record = parse(text);
     if (!record) return fail(record.error());
     if (op == "ddl") return ddl(*record);
-    return apply_change(*record, op, text, SIZE_MAX);
+    return apply_change(*record, op, text, table_index);
   }
 
   Result<simdjson::dom::object> parse(std::string_view text) {
