@@ -32,7 +32,9 @@ struct DeltaContext {
   gtid::Position high;                         // H*
   bool high_is_until = false;                  // H* is --until, not the highest high
   gtid::Position lowest_low;                   // for the fix in messages
-  bool check_only = false;                     // --check-deltas: check every line, apply none
+  // --check-deltas: only what shows the deltas cover the span (span lines, whole lines of
+  // cdc-stream's kinds, log order); no change applied, no DDL or image checked.
+  bool check_only = false;
 };
 
 struct DeltaSummary {

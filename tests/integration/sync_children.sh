@@ -8,7 +8,8 @@
 #             --retry-for, with exit 69;
 #   deltas    deltas.ndjson that fails cdc-merge's check (here: cut before its span_end line,
 #             with deltas.done there) is read again from FROM, once, and the snapshot is the
-#             same; deltas that fail again stop cdc-sync with exit 65 and a clear error.
+#             same; a merge that fails for a chunk does not read them again; deltas that fail
+#             again stop cdc-sync with exit 65 and a clear error.
 # The tools are wrapped (CDC_TOOLS_DIR) to fail on demand: $work/tools/TOOL.fails holds how
 # many more runs of TOOL exit 69 at once, $work/tools/TOOL.runs counts its runs, and
 # $work/tools/cdc-stream.cut makes cdc-stream drop the last line of its --output file.
@@ -139,6 +140,19 @@ same_file "deltas read again: the same snapshot" <(without_run_time "$work/only.
   <(without_run_time "$work/out")
 assert "the deltas read again end with span_end" \
   test "$(tail -n 1 "$only/deltas.ndjson" | jq -r .op)" == span_end
+
+# A merge that fails for a chunk's sake does not read the deltas again.
+victim=$(ls "$only"/chunks/*.ndjson | head -n 1)
+cp "$victim" "$work/victim.ndjson"
+sed -i '$d' "$victim"
+rm -f "$only/snapshot.ndjson" "$only/snapshot.emitted"
+reset_runs
+expect "a chunk without its high line: exit 65" 65 sync --tables s.items --dir "$only" --mode initial_only \
+  --chunk-size 50
+assert "cdc-merge names the chunk" grep -q "cdc-merge: error: $victim:1: .* has no high line" "$work/err"
+assert "the deltas are not read again for it ($(runs_of cdc-stream) runs)" test "$(runs_of cdc-stream)" == 0
+assert "and no notice says so" bash -c '! grep -q "reading the deltas again" "$1"' _ "$work/err"
+cp "$work/victim.ndjson" "$victim"
 
 # Deltas that fail again: a clear error, and no snapshot.
 sed -i '$d' "$only/deltas.ndjson"

@@ -450,6 +450,16 @@ TEST_CASE("merge validation: --check-deltas checks the deltas and writes nothing
   REQUIRE_MESSAGE(fine.result.has_value(), fine.message());
   CHECK(fine.out.empty());
   CHECK(fine.result->changes_applied == 0);
+  // A schema change of a merged table is the merge's to refuse: the deltas still cover the span.
+  const std::string ddl =
+      R"({"op":"ddl","v":1,"db":"t","sql":"ALTER TABLE a ADD COLUMN w int","pos":{"file":"binlog.000001","offset":990,"index":0,"gtid":"0-1-11"},"ts_ms":1})"
+      "\n";
+  options.deltas = files.write("d", span_start("0-1-10") + ddl + span_end("0-1-12"));
+  const auto with_ddl = run_merge(files, options);
+  CHECK_MESSAGE(with_ddl.result.has_value(), with_ddl.message());
+  options.check_deltas = false;
+  CHECK(run_merge(files, options).message().find("DDL on t.a during the snapshot") != std::string::npos);
+  options.check_deltas = true;
   options.deltas = files.write("d", span_start("0-1-10") + transaction(3, 11, 1000));
   const auto cut = run_merge(files, options);
   REQUIRE_FALSE(cut.result.has_value());
