@@ -534,3 +534,31 @@ TEST_CASE("merge: deltas from a file or a pipe, with any memory limit, give the 
     }
   }
 }
+
+TEST_CASE("merge: deltas must span the lowest low to H* in every position form") {
+  for (const Form& form : kForms) {
+    CAPTURE(form.name);
+    TempFiles files;
+    const Scenario s = two_chunks(form);
+    const auto inputs = std::vector<std::string>{files.write("c0", s.chunk0), files.write("c1", s.chunk1)};
+    const auto merged = [&](const std::string& from, const std::string& until) {
+      return run_merge(files, options_for(inputs, files.write("d", merge_test::spanned(s.deltas, from, until))));
+    };
+    // Exactly the span: the lowest low (10) to H* (13).
+    const auto exact = merged(form.after(10), form.after(13));
+    REQUIRE_MESSAGE(exact.result.has_value(), exact.message());
+    CHECK(row_lines(exact.out) == kTwoChunksRows);
+    // Starting after the lowest low, or ending before H*.
+    const auto late = merged(form.after(11), form.after(13));
+    REQUIRE_FALSE(late.result.has_value());
+    CHECK(late.result.error().code == cdc::Errc::corrupt_input);
+    CHECK(late.message().find(fmt::format("/d:1: the deltas start at {} (span_start), after the low watermark {} of "
+                                          "t.a chunk 0/2",
+                                          form.after(11), form.after(10))) != std::string::npos);
+    const auto short_of = merged(form.after(10), form.after(12));
+    REQUIRE_FALSE(short_of.result.has_value());
+    CHECK(short_of.message().find(fmt::format("the deltas end at {} (span_end), before H* = {} (the highest high "
+                                              "watermark)",
+                                              form.after(12), form.after(13))) != std::string::npos);
+  }
+}
