@@ -132,6 +132,10 @@ Result<void> read_low(simdjson::dom::object record, std::string_view line, Chunk
     if (names->empty()) return fail(Errc::corrupt_input, "\"identity\" is empty");
     chunk.identity = std::move(*names);
   }
+  std::string_view file;
+  if (record["file"].get_string().get(file) == simdjson::SUCCESS) chunk.low_file = std::string(file);
+  std::uint64_t offset = 0;
+  if (record["offset"].get_uint64().get(offset) == simdjson::SUCCESS) chunk.low_offset = offset;
   chunk.db = std::move(*db);
   chunk.table = std::move(*table);
   chunk.index = *index;

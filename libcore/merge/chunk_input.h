@@ -31,6 +31,8 @@ struct ChunkInfo {
   std::uint64_t count = 0;
   gtid::Position low;
   gtid::Position high;
+  std::string low_file;  // the low line's "file" and "offset": "" when it has none
+  std::uint64_t low_offset = 0;
   std::string high_file;
   std::uint64_t high_offset = 0;
   std::vector<std::string> key;

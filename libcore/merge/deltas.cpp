@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <charconv>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -17,6 +18,8 @@ namespace cdc::merge {
 namespace {
 
 constexpr std::string_view kOpPrefix = R"({"op":")";
+
+using Kind = gtid::Position::Kind;
 
 // Which table a line is for, by the raw quoted names: quoted db, '.', quoted table.
 std::string table_key(std::string_view quoted_db, std::string_view quoted_table) {
@@ -33,6 +36,94 @@ struct ImageValues {
   std::vector<std::string_view> identity;
 };
 
+// Where a line is in the binlog, for the order check: "pos"'s file and offset, and the
+// transaction's GTID ("" for null).
+struct LinePos {
+  std::string_view file;
+  std::uint64_t offset = 0;
+  std::string_view gtid;
+};
+
+bool take(std::string_view text, std::size_t& at, std::string_view expected) noexcept {
+  if (text.substr(at, expected.size()) != expected) return false;
+  at += expected.size();
+  return true;
+}
+
+bool take_number(std::string_view text, std::size_t& at, std::uint64_t& value) noexcept {
+  const char* end = text.data() + text.size();
+  const auto [next, error] = std::from_chars(text.data() + at, end, value);
+  if (error != std::errc() || next == text.data() + at) return false;
+  at = static_cast<std::size_t>(next - text.data());
+  return true;
+}
+
+// A string without escapes (file names and GTIDs have none), or null as "".
+bool take_plain_string(std::string_view text, std::size_t& at, std::string_view& value, bool null_ok) noexcept {
+  if (null_ok && take(text, at, "null")) {
+    value = {};
+    return true;
+  }
+  if (at >= text.size() || text[at] != '"') return false;
+  const std::size_t close = text.find('"', at + 1);
+  if (close == std::string_view::npos) return false;
+  value = text.substr(at + 1, close - at - 1);
+  if (value.find('\\') != std::string_view::npos) return false;
+  at = close + 1;
+  return true;
+}
+
+// "pos" of a line exactly as cdc-stream writes it (change_writer.cpp), read without parsing the
+// line: from its end for change, ddl and incident lines, where "pos" comes after the images
+// and the SQL (so the bytes of "pos" inside an image or a string cannot be mistaken for it).
+// False when the line is not in that form: the caller then parses it, which also catches a
+// torn line whose tail is another line's.
+bool scan_pos(std::string_view text, bool commit, LinePos& pos) noexcept {
+  static constexpr std::string_view kPos = R"("pos":{"file":)";
+  // Backwards from the end, comparing inline at each quote: "pos" is a few dozen bytes away.
+  if (text.size() < kPos.size()) return false;
+  std::size_t found = text.size() - kPos.size() + 1;
+  do {
+    if (found-- == 0) return false;
+  } while (text[found] != '"' || !starts_with_bytes(text.substr(found), kPos));
+  std::size_t at = found + kPos.size();
+  if (!take_plain_string(text, at, pos.file, false) || !take(text, at, R"(,"offset":)") ||
+      !take_number(text, at, pos.offset))
+    return false;
+  if (commit) {
+    static constexpr std::string_view kCommit = R"({"op":"commit","v":1,"gtid":)";
+    std::size_t gtid_at = kCommit.size();
+    return take(text, at, R"(},"position":")") && text.substr(0, kCommit.size()) == kCommit &&
+           take_plain_string(text, gtid_at, pos.gtid, true) && gtid_at < found;
+  }
+  std::uint64_t number = 0;
+  return take(text, at, R"(,"index":)") && take_number(text, at, number) && take(text, at, R"(,"gtid":)") &&
+         take_plain_string(text, at, pos.gtid, true) && take(text, at, R"(},"ts_ms":)") &&
+         take_number(text, at, number) && at + 1 == text.size() && text[at] == '}';
+}
+
+// A line of a cdc-stream output's kinds (man/cdc-stream.1, STDOUT).
+bool is_deltas_kind(std::string_view op) noexcept {
+  return op == "c" || op == "u" || op == "d" || op == "ddl" || op == "commit" || op == "incident" ||
+         op == "span_start" || op == "span_end";
+}
+
+// What a line of another kind most likely comes from.
+std::string_view source_of(std::string_view op) noexcept {
+  if (op == "chunk") return " (a line of a cdc-plan plan)";
+  if (op == "low" || op == "r" || op == "high") return " (a line of a cdc-snapshot chunk output or of a merged snapshot)";
+  return "";
+}
+
+// (file, offset) is before (other_file, other_offset), in gtid::FilePosition's order (a longer
+// name is a later file), without building one: this runs for every line.
+bool file_before(std::string_view file, std::uint64_t offset, std::string_view other_file,
+                 std::uint64_t other_offset) noexcept {
+  if (file.size() != other_file.size()) return file.size() < other_file.size();
+  if (const int order = file.compare(other_file); order != 0) return order < 0;
+  return offset < other_offset;
+}
+
 class Applier {
  public:
   Applier(LineReader& reader, const DeltaContext& context, EffectStore& effects)
@@ -48,19 +139,56 @@ class Applier {
       if (!*more) break;
       if (auto done = line(reader_.line()); !done) return fail(done.error());
     }
+    if (start_line_ == 0)
+      return fail(Errc::corrupt_input,
+                  fmt::format("{}: {}: the deltas need the span_start and span_end lines of a bounded cdc-stream; {}",
+                              reader_.name(), reader_.line_number() == 0 ? "empty" : "only blank lines", rerun()));
+    if (end_line_ == 0)
+      return fail(Errc::corrupt_input,
+                  fmt::format("{}:{}: the deltas end without their span_end line{}: cdc-stream stopped before "
+                              "--until, or the file was cut; {}",
+                              reader_.name(), reader_.line_number(),
+                              last_line_ == 0 ? std::string()
+                                              : fmt::format(" (the last pos is {}:{}, line {})", last_file_,
+                                                            last_offset_, last_line_),
+                              rerun()));
     return summary_;
   }
 
  private:
+  // "rerun cdc-stream --from LOW --until HIGH to produce the deltas".
+  [[nodiscard]] std::string rerun() const {
+    const std::string from = context_.lowest_low.to_string();
+    return fmt::format("rerun cdc-stream --from {} --until {} to produce the deltas",
+                       from.empty() ? std::string("FROM (cdc-merge --span)") : from, context_.high.to_string());
+  }
+
   Result<void> line(std::string_view text) {
+    if (!reader_.terminated()) {
+      if (trim_json_space(text).empty()) return {};
+      return fail(reader_.error_here(fmt::format(
+          "torn last line: it has no newline (the writer was interrupted mid-record, or the file was cut); {}",
+          rerun())));
+    }
     std::string_view op;
     if (text.substr(0, kOpPrefix.size()) == kOpPrefix) {
       const std::size_t end = text.find('"', kOpPrefix.size());
       if (end != std::string_view::npos) op = text.substr(kOpPrefix.size(), end - kOpPrefix.size());
+    } else if (trim_json_space(text).empty()) {
+      return {};
     }
-    if (op == "commit" || op == "incident") return {};
-    if (op == "c" || op == "u" || op == "d") {
-      // db and table come right after op and v: find them without parsing the line.
+    if (op.empty()) return parsed_line(text);
+    const bool change = op == "c" || op == "u" || op == "d";
+    const bool commit = op == "commit";
+    if (!change && !commit && op != "ddl" && op != "incident") {
+      if (!is_deltas_kind(op)) return other_kind(op);
+      return parsed_line(text);  // span_start, span_end
+    }
+    if (auto in_span = check_in_span(op); !in_span) return in_span;
+    // The table, for a change: db and table come right after op and v, found without parsing.
+    std::size_t table_index = SIZE_MAX;
+    bool skipped = !change && op != "ddl";  // commit, incident
+    if (change) {
       MemberScanner scanner(text);
       std::string_view key;
       std::string_view value;
@@ -70,31 +198,213 @@ class Applier {
         if (key == "\"db\"") db = value;
         if (key == "\"table\"") table = value;
       }
-      if (!db.empty() && !table.empty()) {
-        scratch_ = table_key(db, table);
-        const auto found = by_name_.find(scratch_);
-        if (found == by_name_.end()) return {};
-        return parse_and_apply(text, found->second);
+      if (db.empty() || table.empty()) return parsed_line(text);
+      scratch_ = table_key(db, table);
+      const auto found = by_name_.find(scratch_);
+      if (found == by_name_.end())
+        skipped = true;
+      else
+        table_index = found->second;
+    }
+    // A line is read without parsing only when it holds no second line's start (a torn line
+    // continued by the next one; a line that is parsed fails to parse then) and its "pos" is in
+    // cdc-stream's exact form.
+    if (skipped && text.find(kOpPrefix, 1) != std::string_view::npos) return parsed_line(text);
+    LinePos pos;
+    if (!scan_pos(text, commit, pos)) return parsed_line(text);
+    if (auto ordered = check_order(pos); !ordered) return ordered;
+    if (skipped) return {};
+    auto record = parse(text);
+    if (!record) return fail(record.error());
+    if (context_.check_only) return {};
+    if (op == "ddl") return ddl(*record);
+    return apply_change(*record, op, text, table_index);
+  }
+
+  Result<simdjson::dom::object> parse(std::string_view text) {
+    simdjson::dom::object record;
+    if (const auto error = parser_.parse(text.data(), text.size(), true).get_object().get(record); error)
+      return fail(reader_.error_here(
+          fmt::format("torn or malformed line ({}): the file was cut or written over; {}",
+                      simdjson::error_message(error), rerun())));
+    return record;
+  }
+
+  // A line that is not in cdc-stream's exact bytes (or a span line): parsed whole.
+  Result<void> parsed_line(std::string_view text) {
+    auto parsed = parse(text);
+    if (!parsed) return fail(parsed.error());
+    const simdjson::dom::object record = *parsed;
+    std::string_view op;
+    if (record["op"].get_string().get(op) != simdjson::SUCCESS)
+      return fail(reader_.error_here(fmt::format("no \"op\" string: not a line of cdc-stream; {}", rerun())));
+    if (!is_deltas_kind(op)) return other_kind(op);
+    if (op == "span_start") return span_start(record);
+    if (auto in_span = check_in_span(op); !in_span) return in_span;
+    if (op == "span_end") return span_end(record);
+    LinePos pos;
+    simdjson::dom::object pos_object;
+    if (record["pos"].get_object().get(pos_object) != simdjson::SUCCESS ||
+        pos_object["file"].get_string().get(pos.file) != simdjson::SUCCESS ||
+        pos_object["offset"].get_uint64().get(pos.offset) != simdjson::SUCCESS)
+      return fail(reader_.error_here("\"pos\" is missing, or lacks \"file\" or \"offset\""));
+    simdjson::dom::element gtid;
+    if ((op == "commit" ? record["gtid"] : pos_object["gtid"]).get(gtid) == simdjson::SUCCESS && !gtid.is_null() &&
+        gtid.get_string().get(pos.gtid) != simdjson::SUCCESS)
+      return fail(reader_.error_here("\"gtid\" is neither a string nor null"));
+    if (auto ordered = check_order(pos); !ordered) return ordered;
+    if (op == "commit" || op == "incident" || context_.check_only) return {};
+    if (op == "ddl") return ddl(record);
+    return apply_change(record, op, text, SIZE_MAX);
+  }
+
+  Result<void> other_kind(std::string_view op) {
+    return fail(reader_.error_here(fmt::format(
+        "op \"{}\" is not a line of cdc-stream{}: --deltas takes the output of cdc-stream --from FROM --until UNTIL; "
+        "{}",
+        op, source_of(op), rerun())));
+  }
+
+  // Every line but span_start comes after span_start and before span_end.
+  Result<void> check_in_span(std::string_view op) {
+    if (start_line_ == 0)
+      return fail(reader_.error_here(fmt::format(
+          "the deltas do not start with a span_start line (the first line is op \"{}\"): they are not the whole "
+          "output of a bounded cdc-stream --until; {}",
+          op, rerun())));
+    if (end_line_ != 0)
+      return fail(reader_.error_here(fmt::format(
+          "op \"{}\" after the span_end line (line {}): the deltas were appended to or pieced together; {}", op,
+          end_line_, rerun())));
+    return {};
+  }
+
+  Result<gtid::Position> span_position(simdjson::dom::object record, std::string_view op) {
+    std::string_view text;
+    if (record["position"].get_string().get(text) != simdjson::SUCCESS)
+      return fail(reader_.error_here(fmt::format("a {} line without a \"position\" string", op)));
+    auto position = gtid::Position::parse(text);
+    if (!position)
+      return fail(reader_.error_here(fmt::format("{} \"position\": {}", op, position.error().message)));
+    return position;
+  }
+
+  Result<void> span_start(simdjson::dom::object record) {
+    if (start_line_ != 0)
+      return fail(reader_.error_here(fmt::format(
+          "a second span_start line (the first is at line {}): two cdc-stream outputs were put together; {}",
+          start_line_, rerun())));
+    start_line_ = reader_.line_number();
+    auto start = span_position(record, "span_start");
+    if (!start) return fail(start.error());
+    // At or before every chunk's low: in the watermarks' form, else by binlog coordinates.
+    for (const ChunkInfo& chunk : context_.chunks) {
+      bool covered = false;
+      if (start->kind == chunk.low.kind) {
+        covered = contains(chunk.low, *start);
+      } else if (start->kind == Kind::file && !chunk.low_file.empty()) {
+        covered = !file_before(chunk.low_file, chunk.low_offset, start->file.file, start->file.offset);
+      } else {
+        return fail(reader_.error_here(fmt::format(
+            "the deltas start at {} (span_start), {}, and the low watermark of {} is {}, {}: they cannot be "
+            "compared, so the deltas are not shown to cover the chunks; {}",
+            start->to_string(), kind_name(start->kind), chunk.describe(), chunk.low.to_string(),
+            kind_name(chunk.low.kind), rerun())));
       }
-    } else if (trim_json_space(text).empty()) {
+      if (!covered)
+        return fail(reader_.error_here(fmt::format(
+            "the deltas start at {} (span_start), after the low watermark {} of {}{}: the changes between them are "
+            "missing; {}",
+            start->to_string(), chunk.low.to_string(), chunk.describe(),
+            chunk.low.kind == start->kind ? fmt::format(" (the lowest low is {})", context_.lowest_low.to_string())
+                                          : fmt::format(" (binlog {}:{})", chunk.low_file, chunk.low_offset),
+            rerun())));
+    }
+    return {};
+  }
+
+  Result<void> span_end(simdjson::dom::object record) {
+    end_line_ = reader_.line_number();
+    auto end = span_position(record, "span_end");
+    if (!end) return fail(end.error());
+    LinePos pos;
+    simdjson::dom::object pos_object;
+    const bool has_pos = record["pos"].get_object().get(pos_object) == simdjson::SUCCESS &&
+                         pos_object["file"].get_string().get(pos.file) == simdjson::SUCCESS &&
+                         pos_object["offset"].get_uint64().get(pos.offset) == simdjson::SUCCESS;
+    if (has_pos)
+      if (auto ordered = check_order(pos); !ordered) return ordered;
+    const gtid::Position& high = context_.high;
+    const std::string_view which = context_.high_is_until ? "--until" : "the highest high watermark";
+    const auto cannot_compare = [&](std::string_view why) {
+      return fail(reader_.error_here(fmt::format(
+          "the deltas end at {} (span_end), {}, and H* ({}) is {}, {}: {}, so the deltas are not shown to reach "
+          "H*; {}",
+          end->to_string(), kind_name(end->kind), which, high.to_string(), kind_name(high.kind), why, rerun())));
+    };
+    const auto short_of = [&](const std::string& reached, const std::string& needed) {
+      return fail(reader_.error_here(fmt::format(
+          "the deltas end at {}, before H* = {} ({}): the changes up to H* are missing; {}", reached,
+          needed, which, rerun())));
+    };
+    if (end->kind == high.kind) {
+      if (!contains(*end, high)) return short_of(fmt::format("{} (span_end)", end->to_string()), high.to_string());
       return {};
     }
-    return parse_and_apply(text, SIZE_MAX);
+    if (!has_pos) return cannot_compare("the span_end line has no \"pos\"");
+    const std::string reached = fmt::format("{} (span_end, at binlog {}:{})", end->to_string(), pos.file, pos.offset);
+    if (high.kind == Kind::file) {
+      if (file_before(pos.file, pos.offset, high.file.file, high.file.offset))
+        return short_of(reached, high.to_string());
+      return {};
+    }
+    // GTID H* and deltas without GTIDs: by the binlog coordinates of every chunk's high.
+    if (context_.high_is_until) return cannot_compare("--until has no binlog coordinates");
+    for (const ChunkInfo& chunk : context_.chunks) {
+      if (chunk.high_file.empty()) return cannot_compare(fmt::format("the high line of {} has no \"file\"", chunk.describe()));
+      if (file_before(pos.file, pos.offset, chunk.high_file, chunk.high_offset))
+        return short_of(reached, fmt::format("{} (the high of {} is at binlog {}:{})", high.to_string(),
+                                             chunk.describe(), chunk.high_file, chunk.high_offset));
+    }
+    return {};
+  }
+
+  // Lines in log order: "pos" never goes back, and MariaDB GTIDs grow per domain. Cheap for the
+  // lines of one transaction, which share their file and GTID.
+  Result<void> check_order(const LinePos& pos) {
+    if (last_line_ != 0 && file_before(pos.file, pos.offset, last_file_, last_offset_))
+      return fail(reader_.error_here(fmt::format(
+          "out of log order: pos {}:{} comes after {}:{} (line {}): transactions are swapped, or the deltas were "
+          "pieced together; {}",
+          pos.file, pos.offset, last_file_, last_offset_, last_line_, rerun())));
+    if (pos.file != last_file_) last_file_.assign(pos.file);
+    last_offset_ = pos.offset;
+    last_line_ = reader_.line_number();
+    // MariaDB GTIDs (D-S-N; MySQL's hold a ':'): a new transaction's seq_no is above its
+    // domain's last one.
+    if (pos.gtid.empty() || pos.gtid == last_gtid_ || pos.gtid.find(':') != std::string_view::npos) return {};
+    auto parsed = gtid::MariadbGtid::parse(pos.gtid);
+    if (!parsed) return fail(reader_.error_here(fmt::format("GTID '{}': {}", pos.gtid, parsed.error().message)));
+    last_gtid_.assign(pos.gtid);
+    for (DomainSeq& seen : domains_) {
+      if (seen.domain != parsed->domain_id) continue;
+      if (parsed->seq_no <= seen.seq)
+        return fail(reader_.error_here(fmt::format(
+            "out of log order: GTID {} comes after {} (line {}) in domain {}: transactions are swapped, or the "
+            "deltas were pieced together; {}",
+            pos.gtid, seen.gtid, seen.line, seen.domain, rerun())));
+      seen.seq = parsed->seq_no;
+      seen.gtid.assign(pos.gtid);
+      seen.line = last_line_;
+      return {};
+    }
+    domains_.push_back(DomainSeq{parsed->domain_id, parsed->seq_no, std::string(pos.gtid), last_line_});
+    return {};
   }
 
   // table_index: the table, when the prefix scan found it; SIZE_MAX to look it up.
-  Result<void> parse_and_apply(std::string_view text, std::size_t table_index) {
-    simdjson::dom::object record;
-    if (const auto error = parser_.parse(text.data(), text.size(), true).get_object().get(record); error) {
-      if (!reader_.terminated())
-        return fail(reader_.error_here("torn last line: the input ends mid-record (the writer was probably interrupted)"));
-      return fail(reader_.error_here(fmt::format("malformed JSON: {}", simdjson::error_message(error))));
-    }
-    std::string_view op;
-    if (record["op"].get_string().get(op) != simdjson::SUCCESS)
-      return fail(reader_.error_here("no \"op\" string: not a cdc-stream output line"));
-    if (op == "ddl") return ddl(record);
-    if (op != "c" && op != "u" && op != "d") return {};  // commit, incident, future kinds
+  Result<void> apply_change(simdjson::dom::object record, std::string_view op, std::string_view text,
+                            std::size_t table_index) {
     std::string_view db;
     std::string_view table_name;
     if (record["db"].get_string().get(db) != simdjson::SUCCESS ||
@@ -323,6 +633,20 @@ class Applier {
   std::string identity_;
   std::string line_;
   std::string tail_;
+  // The span lines' line numbers (0: not seen), and the last line in log order.
+  std::uint64_t start_line_ = 0;
+  std::uint64_t end_line_ = 0;
+  std::string last_file_;
+  std::uint64_t last_offset_ = 0;
+  std::uint64_t last_line_ = 0;
+  std::string last_gtid_;
+  struct DomainSeq {
+    std::uint32_t domain;
+    std::uint64_t seq;
+    std::string gtid;
+    std::uint64_t line;
+  };
+  std::vector<DomainSeq> domains_;  // MariaDB: each domain's last GTID
 };
 
 }  // namespace

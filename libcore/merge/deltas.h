@@ -7,6 +7,12 @@
 // side only when the change is after that chunk's low. Changes after H* are not applied (the
 // stream from H* carries them) and are counted. Lines of tables not being merged, commit and
 // incident lines are skipped by a prefix scan, without parsing.
+//
+// The deltas must prove that they cover the merge (man/cdc-merge.1, "Input: changes"): a
+// span_start first line at or before every chunk's low, a span_end last line at or after H*,
+// every line whole (ended by a newline, well formed), of a cdc-stream kind, and in log order
+// (pos non-decreasing; MariaDB GTIDs increasing per domain). The order check reads "pos" from
+// the end of each line, where cdc-stream writes it, so skipped lines cost a few comparisons.
 
 #include <cstdint>
 #include <span>
@@ -24,6 +30,11 @@ struct DeltaContext {
   std::span<const TableInfo> tables;
   std::span<const std::uint32_t> chunk_group;  // effect group of each chunk
   gtid::Position high;                         // H*
+  bool high_is_until = false;                  // H* is --until, not the highest high
+  gtid::Position lowest_low;                   // for the fix in messages
+  // --check-deltas: only what shows the deltas cover the span (span lines, whole lines of
+  // cdc-stream's kinds, log order); no change applied, no DDL or image checked.
+  bool check_only = false;
 };
 
 struct DeltaSummary {
@@ -31,8 +42,10 @@ struct DeltaSummary {
   std::uint64_t changes_after_high = 0;  // changes of merged tables after H*, not applied
 };
 
-// Errors: Errc::corrupt_input "<deltas>:<line>: ..." for a malformed line, an image without a
-// key or identity column, a partial image, or a DDL on a merged table during the snapshot.
+// Errors: Errc::corrupt_input "<deltas>:<line>: ..." for a malformed or torn line, a line that
+// is not cdc-stream's, lines out of log order, deltas that do not cover the span (no span_start
+// or span_end line, or one on the wrong side of a watermark), an image without a key or
+// identity column, a partial image, or a DDL on a merged table during the snapshot.
 [[nodiscard]] Result<DeltaSummary> read_deltas(LineReader& reader, const DeltaContext& context, EffectStore& effects);
 
 // {"a":1,"b":"x"}: the members named by quoted_names with the given raw values, as

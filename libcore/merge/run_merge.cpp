@@ -62,8 +62,17 @@ Result<void> check_options(const Options& options) {
   if (dashes > 1) return fail(Errc::usage, "standard input (-) can be given only once");
   if (options.span) {
     if (options.deltas) return fail(Errc::usage, "--span reads only the chunk outputs: drop --deltas");
+    if (options.check_deltas) return fail(Errc::usage, "--span and --check-deltas do different things: give one");
+    // --output is where the merged snapshot goes (as FILE.partial, renamed when whole); --span
+    // writes no snapshot, and taking it silently would leave FILE unwritten.
+    if (options.output)
+      return fail(Errc::usage,
+                  "--output names the file for the merged snapshot, and --span writes none: drop --output "
+                  "(FROM UNTIL go to standard output; redirect them)");
     return {};
   }
+  if (options.check_deltas && options.output)
+    return fail(Errc::usage, "--check-deltas writes nothing: drop --output");
   if (!options.deltas)
     return fail(Errc::usage,
                 "--deltas FILE is required: the cdc-stream output from the lowest low to the highest high "
@@ -190,6 +199,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
 
   // H*.
   gtid::Position high = highest(highs);
+  const gtid::Position lowest_low = lowest(lows);
   if (options.until) {
     auto until = gtid::Position::parse(*options.until);
     if (!until) return fail(Errc::usage, fmt::format("--until: {}", until.error().message));
@@ -264,12 +274,14 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
       if (deltas_map.data != MAP_FAILED) effects.set_source(static_cast<const char*>(deltas_map.data), deltas_map.size);
     }
     LineReader reader(fd, name, fd == stdin_fd ? static_cast<std::uint64_t>(::lseek(fd, 0, SEEK_CUR)) : 0);
-    const DeltaContext context{*chunks, *tables, chunk_group, high};
+    const DeltaContext context{*chunks,    *tables,    chunk_group, high, options.until.has_value(),
+                               lowest_low, options.check_deltas};
     auto read = read_deltas(reader, context, effects);
     if (!read) return fail(read.error());
     summary.changes_applied = read->changes_applied;
     summary.changes_after_high = read->changes_after_high;
   }
+  if (options.check_deltas) return summary;
   summary.spill_runs = effects.runs();
   if (summary.changes_after_high > 0) {
     const std::string notice =

@@ -10,7 +10,8 @@
 //            sorted zstd runs past --memory-limit
 //   pass 2   per chunk, its rows with the effects applied (write_group), then one op:"high"
 //
-// --span stops after pass 1 and prints the lowest low and the highest high.
+// --span stops after pass 1 and prints the lowest low and the highest high; --check-deltas
+// stops after the deltas pass, having checked them without applying them.
 
 #include <cstdint>
 #include <optional>
@@ -27,6 +28,7 @@ struct Options {
   std::vector<std::string> inputs;    // chunk outputs; "-" = stdin (at most one "-" overall)
   std::optional<std::string> deltas;  // cdc-stream output; "-" = stdin
   bool span = false;                  // print "FROM UNTIL" and stop
+  bool check_deltas = false;          // check that the deltas cover the chunks, write nothing
   std::optional<std::string> until;   // H* instead of the highest high
   bool subset = false;                // merge only the given chunks of a table
   std::uint64_t memory_limit = kDefaultMemoryLimit;

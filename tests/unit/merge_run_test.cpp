@@ -26,16 +26,20 @@ struct Form {
   const char* name;
   std::string (*after)(int n);
   std::string (*gtid)(int n);
+  std::string earliest;  // before every watermark of the tests: the deltas' span_start
+  std::string latest;    // after every one: their span_end
 };
 const char* const kUuid = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
 std::uint64_t event_offset(int n) { return 1000 + 100 * static_cast<std::uint64_t>(n); }
 
 const Form kForms[] = {
-    {"MariaDB GTID", [](int n) { return fmt::format("0-1-{}", n); }, [](int n) { return fmt::format("0-1-{}", n); }},
+    {"MariaDB GTID", [](int n) { return fmt::format("0-1-{}", n); }, [](int n) { return fmt::format("0-1-{}", n); },
+     merge_test::kEarliestMariadb, merge_test::kLatestMariadb},
     {"MySQL GTID set", [](int n) { return fmt::format("{}:1-{}", kUuid, n); },
-     [](int n) { return fmt::format("{}:{}", kUuid, n); }},
+     [](int n) { return fmt::format("{}:{}", kUuid, n); }, fmt::format("{}:1", kUuid),
+     fmt::format("{}:1-1000000", kUuid)},
     {"FILE:OFFSET", [](int n) { return fmt::format("binlog.000001:{}", event_offset(n + 1)); },
-     [](int) { return std::string(); }},
+     [](int) { return std::string(); }, "binlog.000001:4", "binlog.999999:4"},
 };
 
 std::string ev(const Form& form, const std::string& op, const std::string& before, const std::string& after, int n,
@@ -45,9 +49,12 @@ std::string ev(const Form& form, const std::string& op, const std::string& befor
 
 // Two chunks of t.a: [-inf, 10) read at 10, [10, +inf) read at 12; H* = 13.
 struct Scenario {
+  const Form* form;
   std::string chunk0;
   std::string chunk1;
-  std::string deltas;
+  std::string deltas;  // the change lines
+  // The deltas as cdc-stream --from --until writes them.
+  [[nodiscard]] std::string covered() const { return merge_test::spanned(deltas, form->earliest, form->latest); }
 };
 
 Scenario two_chunks(const Form& form) {
@@ -75,7 +82,7 @@ Scenario two_chunks(const Form& form) {
   deltas += ev(form, "u", R"({"id":10,"v":"z"})", R"({"id":10,"v":"z2"})", 13);
   // 14: after H*.
   deltas += ev(form, "c", "null", R"({"id":7,"v":"late"})", 14);
-  return Scenario{chunk_text(c0), chunk_text(c1), deltas};
+  return Scenario{&form, chunk_text(c0), chunk_text(c1), deltas};
 }
 
 const std::vector<std::string> kTwoChunksRows = {
@@ -100,7 +107,7 @@ TEST_CASE("merge: the same scenario gives the same rows in every position form")
     TempFiles files;
     const Scenario s = two_chunks(form);
     const auto outcome = run_merge(files, options_for({files.write("c0", s.chunk0), files.write("c1", s.chunk1)},
-                                                      files.write("d", s.deltas)));
+                                                      files.write("d", s.covered())));
     REQUIRE_MESSAGE(outcome.result.has_value(), outcome.message());
     CHECK(row_lines(outcome.out) == kTwoChunksRows);
     CHECK(outcome.result->changes_after_high == 1);
@@ -118,9 +125,10 @@ TEST_CASE("merge: an update moving a key between chunks applies only on the side
   const Form& form = kForms[0];
   TempFiles files;
   Scenario s = two_chunks(form);
-  s.deltas += ev(form, "u", R"({"id":11,"v":"w2"})", R"({"id":4,"v":"moved"})", 13);
+  // Before the last line, the change after H*: the deltas stay in log order.
+  s.deltas.insert(s.deltas.rfind("{\"op\""), ev(form, "u", R"({"id":11,"v":"w2"})", R"({"id":4,"v":"moved"})", 13));
   const auto outcome = run_merge(files, options_for({files.write("c0", s.chunk0), files.write("c1", s.chunk1)},
-                                                    files.write("d", s.deltas)));
+                                                    files.write("d", s.covered())));
   REQUIRE_MESSAGE(outcome.result.has_value(), outcome.message());
   const auto rows = row_lines(outcome.out);
   REQUIRE(rows.size() == 4);
@@ -135,7 +143,7 @@ TEST_CASE("merge: unchanged snapshot rows are copied byte for byte") {
   TempFiles files;
   const Scenario s = two_chunks(form);
   const auto outcome = run_merge(files, options_for({files.write("c0", s.chunk0), files.write("c1", s.chunk1)},
-                                                    files.write("d", "")));
+                                                    files.write("d", merge_test::spanned(""))));
   REQUIRE_MESSAGE(outcome.result.has_value(), outcome.message());
   std::string expected;
   for (const std::string& text : {s.chunk0, s.chunk1})
@@ -163,7 +171,7 @@ TEST_CASE("merge: multi-domain MariaDB positions") {
   deltas += change("c", "null", R"({"id":21})", "0-1-11", "binlog.000001", 200);  // after c0's only: chunk 1 skips
   deltas += change("c", "null", R"({"id":22})", "2-3-1", "binlog.000001", 300);   // domain 2: after all lows...
   const auto outcome = run_merge(files, options_for({files.write("c0", chunk_text(c0)), files.write("c1", chunk_text(c1))},
-                                                    files.write("d", deltas)));
+                                                    files.write("d", merge_test::spanned(deltas))));
   // ... but also after H* (no domain 2 there): not applied.
   REQUIRE_MESSAGE(outcome.result.has_value(), outcome.message());
   const auto rows = row_lines(outcome.out);
@@ -188,7 +196,7 @@ TEST_CASE("merge: whole-row identity is a multiset") {
   deltas += change("c", "null", R"({"a":3,"b":"z"})", "0-1-3", "binlog.000001", 200);
   deltas += change("c", "null", R"({"a":3,"b":"z"})", "0-1-4", "binlog.000001", 300);
   deltas += change("u", R"({"a":2,"b":"y"})", R"({"a":2,"b":"y2"})", "0-1-5", "binlog.000001", 400);
-  auto options = options_for({files.write("c", chunk_text(c))}, files.write("d", deltas));
+  auto options = options_for({files.write("c", chunk_text(c))}, files.write("d", merge_test::spanned(deltas)));
   options.until = "0-1-5";
   const auto outcome = run_merge(files, options);
   REQUIRE_MESSAGE(outcome.result.has_value(), outcome.message());
@@ -223,7 +231,7 @@ TEST_CASE("merge: composite VARBINARY and integer key ranges") {
   deltas += change("c", "null", R"({"k":"Ag==","n":0})", "0-1-4", "binlog.000001", 200);    // chunk 1
   deltas += change("c", "null", R"({"k":"AQE=","n":0})", "0-1-4", "binlog.000001", 200);    // chunk 1 (longer)
   const auto outcome = run_merge(files, options_for({files.write("c0", chunk_text(c0)), files.write("c1", chunk_text(c1))},
-                                                    files.write("d", deltas)));
+                                                    files.write("d", merge_test::spanned(deltas))));
   REQUIRE_MESSAGE(outcome.result.has_value(), outcome.message());
   const auto rows = row_lines(outcome.out);
   REQUIRE(rows.size() == 4);
@@ -274,7 +282,7 @@ TEST_CASE("merge: a key order that is not reproduced works when all lows are equ
   std::string deltas = change("d", R"({"g":"Ag==","id":2})", "null", "0-1-2", "binlog.000001", 100);
   deltas += change("c", "null", R"({"g":"Aw==","id":3})", "0-1-2", "binlog.000001", 100);
   const auto outcome = run_merge(files, options_for({files.write("c0", chunk_text(c0)), files.write("c1", chunk_text(c1))},
-                                                    files.write("d", deltas)));
+                                                    files.write("d", merge_test::spanned(deltas))));
   REQUIRE_MESSAGE(outcome.result.has_value(), outcome.message());
   const auto rows = row_lines(outcome.out);
   REQUIRE(rows.size() == 2);
@@ -284,7 +292,7 @@ TEST_CASE("merge: a key order that is not reproduced works when all lows are equ
   // With different lows it is an error naming the key.
   c1.low = "0-1-2";
   const auto failed = run_merge(files, options_for({files.write("c0", chunk_text(c0)), files.write("c1", chunk_text(c1))},
-                                                   files.write("d", deltas)));
+                                                   files.write("d", merge_test::spanned(deltas))));
   REQUIRE_FALSE(failed.result.has_value());
   CHECK(failed.result.error().code == cdc::Errc::unsupported);
   CHECK(failed.message().find("t.a: cannot tell which chunk a change belongs to (chunk key g)") != std::string::npos);
@@ -294,7 +302,7 @@ TEST_CASE("merge: --subset merges only the given chunks") {
   const Form& form = kForms[0];
   TempFiles files;
   const Scenario s = two_chunks(form);
-  auto options = options_for({files.write("c1", s.chunk1)}, files.write("d", s.deltas));
+  auto options = options_for({files.write("c1", s.chunk1)}, files.write("d", s.covered()));
   const auto missing = run_merge(files, options);
   REQUIRE_FALSE(missing.result.has_value());
   CHECK(missing.result.error().code == cdc::Errc::corrupt_input);
@@ -353,7 +361,7 @@ TEST_CASE("merge: --until must contain every high and sets H*") {
   const Form& form = kForms[0];
   TempFiles files;
   const Scenario s = two_chunks(form);
-  auto options = options_for({files.write("c0", s.chunk0), files.write("c1", s.chunk1)}, files.write("d", s.deltas));
+  auto options = options_for({files.write("c0", s.chunk0), files.write("c1", s.chunk1)}, files.write("d", s.covered()));
   options.until = "0-1-12";
   const auto early = run_merge(files, options);
   REQUIRE_FALSE(early.result.has_value());
@@ -372,7 +380,7 @@ TEST_CASE("merge: chunk outputs and deltas from standard input, and --output") {
   const Form& form = kForms[1];
   TempFiles files;
   const Scenario s = two_chunks(form);
-  auto options = options_for({"-"}, files.write("d", s.deltas));
+  auto options = options_for({"-"}, files.write("d", s.covered()));
   options.output = files.dir() + "/merged.ndjson";
   const auto outcome = run_merge(files, options, s.chunk0 + s.chunk1);
   REQUIRE_MESSAGE(outcome.result.has_value(), outcome.message());
@@ -381,7 +389,7 @@ TEST_CASE("merge: chunk outputs and deltas from standard input, and --output") {
   CHECK_FALSE(std::filesystem::exists(*options.output + ".partial"));
 
   auto from_stdin = options_for({files.write("c0", s.chunk0), files.write("c1", s.chunk1)}, "-");
-  const auto deltas_in = run_merge(files, from_stdin, s.deltas);
+  const auto deltas_in = run_merge(files, from_stdin, s.covered());
   REQUIRE_MESSAGE(deltas_in.result.has_value(), deltas_in.message());
   CHECK(row_lines(deltas_in.out) == kTwoChunksRows);
 }
@@ -430,7 +438,7 @@ TEST_CASE("merge: a tiny memory limit spills and splits passes with byte-identic
         break;
     }
   }
-  const std::string deltas_path = files.write("d", deltas);
+  const std::string deltas_path = files.write("d", merge_test::spanned(deltas));
   const auto unlimited = run_merge(files, options_for(inputs, deltas_path));
   REQUIRE_MESSAGE(unlimited.result.has_value(), unlimited.message());
   CHECK(unlimited.result->spill_runs == 0);
@@ -477,14 +485,16 @@ TEST_CASE("merge: deltas from a file or a pipe, with any memory limit, give the 
     for (int n = 0; n < 300; ++n) {
       const int id = static_cast<int>(random() % 200) * 2;
       const std::string gtid = fmt::format("0-1-{}", 11 + n * 9 / 300);
+      const std::uint64_t at = 100 + static_cast<std::uint64_t>(n) * 10;
       switch (n % 4) {
-        case 0: deltas += change("c", "null", row(401 + n * 2, fmt::format("n{}", n)), gtid, "b", 1); break;
-        case 1: deltas += change("d", row(id, fmt::format("v{}", id)), "null", gtid, "b", 1); break;
-        case 2: deltas += change("u", row(id, fmt::format("v{}", id)), row(id, fmt::format("u{}", n)), gtid, "b", 1); break;
-        default: deltas += change("u", row(id, fmt::format("v{}", id)), row(id + 1, fmt::format("m{}", n)), gtid, "b", 1);
+        case 0: deltas += change("c", "null", row(401 + n * 2, fmt::format("n{}", n)), gtid, "binlog.000001", at); break;
+        case 1: deltas += change("d", row(id, fmt::format("v{}", id)), "null", gtid, "binlog.000001", at); break;
+        case 2: deltas += change("u", row(id, fmt::format("v{}", id)), row(id, fmt::format("u{}", n)), gtid, "binlog.000001", at); break;
+        default: deltas += change("u", row(id, fmt::format("v{}", id)), row(id + 1, fmt::format("m{}", n)), gtid, "binlog.000001", at);
       }
-      if (n % 10 == 9) deltas += merge_test::commit(gtid, gtid);
+      if (n % 10 == 9) deltas += merge_test::commit(gtid, gtid, "binlog.000001", at + 5);
     }
+    deltas = merge_test::spanned(deltas);
     const std::string deltas_path = files.write("d", deltas);
     const auto reference = run_merge(files, options_for({chunk}, deltas_path));
     REQUIRE_MESSAGE(reference.result.has_value(), reference.message());
@@ -522,5 +532,33 @@ TEST_CASE("merge: deltas from a file or a pipe, with any memory limit, give the 
       REQUIRE_MESSAGE(result.has_value(), (result ? std::string() : result.error().message));
       CHECK(merge_test::without_run_time(files.read(out_path)) == merge_test::without_run_time(reference.out));
     }
+  }
+}
+
+TEST_CASE("merge: deltas must span the lowest low to H* in every position form") {
+  for (const Form& form : kForms) {
+    CAPTURE(form.name);
+    TempFiles files;
+    const Scenario s = two_chunks(form);
+    const auto inputs = std::vector<std::string>{files.write("c0", s.chunk0), files.write("c1", s.chunk1)};
+    const auto merged = [&](const std::string& from, const std::string& until) {
+      return run_merge(files, options_for(inputs, files.write("d", merge_test::spanned(s.deltas, from, until))));
+    };
+    // Exactly the span: the lowest low (10) to H* (13).
+    const auto exact = merged(form.after(10), form.after(13));
+    REQUIRE_MESSAGE(exact.result.has_value(), exact.message());
+    CHECK(row_lines(exact.out) == kTwoChunksRows);
+    // Starting after the lowest low, or ending before H*.
+    const auto late = merged(form.after(11), form.after(13));
+    REQUIRE_FALSE(late.result.has_value());
+    CHECK(late.result.error().code == cdc::Errc::corrupt_input);
+    CHECK(late.message().find(fmt::format("/d:1: the deltas start at {} (span_start), after the low watermark {} of "
+                                          "t.a chunk 0/2",
+                                          form.after(11), form.after(10))) != std::string::npos);
+    const auto short_of = merged(form.after(10), form.after(12));
+    REQUIRE_FALSE(short_of.result.has_value());
+    CHECK(short_of.message().find(fmt::format("the deltas end at {} (span_end), before H* = {} (the highest high "
+                                              "watermark)",
+                                              form.after(12), form.after(13))) != std::string::npos);
   }
 }

@@ -156,11 +156,34 @@ inline std::string change(const std::string& op, const std::string& before, cons
          "\n";
 }
 
-inline std::string commit(const std::string& gtid, const std::string& position) {
+inline std::string commit(const std::string& gtid, const std::string& position,
+                          const std::string& file = "binlog.000001", std::uint64_t offset = 9) {
   return fmt::format(
-             R"({{"op":"commit","v":1,"gtid":"{}","pos":{{"file":"binlog.000001","offset":9}},"position":"{}","rows":1,"ts_ms":1}})",
-             gtid, position) +
+             R"({{"op":"commit","v":1,"gtid":"{}","pos":{{"file":"{}","offset":{}}},"position":"{}","rows":1,"ts_ms":1}})",
+             gtid, file, offset, position) +
          "\n";
+}
+
+// The first and last lines of a bounded cdc-stream output (--until).
+inline std::string span_start(const std::string& position) {
+  return fmt::format(R"({{"op":"span_start","v":1,"position":"{}"}})", position) + "\n";
+}
+inline std::string span_end(const std::string& position, const std::string& file = "binlog.999999",
+                            std::uint64_t offset = 4) {
+  return fmt::format(R"({{"op":"span_end","v":1,"position":"{}","pos":{{"file":"{}","offset":{}}},"until":"{}"}})",
+                     position, file, offset, position) +
+         "\n";
+}
+
+// Far before and after every watermark of these tests, per position form.
+inline const std::string kEarliestMariadb = "0-1-1";
+inline const std::string kLatestMariadb = "0-1-1000000,1-2-1000000,2-3-1000000";
+
+// lines between span lines: deltas that cover any span of the tests (MariaDB positions by
+// default).
+inline std::string spanned(const std::string& lines, const std::string& from = kEarliestMariadb,
+                           const std::string& until = kLatestMariadb) {
+  return span_start(from) + lines + span_end(until);
 }
 
 }  // namespace merge_test

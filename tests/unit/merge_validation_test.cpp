@@ -12,6 +12,9 @@ using merge_test::change;
 using merge_test::ChunkSpec;
 using merge_test::chunk_text;
 using merge_test::run_merge;
+using merge_test::span_end;
+using merge_test::span_start;
+using merge_test::spanned;
 using merge_test::TempFiles;
 
 namespace {
@@ -85,12 +88,13 @@ TEST_CASE("merge validation: malformed JSON in chunk outputs and deltas") {
   const std::string text = chunk_text(one_chunk());
   CHECK(run_error(files, {"\n" + text.substr(0, 30) + "\n"}, "").find("chunks0:2: malformed JSON: ") == 0);
   const std::string bad_delta = change("c", "null", R"({"id":3,"v":"z"})", "0-1-11", "b", 1);
-  CHECK(run_error(files, {text}, bad_delta + bad_delta.substr(0, 60) + "\n").find("deltas:2: malformed JSON: ") == 0);
+  CHECK(run_error(files, {text}, spanned(bad_delta + bad_delta.substr(0, 60) + "\n"))
+            .find("deltas:3: torn or malformed line (") == 0);
   // An r line without its key object is caught on the output pass, when its chunk has changes.
   std::string cut = text;
   const std::size_t key = cut.find(R"("key":{"id":2},)");
   cut.erase(key, 15);
-  const std::string deltas = change("c", "null", R"({"id":3,"v":"z"})", "0-1-11", "b", 1);
+  const std::string deltas = spanned(change("c", "null", R"({"id":3,"v":"z"})", "0-1-11", "b", 1));
   CHECK(run_error(files, {cut}, deltas).find("chunks0:3: an op:\"r\" line of t.a without its \"key\" object") == 0);
 }
 
@@ -109,13 +113,13 @@ TEST_CASE("merge validation: missing chunks are named") {
 TEST_CASE("merge validation: a change whose image lacks a key or identity column") {
   TempFiles files;
   const std::string text = chunk_text(one_chunk());
-  CHECK(run_error(files, {text}, change("c", "null", R"({"v":"z"})", "0-1-11", "b", 1)) ==
-        "deltas:1: t.a: the after image has no column \"id\" (a chunk key column): cdc-merge needs full row images "
+  CHECK(run_error(files, {text}, spanned(change("c", "null", R"({"v":"z"})", "0-1-11", "b", 1))) ==
+        "deltas:2: t.a: the after image has no column \"id\" (a chunk key column): cdc-merge needs full row images "
         "(binlog_row_image=FULL) with column names (binlog_row_metadata=FULL)");
   ChunkSpec c = one_chunk();
   c.identity = R"(["id","u"])";
-  CHECK(run_error(files, {chunk_text(c)}, change("d", R"({"id":1,"v":"x"})", "null", "0-1-11", "b", 1)) ==
-        "deltas:1: t.a: the before image has no column \"u\" (an identity column): cdc-merge needs full row images "
+  CHECK(run_error(files, {chunk_text(c)}, spanned(change("d", R"({"id":1,"v":"x"})", "null", "0-1-11", "b", 1))) ==
+        "deltas:2: t.a: the before image has no column \"u\" (an identity column): cdc-merge needs full row images "
         "(binlog_row_image=FULL) with column names (binlog_row_metadata=FULL)");
 }
 
@@ -125,8 +129,8 @@ TEST_CASE("merge validation: DDL on a merged table during the snapshot") {
   const std::string ddl =
       R"({"op":"ddl","v":1,"db":"t","sql":"ALTER TABLE a ADD COLUMN w int","pos":{"file":"b","offset":7,"index":0,"gtid":"0-1-11"},"ts_ms":1})"
       "\n";
-  CHECK(run_error(files, {text}, "\n" + ddl) ==
-        "deltas:2: DDL on t.a during the snapshot (ALTER TABLE a ADD COLUMN w int): snapshot the table again");
+  CHECK(run_error(files, {text}, spanned("\n" + ddl)) ==
+        "deltas:3: DDL on t.a during the snapshot (ALTER TABLE a ADD COLUMN w int): snapshot the table again");
   // Before the low, on another table, or after H*: ignored.
   std::string fine = ddl;
   fine.replace(fine.find("0-1-11"), 6, "0-1-9");
@@ -136,7 +140,7 @@ TEST_CASE("merge validation: DDL on a merged table during the snapshot") {
           "\n";
   cdc::merge::Options options;
   options.inputs = {files.write("c", text)};
-  options.deltas = files.write("d", fine);
+  options.deltas = files.write("d", spanned(fine));
   const auto outcome = run_merge(files, options);
   CHECK_MESSAGE(outcome.result.has_value(), outcome.message());
 }
@@ -238,12 +242,12 @@ TEST_CASE("merge: a chunk cdc-snapshot discarded and read again counts once, fro
   const std::string whole = chunk_text(one_chunk());
   cdc::merge::Options retried;
   retried.inputs.push_back(files.write("retried", partial + discard + whole));
-  retried.deltas = files.write("deltas", "");
+  retried.deltas = files.write("deltas", span_start("0-1-10") + span_end("0-1-12", "binlog.000001", 1150));
   const auto with_discard = run_merge(files, retried);
   REQUIRE_MESSAGE(with_discard.result.has_value(), with_discard.message());
   cdc::merge::Options clean;
   clean.inputs.push_back(files.write("clean", whole));
-  clean.deltas = files.write("deltas", "");
+  clean.deltas = files.write("deltas", span_start("0-1-10") + span_end("0-1-12", "binlog.000001", 1150));
   const auto without = run_merge(files, clean);
   REQUIRE(without.result.has_value());
   CHECK(merge_test::without_run_time(with_discard.out) == merge_test::without_run_time(without.out));
@@ -251,12 +255,265 @@ TEST_CASE("merge: a chunk cdc-snapshot discarded and read again counts once, fro
   CHECK(with_discard.out.find("stale") == std::string::npos);
 
   // A discard line must name the open chunk, and needs one.
-  CHECK(run_error(files, {discard + whole}, "") ==
+  CHECK(run_error(files, {discard + whole}, span_start("0-1-10") + span_end("0-1-12", "binlog.000001", 1150)) ==
         "chunks0:1: discard line without its chunk's low line: give whole cdc-snapshot outputs");
   ChunkSpec other = one_chunk(1, 2);
   std::string open_other = chunk_text(other);
   open_other.erase(open_other.rfind("{\"op\":\"high\""));
-  CHECK(run_error(files, {open_other + discard}, "") ==
+  CHECK(run_error(files, {open_other + discard}, span_start("0-1-10") + span_end("0-1-12", "binlog.000001", 1150)) ==
         "chunks0:4: discard line that does not name t.a chunk 1/2, the chunk open since line 1: the input mixes "
         "chunks; give each chunk's lines together, as cdc-snapshot writes them");
+// ---- deltas that must prove they cover the span (issue 11) ------------------------------------
+
+namespace {
+
+const std::string kRerun = "rerun cdc-stream --from 0-1-10 --until 0-1-12 to produce the deltas";
+
+// A transaction of one_chunk()'s table: an insert of id, then its commit line.
+std::string transaction(int id, int seq, std::uint64_t offset, const std::string& table = "a") {
+  const std::string gtid = fmt::format("0-1-{}", seq);
+  return change("c", "null", fmt::format(R"({{"id":{},"v":"n"}})", id), gtid, "binlog.000001", offset, 5000, "t",
+                table) +
+         merge_test::commit(gtid, gtid, "binlog.000001", offset + 50);
+}
+
+// The changes of a real sync from the lowest low (0-1-10) to H* (0-1-12).
+std::string whole_span() {
+  return span_start("0-1-10") + transaction(3, 11, 1000) + transaction(4, 12, 1100) +
+         span_end("0-1-12", "binlog.000001", 1150);
+}
+
+}  // namespace
+
+TEST_CASE("merge validation: deltas that cover the span are merged") {
+  TempFiles files;
+  cdc::merge::Options options;
+  options.inputs = {files.write("c", chunk_text(one_chunk()))};
+  options.deltas = files.write("d", whole_span());
+  const auto outcome = run_merge(files, options);
+  REQUIRE_MESSAGE(outcome.result.has_value(), outcome.message());
+  CHECK(outcome.result->changes_applied == 2);
+  // An empty span (every chunk read at one position) still has its two lines, and needs them.
+  ChunkSpec still = one_chunk();
+  still.high = still.low;
+  options.inputs = {files.write("c", chunk_text(still))};
+  options.deltas = files.write("d", span_start("0-1-10") + span_end("0-1-10", "binlog.000001", 900));
+  const auto empty_span = run_merge(files, options);
+  REQUIRE_MESSAGE(empty_span.result.has_value(), empty_span.message());
+  CHECK(run_error(files, {chunk_text(still)}, "") ==
+        "deltas: empty: the deltas need the span_start and span_end lines of a bounded cdc-stream; rerun cdc-stream "
+        "--from 0-1-10 --until 0-1-10 to produce the deltas");
+}
+
+TEST_CASE("merge validation: deltas cut before H* are refused") {
+  TempFiles files;
+  const std::string text = chunk_text(one_chunk());
+  // Cut after the first transaction, on a whole line: no span_end.
+  const std::string whole = whole_span();
+  const std::string first_half = span_start("0-1-10") + transaction(3, 11, 1000);
+  CHECK(run_error(files, {text}, first_half) ==
+        "deltas:3: the deltas end without their span_end line (the last pos is binlog.000001:1050, line 3): "
+        "cdc-stream stopped before --until, or the file was cut; " + kRerun);
+  // A span_end short of H*.
+  CHECK(run_error(files, {text}, first_half + span_end("0-1-11", "binlog.000001", 1050)) ==
+        "deltas:4: the deltas end at 0-1-11 (span_end), before H* = 0-1-12 (the highest high watermark): the changes "
+        "up to H* are missing; " + kRerun);
+  // Short of --until.
+  cdc::merge::Options options;
+  options.inputs = {files.write("c", text)};
+  options.deltas = files.write("d", whole);
+  options.until = "0-1-13";
+  const auto outcome = run_merge(files, options);
+  REQUIRE_FALSE(outcome.result.has_value());
+  CHECK(outcome.result.error().code == cdc::Errc::corrupt_input);
+  CHECK_MESSAGE(outcome.message().find("/d:6: the deltas end at 0-1-12 (span_end), before H* = 0-1-13 (--until)") !=
+                    std::string::npos,
+                outcome.message());
+}
+
+TEST_CASE("merge validation: torn lines are refused, last or not") {
+  TempFiles files;
+  const std::string text = chunk_text(one_chunk());
+  const std::string whole = whole_span();
+  // The last line without its newline, cut mid-line or whole.
+  CHECK(run_error(files, {text}, whole.substr(0, whole.size() - 20)) ==
+        "deltas:6: torn last line: it has no newline (the writer was interrupted mid-record, or the file was cut); " +
+            kRerun);
+  CHECK(run_error(files, {text}, whole.substr(0, whole.size() - 1)).find("deltas:6: torn last line") == 0);
+  // A torn line in the middle, continued by the next line: the lost change is of another
+  // table (read without parsing) or of the merged one.
+  const std::string other = change("c", "null", R"({"id":8,"v":"o"})", "0-1-11", "binlog.000001", 990, 5000, "t", "b");
+  const std::string mine = transaction(3, 11, 1000);
+  for (const std::string& torn : {other.substr(0, 70), mine.substr(0, 70)}) {
+    CAPTURE(torn);
+    CHECK(run_error(files, {text}, span_start("0-1-10") + torn + mine + transaction(4, 12, 1100) +
+                                       span_end("0-1-12", "binlog.000001", 1150))
+              .find("deltas:2: torn or malformed line (") == 0);
+  }
+  // Cut mid-line, followed by a newline.
+  CHECK(run_error(files, {text}, span_start("0-1-10") + other.substr(0, 60) + "\n" + mine + transaction(4, 12, 1100) +
+                                     span_end("0-1-12", "binlog.000001", 1150))
+            .find("deltas:2: torn or malformed line (") == 0);
+}
+
+TEST_CASE("merge validation: lines out of log order are refused") {
+  TempFiles files;
+  const std::string text = chunk_text(one_chunk());
+  // Two transactions swapped: 0-1-12 before 0-1-11.
+  CHECK(run_error(files, {text}, span_start("0-1-10") + transaction(4, 12, 1100) + transaction(3, 11, 1000) +
+                                     span_end("0-1-12", "binlog.000001", 1150)) ==
+        "deltas:4: out of log order: pos binlog.000001:1000 comes after binlog.000001:1150 (line 3): transactions "
+        "are swapped, or the deltas were pieced together; " + kRerun);
+  // The same for lines of another table, which are not parsed.
+  const auto other = [](int seq, std::uint64_t offset) {
+    return change("c", "null", R"({"id":8})", fmt::format("0-1-{}", seq), "binlog.000001", offset, 5000, "t", "b");
+  };
+  CHECK(run_error(files, {text}, span_start("0-1-10") + other(12, 1100) + other(11, 1000) +
+                                     span_end("0-1-12", "binlog.000001", 1150))
+            .find("deltas:3: out of log order: pos binlog.000001:1000 comes after binlog.000001:1100 (line 2)") == 0);
+  // A later file is a longer name or a larger one of equal length.
+  CHECK(run_error(files, {text}, span_start("0-1-10") + other(11, 4) +
+                                     change("c", "null", R"({"id":8})", "0-1-11", "binlog.000010", 4, 5000, "t", "b") +
+                                     change("c", "null", R"({"id":8})", "0-1-12", "binlog.000009", 9, 5000, "t", "b") +
+                                     span_end("0-1-12"))
+            .find("deltas:4: out of log order: pos binlog.000009:9 comes after binlog.000010:4 (line 3)") == 0);
+  // MariaDB GTIDs of one domain go up, even where the binlog coordinates say nothing.
+  const auto at_one_place = [](int seq) {
+    return change("c", "null", R"({"id":8})", fmt::format("0-1-{}", seq), "b", 1, 5000, "t", "b");
+  };
+  CHECK(run_error(files, {text}, span_start("0-1-10") + at_one_place(12) + at_one_place(11) + span_end("0-1-12")) ==
+        "deltas:3: out of log order: GTID 0-1-11 comes after 0-1-12 (line 2) in domain 0: transactions are swapped, "
+        "or the deltas were pieced together; " + kRerun);
+  // Other domains have their own sequence.
+  cdc::merge::Options options;
+  options.inputs = {files.write("c", text)};
+  options.deltas = files.write("d", span_start("0-1-10") + at_one_place(12) +
+                                        change("c", "null", R"({"id":8})", "1-1-3", "b", 1, 5000, "t", "b") +
+                                        span_end("0-1-12"));
+  const auto domains = run_merge(files, options);
+  CHECK_MESSAGE(domains.result.has_value(), domains.message());
+}
+
+TEST_CASE("merge validation: lines of another kind are refused") {
+  TempFiles files;
+  const std::string text = chunk_text(one_chunk());
+  // A plan passed as --deltas.
+  CHECK(run_error(files, {text},
+                  R"({"op":"chunk","v":1,"db":"t","table":"a","index":0,"count":1,"key":["id"],"start":null,"end":null})"
+                  "\n") ==
+        "deltas:1: op \"chunk\" is not a line of cdc-stream (a line of a cdc-plan plan): --deltas takes the output of "
+        "cdc-stream --from FROM --until UNTIL; " + kRerun);
+  // A chunk output, and a snapshot line inside the span.
+  CHECK(run_error(files, {text}, text).find("deltas:1: op \"low\" is not a line of cdc-stream (a line of a "
+                                            "cdc-snapshot chunk output or of a merged snapshot)") == 0);
+  const std::string r_line = text.substr(text.find('\n') + 1, text.find('\n', text.find('\n') + 1) - text.find('\n'));
+  CHECK(run_error(files, {text}, spanned(r_line)).find("deltas:2: op \"r\" is not a line of cdc-stream") == 0);
+  // Spaced differently, so read by parsing.
+  CHECK(run_error(files, {text}, spanned(R"({ "op" : "high", "v" : 1 })" "\n"))
+            .find("deltas:2: op \"high\" is not a line of cdc-stream") == 0);
+}
+
+TEST_CASE("merge validation: the span lines are required and must enclose the span") {
+  TempFiles files;
+  const std::string text = chunk_text(one_chunk());
+  const std::string changes = transaction(3, 11, 1000) + transaction(4, 12, 1100);
+  // No span_start: an unbounded stream, or cut at the start.
+  CHECK(run_error(files, {text}, changes + span_end("0-1-12", "binlog.000001", 1150)) ==
+        "deltas:1: the deltas do not start with a span_start line (the first line is op \"c\"): they are not the "
+        "whole output of a bounded cdc-stream --until; " + kRerun);
+  CHECK(run_error(files, {text}, changes).find("deltas:1: the deltas do not start with a span_start line") == 0);
+  // No span_end.
+  CHECK(run_error(files, {text}, span_start("0-1-10") + changes)
+            .find("deltas:5: the deltas end without their span_end line (the last pos is binlog.000001:1150, line "
+                  "5)") == 0);
+  // Starting after the lowest low.
+  ChunkSpec later = one_chunk(1, 2);
+  later.low = "0-1-11";
+  later.start = "[100]";
+  ChunkSpec first = one_chunk(0, 2);
+  first.end = "[100]";
+  CHECK(run_error(files, {chunk_text(first), chunk_text(later)},
+                  span_start("0-1-11") + transaction(4, 12, 1100) + span_end("0-1-12", "binlog.000001", 1150)) ==
+        "deltas:1: the deltas start at 0-1-11 (span_start), after the low watermark 0-1-10 of t.a chunk 0/2 (the "
+        "lowest low is 0-1-10): the changes between them are missing; " + kRerun);
+  // Lines after span_end, and a second span_start: outputs put together.
+  CHECK(run_error(files, {text}, whole_span() + transaction(5, 13, 1200))
+            .find("deltas:7: op \"c\" after the span_end line (line 6): the deltas were appended to or pieced "
+                  "together") == 0);
+  CHECK(run_error(files, {text}, span_start("0-1-10") + span_start("0-1-10") + span_end("0-1-12"))
+            .find("deltas:2: a second span_start line (the first is at line 1)") == 0);
+}
+
+TEST_CASE("merge validation: span lines in another position form than the watermarks") {
+  TempFiles files;
+  // GTID watermarks (their low lines at binlog.000001:4), deltas started at FILE:OFFSET: by the
+  // lows' binlog coordinates.
+  const std::string text = chunk_text(one_chunk());
+  cdc::merge::Options options;
+  options.inputs = {files.write("c", text)};
+  options.deltas = files.write("d", span_start("binlog.000001:4") + span_end("0-1-12"));
+  const auto by_file = run_merge(files, options);
+  CHECK_MESSAGE(by_file.result.has_value(), by_file.message());
+  CHECK(run_error(files, {text}, span_start("binlog.000001:5") + span_end("0-1-12"))
+            .find("deltas:1: the deltas start at binlog.000001:5 (span_start), after the low watermark 0-1-10 of t.a "
+                  "chunk 0/1 (binlog binlog.000001:4)") == 0);
+  // FILE:OFFSET watermarks, deltas started at a GTID: no way to compare.
+  ChunkSpec files_only = one_chunk();
+  files_only.low = "binlog.000001:400";
+  files_only.high = "binlog.000001:800";
+  const std::string file_text = chunk_text(files_only);
+  CHECK(run_error(files, {file_text}, span_start("0-1-10") + span_end("0-1-12", "binlog.000001", 900)) ==
+        "deltas:1: the deltas start at 0-1-10 (span_start), a MariaDB GTID position, and the low watermark of t.a "
+        "chunk 0/1 is binlog.000001:400, FILE:OFFSET: they cannot be compared, so the deltas are not shown to cover "
+        "the chunks; rerun cdc-stream --from binlog.000001:400 --until binlog.000001:800 to produce the deltas");
+  // FILE:OFFSET H*, deltas ending at a GTID position: by span_end's "pos".
+  options.inputs = {files.write("c", file_text)};
+  options.deltas = files.write("d", span_start("binlog.000001:400") + span_end("0-1-12", "binlog.000001", 800));
+  const auto end_by_pos = run_merge(files, options);
+  CHECK_MESSAGE(end_by_pos.result.has_value(), end_by_pos.message());
+  CHECK(run_error(files, {file_text}, span_start("binlog.000001:400") + span_end("0-1-12", "binlog.000001", 799))
+            .find("deltas:2: the deltas end at 0-1-12 (span_end, at binlog binlog.000001:799), before H* = "
+                  "binlog.000001:800") == 0);
+}
+
+TEST_CASE("merge validation: --check-deltas checks the deltas and writes nothing") {
+  TempFiles files;
+  cdc::merge::Options options;
+  options.inputs = {files.write("c", chunk_text(one_chunk()))};
+  options.deltas = files.write("d", whole_span());
+  options.check_deltas = true;
+  const auto fine = run_merge(files, options);
+  REQUIRE_MESSAGE(fine.result.has_value(), fine.message());
+  CHECK(fine.out.empty());
+  CHECK(fine.result->changes_applied == 0);
+  // A schema change of a merged table is the merge's to refuse: the deltas still cover the span.
+  const std::string ddl =
+      R"({"op":"ddl","v":1,"db":"t","sql":"ALTER TABLE a ADD COLUMN w int","pos":{"file":"binlog.000001","offset":990,"index":0,"gtid":"0-1-11"},"ts_ms":1})"
+      "\n";
+  options.deltas = files.write("d", span_start("0-1-10") + ddl + span_end("0-1-12"));
+  const auto with_ddl = run_merge(files, options);
+  CHECK_MESSAGE(with_ddl.result.has_value(), with_ddl.message());
+  options.check_deltas = false;
+  CHECK(run_merge(files, options).message().find("DDL on t.a during the snapshot") != std::string::npos);
+  options.check_deltas = true;
+  options.deltas = files.write("d", span_start("0-1-10") + transaction(3, 11, 1000));
+  const auto cut = run_merge(files, options);
+  REQUIRE_FALSE(cut.result.has_value());
+  CHECK(cut.result.error().code == cdc::Errc::corrupt_input);
+  CHECK(cut.message().find("the deltas end without their span_end line") != std::string::npos);
+  options.output = files.dir() + "/x";
+  CHECK(run_merge(files, options).result.error().code == cdc::Errc::usage);
+}
+
+TEST_CASE("merge validation: --span takes no --output") {
+  TempFiles files;
+  cdc::merge::Options options;
+  options.inputs = {files.write("c", chunk_text(one_chunk()))};
+  options.span = true;
+  options.output = files.dir() + "/span.txt";
+  const auto outcome = run_merge(files, options);
+  REQUIRE_FALSE(outcome.result.has_value());
+  CHECK(outcome.result.error().code == cdc::Errc::usage);
+  CHECK(outcome.message().find("--output names the file for the merged snapshot, and --span writes none") == 0);
+  CHECK_FALSE(std::filesystem::exists(*options.output));
 }

@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
   app.add_flag("--span", options.span,
                "Print the lowest low and the highest high as 'FROM UNTIL' (for cdc-stream --from/--until) and exit")
       ->group("Input");
+  app.add_flag("--check-deltas", options.check_deltas,
+               "Check that --deltas cover the chunks (span lines, order, whole lines), write nothing, exit 0 or 65")
+      ->group("Input");
   app.add_option("--until", options.until,
                  "H*: the position the merged snapshot is consistent at. Default: the highest high of the chunks")
       ->type_name("POS")
@@ -42,7 +45,9 @@ int main(int argc, char** argv) {
                  "Directory for spill files (removed at exit). Default: $TMPDIR, else /tmp")
       ->type_name("DIR")
       ->group("Resources");
-  app.add_option("--output", options.output, "Write to FILE (as FILE.partial, renamed when complete) instead of stdout")
+  app.add_option("--output", options.output,
+                 "Write the merged snapshot to FILE (as FILE.partial, renamed when complete) instead of stdout; "
+                 "not with --span")
       ->type_name("FILE")
       ->group("Output");
   cli.set_examples(

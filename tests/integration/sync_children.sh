@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# cdc-sync and the tools it runs (issue 11), against a throwaway MariaDB of its own:
+#   password  -pSECRET and --password=SECRET reach the tools in MYSQL_PWD: a running tool's
+#             command line (what ps shows every user) does not hold the password, its
+#             environment does, and it logs in with it;
+#   retry     a tool that exits 69 (server unavailable) is run again after a notice, and the
+#             run ends as if nothing had failed; one that keeps failing is given up after
+#             --retry-for, with exit 69;
+#   deltas    deltas.ndjson that fails cdc-merge's check (here: cut before its span_end line,
+#             with deltas.done there) is read again from FROM, once, and the snapshot is the
+#             same; a merge that fails for a chunk does not read them again; deltas that fail
+#             again stop cdc-sync with exit 65 and a clear error.
+# The tools are wrapped (CDC_TOOLS_DIR) to fail on demand: $work/tools/TOOL.fails holds how
+# many more runs of TOOL exit 69 at once, $work/tools/TOOL.runs counts its runs, and
+# $work/tools/cdc-stream.cut makes cdc-stream drop the last line of its --output file.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh" "$@"
+source "$(dirname "$0")/live_lib.sh"
+require_live_mode
+throwaway_start "$srv" || exit 1
+sync_bin="$source_dir/scripts/cdc-sync"
+
+root <<'SQL' >/dev/null || exit 1
+CREATE DATABASE s;
+USE s;
+CREATE TABLE s.items (id INT PRIMARY KEY AUTO_INCREMENT, v INT NOT NULL) ENGINE=InnoDB;
+INSERT INTO s.items (v) SELECT seq FROM seq_1_to_200;
+SQL
+
+wrapped=$work/tools
+mkdir -p "$wrapped"
+for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream; do
+  cat >"$wrapped/$tool" <<EOF
+#!/usr/bin/env bash
+runs=\$(( \$(cat "$wrapped/$tool.runs" 2>/dev/null || echo 0) + 1 ))
+echo "\$runs" >"$wrapped/$tool.runs"
+fails=\$(cat "$wrapped/$tool.fails" 2>/dev/null || echo 0)
+if (( fails > 0 )); then
+  echo \$((fails - 1)) >"$wrapped/$tool.fails"
+  echo "$tool: error: cannot connect to 127.0.0.1 (a test's stand-in failure)" >&2
+  exit 69
+fi
+if [[ $tool == cdc-stream && -e "$wrapped/cdc-stream.cut" ]]; then
+  status=0
+  "$tools_dir/$tool" "\$@" || status=\$?
+  for arg in "\$@"; do
+    [[ \$arg == --output=* ]] && sed -i '\$d' "\${arg#--output=}"
+  done
+  exit "\$status"
+fi
+exec "$tools_dir/$tool" "\$@"
+EOF
+  chmod +x "$wrapped/$tool"
+done
+runs_of() { cat "$wrapped/$1.runs" 2>/dev/null || echo 0; }
+reset_runs() { rm -f "$wrapped"/*.runs "$wrapped"/*.fails "$wrapped/cdc-stream.cut"; }
+
+# sync ARGS...: cdc-sync as the cdc user through the wrapped tools, the password in MYSQL_PWD
+# (a hang fails as 124).
+sync() {
+  MYSQL_PWD=$THROWAWAY_CDC_PASSWORD CDC_TOOLS_DIR=$wrapped timeout -k 5 120 \
+    "$sync_bin" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"
+}
+# without_run_time FILE: FILE without the merge's time (the high line's ts_ms).
+without_run_time() { sed 's/^\({"op":"high".*\)"ts_ms":[0-9]*/\1/' "$1"; }
+
+# ---- the password never on a tool's command line ---------------------------------------------
+for form in "-p$THROWAWAY_CDC_PASSWORD" "--password=$THROWAWAY_CDC_PASSWORD"; do
+  label=-pSECRET
+  [[ $form == --* ]] && label=--password=SECRET
+  dir=$work/pw${form:1:1}
+  env -u MYSQL_PWD CDC_TOOLS_DIR="$tools_dir" "$sync_bin" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$form" \
+    --tables s.items --dir "$dir" --mode no_data >"$work/pw.out" 2>"$work/pw.err" &
+  sync_pid=$!
+  bg_pids+=("$sync_pid")
+  # The final stream runs once its start is pinned (stream.state): it logged in.
+  wait_until 30 test -s "$dir/stream.state"
+  wait_until 10 pgrep -P "$sync_pid" -x cdc-stream >/dev/null
+  child=$(pgrep -P "$sync_pid" -x cdc-stream | head -n 1)
+  assert "$label: cdc-stream runs under cdc-sync" test -n "$child"
+  args=$(ps -o args= -p "${child:-0}")
+  assert "$label: ps shows the tool's command line ($args)" grep -q -- '--state=' <<<"$args"
+  assert "$label: ps does not show the password in it" bash -c '! grep -q -F -- "$1" <<<"$2"' _ \
+    "$THROWAWAY_CDC_PASSWORD" "$args"
+  assert "$label: the tool has it in MYSQL_PWD" \
+    grep -q -x -F "MYSQL_PWD=$THROWAWAY_CDC_PASSWORD" <(tr '\0' '\n' <"/proc/${child:-0}/environ")
+  kill -TERM "$sync_pid"
+  wait_exit "$sync_pid" 20
+  bg_pids=()
+  assert "$label: SIGTERM stops it cleanly (exit $status)" test "$status" == 0
+done
+assert "the password reached the server: no login error" bash -c '! grep -q "Access denied" "$1"' _ "$work/pw.err"
+
+# ---- a tool that exits 69 is run again ------------------------------------------------------
+reset_runs
+echo 1 >"$wrapped/cdc-stream.fails"
+expect "no_data, cdc-stream fails once with 69: exit 0" 0 sync --tables s.items --dir "$work/retry" \
+  --mode no_data --until now
+assert "the failure is announced on stderr" \
+  grep -q 'cdc-sync: notice: cdc-stream exited 69 (server unavailable); running it again in 1s' "$work/err"
+assert "cdc-stream ran three times: the failed pin, the pin, the stream ($(runs_of cdc-stream))" \
+  test "$(runs_of cdc-stream)" == 3
+
+reset_runs
+echo 1000 >"$wrapped/cdc-stream.fails"
+started=$SECONDS
+expect "cdc-stream fails every time: exit 69 after --retry-for" 69 sync --tables s.items --dir "$work/giveup" \
+  --mode no_data --until now --retry-for 2
+assert "giving up is announced" grep -q 'giving up (--retry-for 2)' "$work/err"
+assert "it gave up within --retry-for and a pause ($((SECONDS - started)) s)" test $((SECONDS - started)) -le 10
+
+reset_runs
+echo 2 >"$wrapped/cdc-plan.fails"
+echo 1 >"$wrapped/cdc-snapshot.fails"
+expect "initial_only, cdc-plan fails twice and cdc-snapshot once: exit 0" 0 sync --tables s.items \
+  --dir "$work/only" --mode initial_only -j 1 --chunk-size 50
+cp "$work/out" "$work/only.ndjson"
+assert "cdc-plan ran three times ($(runs_of cdc-plan))" test "$(runs_of cdc-plan)" == 3
+assert "the pauses double: 1 s, then 2 s" grep -q 'cdc-plan exited 69 (server unavailable); running it again in 2s' \
+  "$work/err"
+assert "cdc-snapshot's failure is retried too" grep -q 'notice: cdc-snapshot exited 69' "$work/err"
+assert "initial_only: every row is in the snapshot ($(grep -c '"op":"r"' "$work/only.ndjson"))" \
+  test "$(grep -c '"op":"r"' "$work/only.ndjson")" == 200
+
+# ---- deltas are trusted through cdc-merge's check -------------------------------------------
+only=$work/only
+assert "the deltas end with cdc-stream's span_end line" \
+  test "$(tail -n 1 "$only/deltas.ndjson" | jq -r .op)" == span_end
+# Deltas cut back before their span_end line, though cdc-stream once reached UNTIL.
+sed -i '$d' "$only/deltas.ndjson"
+rm -f "$only/snapshot.ndjson" "$only/snapshot.emitted"
+reset_runs
+expect "deltas without their span_end line: exit 0" 0 sync --tables s.items --dir "$only" --mode initial_only \
+  --chunk-size 50
+assert "the failed check is announced" \
+  grep -q "notice: $only/deltas.ndjson fails cdc-merge's check (.*span_end.*); reading the deltas again from" \
+  "$work/err"
+assert "the deltas were read again: cdc-stream ran once ($(runs_of cdc-stream))" test "$(runs_of cdc-stream)" == 1
+same_file "deltas read again: the same snapshot" <(without_run_time "$work/only.ndjson") \
+  <(without_run_time "$work/out")
+assert "the deltas read again end with span_end" \
+  test "$(tail -n 1 "$only/deltas.ndjson" | jq -r .op)" == span_end
+
+# A merge that fails for a chunk's sake does not read the deltas again.
+victim=$(ls "$only"/chunks/*.ndjson | head -n 1)
+cp "$victim" "$work/victim.ndjson"
+sed -i '$d' "$victim"
+rm -f "$only/snapshot.ndjson" "$only/snapshot.emitted"
+reset_runs
+expect "a chunk without its high line: exit 65" 65 sync --tables s.items --dir "$only" --mode initial_only \
+  --chunk-size 50
+assert "cdc-merge names the chunk" grep -q "cdc-merge: error: $victim:1: .* has no high line" "$work/err"
+assert "the deltas are not read again for it ($(runs_of cdc-stream) runs)" test "$(runs_of cdc-stream)" == 0
+assert "and no notice says so" bash -c '! grep -q "reading the deltas again" "$1"' _ "$work/err"
+cp "$work/victim.ndjson" "$victim"
+
+# Deltas that fail again: a clear error, and no snapshot.
+sed -i '$d' "$only/deltas.ndjson"
+rm -f "$only/snapshot.ndjson" "$only/snapshot.emitted"
+reset_runs
+touch "$wrapped/cdc-stream.cut"
+expect "deltas that fail the check twice: exit 65" 65 sync --tables s.items --dir "$only" --mode initial_only \
+  --chunk-size 50
+assert "the error says the deltas read again still fail" \
+  grep -q "cdc-sync: error: the deltas read again from .* still fail cdc-merge's check" "$work/err"
+assert "cdc-merge's own message names the deltas file" grep -q "cdc-merge: error: $only/deltas.ndjson:" "$work/err"
+assert "no snapshot is left behind" test ! -e "$only/snapshot.ndjson"
+
+finish
