@@ -263,6 +263,8 @@ TEST_CASE("merge: a chunk cdc-snapshot discarded and read again counts once, fro
   CHECK(run_error(files, {open_other + discard}, span_start("0-1-10") + span_end("0-1-12", "binlog.000001", 1150)) ==
         "chunks0:4: discard line that does not name t.a chunk 1/2, the chunk open since line 1: the input mixes "
         "chunks; give each chunk's lines together, as cdc-snapshot writes them");
+}
+
 // ---- deltas that must prove they cover the span (issue 11) ------------------------------------
 
 namespace {
