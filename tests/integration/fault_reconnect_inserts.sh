@@ -12,17 +12,15 @@ throwaway_start "$srv" || exit 1
 inserts=3000
 
 root -e 'CREATE DATABASE db; CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(40)) ENGINE=InnoDB' || exit 1
-cd "$work" || exit 1
-live_bg --from now --state st.json --output out.ndjson --tables 'db.*' 2>"$work/stream.err" &
+live_bg --from now --state "$work/st.json" --output "$work/out.ndjson" --tables 'db.*' 2>"$work/stream.err" &
 stream_pid=$!
 bg_pids+=("$stream_pid")
 assert "the stream connects (one Binlog Dump thread)" wait_dump_threads 1
-# --from now is resolved and saved before the inserts start: the state file exists.
-assert "the stream saved its state (st.json)" wait_until 10 test -s st.json
 
-# The inserts: one client, one autocommit INSERT a statement.
+# The inserts: one client, one autocommit INSERT a statement, 2 ms apart (so that the kills
+# below come while they run: unpaced, 3,000 take well under a second).
 for ((i = 1; i <= inserts; i++)); do
-  echo "INSERT INTO db.t VALUES ($i, 'row $i');"
+  echo "INSERT INTO db.t VALUES ($i, 'row $i'); DO SLEEP(0.002);"
 done >"$work/inserts.sql"
 root <"$work/inserts.sql" 2>"$work/inserts.err" &
 writer_pid=$!
@@ -58,7 +56,7 @@ assert "SIGTERM exits 0 (got $status)" test "$status" == 0
 echo "  stream stderr: $(head -c 600 "$work/stream.err" | tr '\n' ' ')"
 
 # Each id once: the inserts in the file, by id.
-grep '"op":"c"' out.ndjson | sed -n 's/.*"key":{"id":\([0-9]*\)}.*/\1/p' | sort -n >"$work/ids"
+grep '"op":"c"' "$work/out.ndjson" | sed -n 's/.*"key":{"id":\([0-9]*\)}.*/\1/p' | sort -n >"$work/ids"
 got=$(wc -l <"$work/ids")
 distinct=$(sort -u -n "$work/ids" | wc -l)
 missing=$(comm -23 <(seq 1 "$inserts" | sort) <(sort -u "$work/ids") | sort -n)
@@ -72,5 +70,5 @@ else
   [[ -n $missing ]] && echo "  $(wc -l <<<"$missing") lost: ids $(head -20 <<<"$missing" | tr '\n' ' ')..."
   [[ -n $doubled ]] && echo "  $(wc -l <<<"$doubled") twice: ids $(head -20 <<<"$doubled" | tr '\n' ' ')..."
 fi
-assert "no commit GTID twice" test -z "$(commit_gtids out.ndjson | sort | uniq -d)"
+assert "no commit GTID twice" test -z "$(commit_gtids "$work/out.ndjson" | sort | uniq -d)"
 finish
