@@ -28,16 +28,18 @@
 #   conn_kill     KILL of a connection of the cdc user that is not a binlog dump (the plan's and
 #                 the snapshots' connections), every 0.2-0.8 s
 #   server_kill   the server killed with SIGKILL and started again on its datadir and port,
-#                 every 1-2.5 s (the load reconnects: cdc-test-load --survive-disconnects)
+#                 every 0.5-1.5 s (the load reconnects: cdc-test-load --survive-disconnects)
 #   flush_storm   2 to 10 FLUSH BINARY LOGS in a row, every 0.2-0.8 s
 #   tool_kill     SIGKILL to a running tool (cdc-sync: its whole process group), every 0.7-2 s;
 #                 the tool is run again as the same command
 #   disk_full     the output's filesystem (a 32 MiB tmpfs holding the run's files) filled, held
 #                 full 0.3-1.5 s, then freed, every 0.5-1.5 s; a tool may exit 74 (anything
 #                 else fails) and is run again once the space is back
-#   slow_reader   the stream writes to a pipe whose reader stops for net_write_timeout (set to
-#                 2 s on the server) + 2 s, while 8 MB of rows go into another table to fill
-#                 the socket buffers, every 0.5-1.5 s
+#   slow_reader   the stream writes to a pipe whose reader stops for 2.5 s, longer than
+#                 net_write_timeout (set to 1 s on the server), while 8 MB of rows go into
+#                 another table to fill the socket buffers, every 0.2-0.8 s. A stream on a pipe
+#                 saves its state after every transaction (two fsyncs): the load is held to 40
+#                 transactions a second and runs twice as long, so that the stream keeps up
 #   proxy         the tools connect through cdc-test-proxy, which cuts (RST or FIN) or stalls
 #                 (1-4 s) a random connection every 0.4-1.5 s
 #
@@ -92,6 +94,7 @@ _fault_server_restart() {
   local pid i
   pid=$(cat "$srv/launcher.pid")
   kill -9 "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null # when it is our child: no "Killed" job report
   for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
   "${fault_server_argv[@]}" >>"$srv/stdout.log" 2>&1 &
   echo $! >"$srv/launcher.pid"
@@ -131,7 +134,7 @@ _fault_once() {
       fault_note "KILL of connection $target"
       ;;
     server_kill)
-      _fault_sleep_between 10 25
+      _fault_sleep_between 5 15
       _fault_server_restart || return 1
       fault_note "server killed with SIGKILL and started again"
       ;;
@@ -166,7 +169,7 @@ _fault_once() {
       fault_note "filesystem full for ${hold}s"
       ;;
     slow_reader)
-      _fault_sleep_between 5 15
+      _fault_sleep_between 2 8
       local readers=("$work"/readers.d/*)
       [[ -e ${readers[0]} ]] || return 1
       id=$(basename "$(_fault_pick "${readers[@]}")")
@@ -174,10 +177,10 @@ _fault_once() {
       local dumps_before dumps_after
       dumps_before=$(root -N -e "SELECT GROUP_CONCAT(ID) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")
       root -e "INSERT INTO bulk.filler (pad) SELECT REPEAT('f', 1000) FROM seq_1_to_8000" 2>/dev/null
-      sleep 4
+      sleep 2.5
       dumps_after=$(root -N -e "SELECT GROUP_CONCAT(ID) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")
       kill -CONT "$id" 2>/dev/null
-      fault_note "reader $id stopped for 4 s (dump threads before: $dumps_before, after: $dumps_after)"
+      fault_note "reader $id stopped for 2.5 s (dump threads before: $dumps_before, after: $dumps_after)"
       ;;
     proxy)
       sleep 1 # the proxy injects on its own
@@ -216,6 +219,24 @@ _fault_rerunnable() {
   return 1
 }
 
+# _fault_wait_exit PID SECONDS: live_lib's wait_exit, without bash's "Killed" job report on
+# stderr (a SIGKILL is what the tool_kill faults do).
+_fault_wait_exit() {
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do
+    kill -0 "$1" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$1" 2>/dev/null; then
+    status=still-running
+    kill -9 "$1"
+    wait "$1" 2>/dev/null
+  else
+    status=0
+    wait "$1" 2>/dev/null || status=$?
+  fi
+}
+
 # fault_run NAME CMD...: runs CMD (as cdc, its stdout as the caller's, its stderr appended to
 # $run_dir_err/NAME.err), again after a rerunnable exit (at most 60 times), each attempt
 # bounded to 120 s. Returns the last status; prints the failure with stderr.
@@ -227,7 +248,7 @@ fault_run() {
     MYSQL_PWD=$THROWAWAY_CDC_PASSWORD "$@" 2>>"$run_err/$name.err" &
     pid=$!
     echo "$name" >"$work/tools.d/$pid"
-    wait_exit "$pid" 120
+    _fault_wait_exit "$pid" 120
     rm -f "$work/tools.d/$pid"
     [[ $status == 0 ]] && return 0
     if [[ $status != still-running ]] && _fault_rerunnable "$status"; then
@@ -257,7 +278,7 @@ keep_check() {
   [[ -n $keep_failed || -z $keep_pid ]] && return 0
   kill -0 "$keep_pid" 2>/dev/null && return 0
   local status=0
-  wait "$keep_pid" || status=$?
+  wait "$keep_pid" 2>/dev/null || status=$?
   rm -f "$work/tools.d/$keep_pid"
   kill -9 -- "-$keep_pid" 2>/dev/null # what is left of its group
   keep_pid=
@@ -302,7 +323,7 @@ keep_stop() {
   fi
   kill -TERM "$keep_pid"
   local status
-  wait_exit "$keep_pid" 30
+  _fault_wait_exit "$keep_pid" 30
   keep_status=$status
   rm -f "$work/tools.d/$keep_pid"
   kill -9 -- "-$keep_pid" 2>/dev/null
@@ -432,6 +453,7 @@ _fault_run_begin() {
   fi
   local extra=()
   [[ $fault_kind == server_kill ]] && extra=(--survive-disconnects 60)
+  [[ $fault_kind == slow_reader ]] && extra=(--max-rate 40)
   proof_load_bg "$run_kind" "$run_db.t" "$seed" "$fault_load_seconds" "${extra[@]}"
 }
 # _fault_run_end: stops the proxy, waits for the load; the faults of the run on stdout.
@@ -501,7 +523,9 @@ fault_by_sync() {
   high=$(jq -r 'select(.op=="high").position' "$run_dir/sync/snapshot.ndjson")
   read -r span_from span_until <"$run_dir/sync/span"
   fault_check_once "cdc-sync's deltas" "$run_dir/sync/deltas.ndjson" "$span_from" "$span_until"
-  fault_check_once "cdc-sync --output" "$_sync_out" "$high" "$until_pos"
+  local what="cdc-sync --output"
+  [[ $fault_kind == slow_reader ]] && what="cdc-sync's stdout"
+  fault_check_once "$what" "$_sync_out" "$high" "$until_pos"
   if [[ $fault_kind == slow_reader ]]; then
     fault_check_replay "cdc-sync's stdout" "$_sync_out"
   else
@@ -634,7 +658,10 @@ fault_main() {
     fault_mounted=true
   fi
   local server_opts=()
-  [[ $fault_kind == slow_reader ]] && server_opts=(--net-write-timeout=2)
+  if [[ $fault_kind == slow_reader ]]; then
+    server_opts=(--net-write-timeout=1)
+    fault_load_seconds=${CDC_FAULT_LOAD_SECONDS:-16}
+  fi
   throwaway_start "$srv" "${server_opts[@]}" || exit 1
   fault_port=$THROWAWAY_PORT
   mapfile -d '' -t fault_server_argv <"/proc/$(cat "$srv/launcher.pid")/cmdline"

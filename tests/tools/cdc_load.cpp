@@ -277,6 +277,7 @@ struct Options {
   std::optional<std::uint64_t> transactions;
   std::optional<std::uint64_t> key_space;
   std::optional<double> survive_disconnects;
+  std::optional<double> max_rate;
 };
 
 struct Counters {
@@ -504,6 +505,8 @@ int main(int argc, char** argv) {
                  "1000");
   app.add_option("--survive-disconnects", options.survive_disconnects,
                  "On a lost connection, reconnect (trying for up to SECONDS) and go on with the next transaction");
+  app.add_option("--max-rate", options.max_rate, "At most this many transactions a second (evenly spaced)")
+      ->check(CLI::PositiveNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -547,6 +550,11 @@ int main(int argc, char** argv) {
     const std::uint64_t done = counters.committed + counters.rolled_back;
     if (options.transactions && done >= *options.transactions) break;
     if (options.seconds && elapsed() >= *options.seconds) break;
+    if (options.max_rate) {
+      const double due = static_cast<double>(done) / *options.max_rate;
+      if (const double ahead = due - elapsed(); ahead > 0)
+        std::this_thread::sleep_for(std::chrono::duration<double>(ahead));
+    }
     try {
       load.transaction(counters);
     } catch (const Disconnected&) {
