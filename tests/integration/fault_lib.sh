@@ -20,7 +20,8 @@
 #   - every stream output (cdc-sync's --output and its deltas; the deltas and the tail by hand)
 #     holds every transaction between its start and its end exactly once: its commit GTIDs are
 #     those of a fault-free cdc-stream over the same range, none twice, none missing (the
-#     first lost or doubled GTID is named);
+#     first lost or doubled GTID is named), and then its lines are that stream's, line for
+#     line (span lines aside; the first differing line is shown);
 #   - faults were injected: at least CDC_FAULT_MIN (default 20) across the script.
 #
 # Fault kinds (KIND):
@@ -36,8 +37,9 @@
 #                 full 0.3-1.5 s, then freed, every 0.5-1.5 s; a tool may exit 74 (anything
 #                 else fails) and is run again once the space is back
 #   slow_reader   the stream writes to a pipe whose reader stops for 2.5 s, longer than
-#                 net_write_timeout (set to 1 s on the server), while 8 MB of rows go into
-#                 another table to fill the socket buffers, every 0.2-0.8 s. A stream on a pipe
+#                 net_write_timeout (set to 1 s on the server), while 4 MB of rows go into
+#                 db.bulk (streamed too: the pipe, then the socket buffers fill, and the server
+#                 blocks on its write), every 0.2-0.8 s. A stream on a pipe
 #                 saves its state after every transaction (two fsyncs): the load is held to 40
 #                 transactions a second and runs twice as long, so that the stream keeps up
 #   proxy         the tools connect through cdc-test-proxy, which cuts (RST or FIN) or stalls
@@ -176,7 +178,7 @@ _fault_once() {
       kill -STOP "$id" 2>/dev/null || return 1
       local dumps_before dumps_after
       dumps_before=$(root -N -e "SELECT GROUP_CONCAT(ID) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")
-      root -e "INSERT INTO bulk.filler (pad) SELECT REPEAT('f', 1000) FROM seq_1_to_8000" 2>/dev/null
+      root -e "INSERT INTO \`$run_db\`.bulk (pad) SELECT REPEAT('f', 1000) FROM \`$run_db\`.seq_1_to_4000" 2>>"$work/injector.err"
       sleep 2.5
       dumps_after=$(root -N -e "SELECT GROUP_CONCAT(ID) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")
       kill -CONT "$id" 2>/dev/null
@@ -237,15 +239,24 @@ _fault_wait_exit() {
   fi
 }
 
-# fault_run NAME CMD...: runs CMD (as cdc, its stdout as the caller's, its stderr appended to
-# $run_dir_err/NAME.err), again after a rerunnable exit (at most 60 times), each attempt
-# bounded to 120 s. Returns the last status; prints the failure with stderr.
+# fault_run NAME [--stdout FILE] CMD...: runs CMD (as cdc, its stdout to FILE, written anew by
+# each attempt, else the caller's; its stderr appended to $run_err/NAME.err), again after a
+# rerunnable exit (at most 60 times), each attempt bounded to 120 s. Returns the last status;
+# prints the failure with stderr.
 fault_run() {
-  local name=$1
+  local name=$1 out=
   shift
+  if [[ $1 == --stdout ]]; then
+    out=$2
+    shift 2
+  fi
   local attempt pid status
   for ((attempt = 1; attempt <= 60; attempt++)); do
-    MYSQL_PWD=$THROWAWAY_CDC_PASSWORD "$@" 2>>"$run_err/$name.err" &
+    if [[ -n $out ]]; then
+      MYSQL_PWD=$THROWAWAY_CDC_PASSWORD "$@" >"$out" 2>>"$run_err/$name.err" &
+    else
+      MYSQL_PWD=$THROWAWAY_CDC_PASSWORD "$@" 2>>"$run_err/$name.err" &
+    fi
     pid=$!
     echo "$name" >"$work/tools.d/$pid"
     _fault_wait_exit "$pid" 120
@@ -376,8 +387,24 @@ fault_check_once() {
   missing=$(comm -23 <(sort -u "$ref.gtids") <(sort -u "$file.gtids"))
   extra=$(comm -13 <(sort -u "$ref.gtids") <(sort -u "$file.gtids"))
   if [[ -z $doubled && -z $missing && -z $extra ]] && cmp -s "$ref.gtids" "$file.gtids"; then
-    passes=$((passes + 1))
-    echo "ok   $name holds each of the $want transactions from $from to $until exactly once"
+    # The same transactions: then the same lines too (a change line written twice inside one
+    # transaction, or lost from it, shows here). Span lines aside: the fault-free run has its own.
+    grep -v '^{"op":"span_' "$ref" >"$ref.lines"
+    grep -v '^{"op":"span_' "$file" >"$file.lines"
+    if cmp -s "$ref.lines" "$file.lines"; then
+      passes=$((passes + 1))
+      echo "ok   $name holds each of the $want transactions from $from to $until exactly once, line for line"
+      return
+    fi
+    failures=$((failures + 1))
+    local at
+    at=$(cmp "$ref.lines" "$file.lines" 2>&1 | sed -n 's/.*line \([0-9]*\).*/\1/p' | head -1)
+    echo "FAIL $name: each transaction's commit line once, but the lines differ from the fault-free stream's at line ${at:-?} (span lines aside):"
+    echo "  $(wc -l <"$file.lines") lines, expected $(wc -l <"$ref.lines")"
+    if [[ -n $at ]]; then
+      echo "  expected: $(sed -n "${at}p" "$ref.lines" | cut -c1-300)"
+      echo "  got:      $(sed -n "${at}p" "$file.lines" | cut -c1-300)"
+    fi
     return
   fi
   failures=$((failures + 1))
@@ -412,6 +439,7 @@ fault_check_replay() {
   fi
   proof_compare "$run_db.t" "$copy"
   proof_compare "$run_db.marker" "$copy"
+  [[ $fault_kind == slow_reader ]] && proof_compare "$run_db.bulk" "$copy"
 }
 
 # fault_expect_exit NAME WANT GOT
@@ -443,6 +471,9 @@ _fault_run_begin() {
   echo "# $fault_kind, seed $seed, $mode: $run_kind key, $fault_rows rows, load ${fault_load_seconds}s"
   proof_create "$run_kind" "$run_db.t" "$fault_rows" "$seed" || return 1
   root -e "CREATE TABLE \`$run_db\`.marker (id INT PRIMARY KEY)" || return 1
+  if [[ $fault_kind == slow_reader ]]; then
+    root -e "CREATE TABLE \`$run_db\`.bulk (id INT AUTO_INCREMENT PRIMARY KEY, pad VARCHAR(1000))" || return 1
+  fi
   if [[ $fault_kind == proxy ]]; then
     rm -f "$work/proxy.port"
     "$fault_proxy_tool" --target-port "$THROWAWAY_PORT" --seed "$seed" --port-file "$work/proxy.port" \
@@ -576,8 +607,8 @@ fault_by_tools() {
   fault_injector_start "$seed" "$fault_load_seconds"
   local ok=true
   RANDOM=$seed
-  if fault_run cdc-plan "$plan_tool" $(fault_connection) --tables "$run_db.*" --chunk-size "$fault_chunk_size" \
-      >"$work/$run_db.plan.ndjson"; then
+  if fault_run cdc-plan --stdout "$work/$run_db.plan.ndjson" "$plan_tool" $(fault_connection) --tables "$run_db.*" \
+      --chunk-size "$fault_chunk_size"; then
     split -n r/2 "$work/$run_db.plan.ndjson" "$work/$run_db.plan.part."
     local p1 p2 s1=0 s2=0
     _snapshot_worker "$work/$run_db.plan.part.aa" &
@@ -592,7 +623,7 @@ fault_by_tools() {
   fi
   local span_from span_until high
   if $ok; then
-    if fault_run cdc-merge-span "$merge_tool" --span "$run_dir"/chunks/* >"$work/$run_db.span" &&
+    if fault_run cdc-merge-span --stdout "$work/$run_db.span" "$merge_tool" --span "$run_dir"/chunks/* &&
       read -r span_from span_until <"$work/$run_db.span" && [[ -n $span_until ]]; then
       echo "  $(wc -l <"$work/$run_db.plan.ndjson") chunks, span $span_from .. $span_until"
       _stream_to cdc-stream-deltas "$run_dir/deltas.ndjson" --from "$span_from" --until "$span_until" || ok=false
@@ -603,7 +634,8 @@ fault_by_tools() {
     fi
   fi
   if $ok; then
-    if fault_run cdc-merge "$merge_tool" "$run_dir"/chunks/* --deltas "$run_dir/deltas.ndjson" >"$run_dir/merged.ndjson"; then
+    if fault_run cdc-merge --stdout "$run_dir/merged.ndjson" "$merge_tool" "$run_dir"/chunks/* \
+      --deltas "$run_dir/deltas.ndjson"; then
       high=$(jq -r 'select(.op=="high").position' "$run_dir/merged.ndjson")
       _tail_from=$high
       keep_start cdc-stream-tail _launch_tail
@@ -664,10 +696,9 @@ fault_main() {
   fi
   throwaway_start "$srv" "${server_opts[@]}" || exit 1
   fault_port=$THROWAWAY_PORT
+  # The server the faults kill is then no job of this shell's: no "Killed" report for it.
+  [[ $fault_kind == server_kill ]] && disown -a
   mapfile -d '' -t fault_server_argv <"/proc/$(cat "$srv/launcher.pid")/cmdline"
-  if [[ $fault_kind == slow_reader ]]; then
-    root -e "CREATE DATABASE bulk; CREATE TABLE bulk.filler (id INT AUTO_INCREMENT PRIMARY KEY, pad VARCHAR(1000))" || exit 1
-  fi
   local seed started=$SECONDS
   for seed in $fault_seeds; do
     fault_by_sync "$seed" || echo "  (the sync run of seed $seed stopped early)"
