@@ -29,21 +29,22 @@
 #   conn_kill     KILL of a connection of the cdc user that is not a binlog dump (the plan's and
 #                 the snapshots' connections), every 0.2-0.8 s
 #   server_kill   the server killed with SIGKILL and started again on its datadir and port,
-#                 every 0.5-1.5 s (the load reconnects: cdc-test-load --survive-disconnects)
+#                 every 0.4-1.2 s (the load reconnects: cdc-test-load --survive-disconnects)
 #   flush_storm   2 to 10 FLUSH BINARY LOGS in a row, every 0.2-0.8 s
 #   tool_kill     SIGKILL to a running tool (cdc-sync: its whole process group), every 0.7-2 s;
 #                 the tool is run again as the same command
-#   disk_full     the output's filesystem (a 32 MiB tmpfs holding the run's files) filled, held
+#   disk_full     the output's filesystem (a 128 MiB tmpfs holding the run's files, each run's
+#                 removed after its checks) filled, held
 #                 full 0.3-1.5 s, then freed, every 0.5-1.5 s; a tool may exit 74 (anything
 #                 else fails) and is run again once the space is back
 #   slow_reader   the stream writes to a pipe whose reader stops for 2.5 s, longer than
 #                 net_write_timeout (set to 1 s on the server), while 4 MB of rows go into
 #                 db.bulk (streamed too: the pipe, then the socket buffers fill, and the server
-#                 blocks on its write), every 0.2-0.8 s. A stream on a pipe
+#                 blocks on its write), every 0.1-0.5 s. A stream on a pipe
 #                 saves its state after every transaction (two fsyncs): the load is held to 40
 #                 transactions a second and runs twice as long, so that the stream keeps up
 #   proxy         the tools connect through cdc-test-proxy, which cuts (RST or FIN) or stalls
-#                 (1-4 s) a random connection every 0.4-1.5 s
+#                 (1-4 s) a random connection every 0.3-1.2 s
 #
 # Tunables (the long version: scripts/fault-proof.sh): CDC_FAULT_SEEDS, CDC_FAULT_LOAD_SECONDS
 # (default 8), CDC_FAULT_ROWS (2000), CDC_FAULT_CHUNK_SIZE (100), CDC_FAULT_MIN (20).
@@ -136,7 +137,7 @@ _fault_once() {
       fault_note "KILL of connection $target"
       ;;
     server_kill)
-      _fault_sleep_between 5 15
+      _fault_sleep_between 4 12
       _fault_server_restart || return 1
       fault_note "server killed with SIGKILL and started again"
       ;;
@@ -171,7 +172,7 @@ _fault_once() {
       fault_note "filesystem full for ${hold}s"
       ;;
     slow_reader)
-      _fault_sleep_between 2 8
+      _fault_sleep_between 1 5
       local readers=("$work"/readers.d/*)
       [[ -e ${readers[0]} ]] || return 1
       id=$(basename "$(_fault_pick "${readers[@]}")")
@@ -476,9 +477,10 @@ _fault_run_begin() {
     root -e "CREATE TABLE \`$run_db\`.bulk (id INT AUTO_INCREMENT PRIMARY KEY, pad VARCHAR(1000))" || return 1
   fi
   if [[ $fault_kind == proxy ]]; then
+    _fault_proxy_stop # the previous run's
     rm -f "$work/proxy.port"
     "$fault_proxy_tool" --target-port "$THROWAWAY_PORT" --seed "$seed" --port-file "$work/proxy.port" \
-      --min-interval 0.4 --max-interval 1.5 2>"$run_err/proxy.log" &
+      --min-interval 0.3 --max-interval 1.2 2>"$run_err/proxy.log" &
     proxy_pid=$!
     wait_until 10 test -s "$work/proxy.port" || { echo "  cdc-test-proxy did not start: $(cat "$run_err/proxy.log")"; return 1; }
     fault_port=$(<"$work/proxy.port")
@@ -488,13 +490,20 @@ _fault_run_begin() {
   [[ $fault_kind == slow_reader ]] && extra=(--max-rate 40)
   proof_load_bg "$run_kind" "$run_db.t" "$seed" "$fault_load_seconds" "${extra[@]}"
 }
-# _fault_run_end: stops the proxy, waits for the load; the faults of the run on stdout.
+# _fault_proxy_stop: ends the run's proxy (the tools are done with it).
+_fault_proxy_stop() {
+  [[ -n $proxy_pid ]] || return 0
+  kill -TERM "$proxy_pid" 2>/dev/null
+  wait "$proxy_pid" 2>/dev/null
+  proxy_pid=
+}
+# _fault_run_end: ends the faults (the proxy goes on forwarding: SIGUSR1), waits for the load;
+# the faults of the run on stdout.
 _fault_run_end() {
   local n
   if [[ -n $proxy_pid ]]; then
-    kill -TERM "$proxy_pid" 2>/dev/null
-    wait "$proxy_pid" 2>/dev/null
-    proxy_pid=
+    kill -USR1 "$proxy_pid" 2>/dev/null
+    wait_until 5 grep -q 'no more faults' "$run_err/proxy.log"
     grep 'fault [0-9]*:' "$run_err/proxy.log" >>"$fault_log"
   fi
   fault_injector_wait
@@ -688,7 +697,7 @@ fault_main() {
   fault_fs="$work/fs"
   mkdir -p "$fault_fs"
   if [[ $fault_kind == disk_full ]]; then
-    if ! mount -t tmpfs -o size=32m tmpfs "$fault_fs" 2>"$work/mount.err"; then
+    if ! mount -t tmpfs -o size=128m tmpfs "$fault_fs" 2>"$work/mount.err"; then
       echo "skipped: cannot mount a tmpfs for the full-filesystem faults (needs root): $(cat "$work/mount.err")"
       exit 77
     fi
@@ -707,7 +716,9 @@ fault_main() {
   local seed started=$SECONDS
   for seed in $fault_seeds; do
     fault_by_sync "$seed" || echo "  (the sync run of seed $seed stopped early)"
+    [[ $fault_kind == disk_full ]] && rm -rf "$fault_fs/f_sync_$seed"
     fault_by_tools "$seed" || echo "  (the tools run of seed $seed stopped early)"
+    [[ $fault_kind == disk_full ]] && rm -rf "$fault_fs/f_tools_$seed"
   done
   if ((fault_total >= fault_min)); then
     passes=$((passes + 1))

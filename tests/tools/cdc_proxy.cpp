@@ -8,7 +8,8 @@
 //   rst    close both sides with SO_LINGER 0: the tool and the server see a reset
 //   fin    close both sides normally: the tool and the server see the end of the stream
 //   stall  stop forwarding both ways for --stall-min to --stall-max seconds, then go on
-// Each fault is one line on stderr; SIGTERM or SIGINT ends it with a summary line
+// Each fault is one line on stderr. SIGUSR1 ends the faults (the proxy goes on forwarding, so
+// that the tools can finish through it); SIGTERM or SIGINT ends it with a summary line
 // ("cdc-test-proxy: N faults: R rst, F fin, S stall; C connections"). Single-threaded: poll().
 
 #include <arpa/inet.h>
@@ -39,7 +40,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 volatile sig_atomic_t g_stop = 0;
+volatile sig_atomic_t g_quiet = 0;
 void on_signal(int) { g_stop = 1; }
+void on_quiet(int) { g_quiet = 1; }
 
 constexpr std::size_t kBufferBytes = 64 * 1024;
 
@@ -147,6 +150,9 @@ int main(int argc, char** argv) {
   action.sa_handler = on_signal;
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGINT, &action, nullptr);
+  struct sigaction quiet{};
+  quiet.sa_handler = on_quiet;
+  sigaction(SIGUSR1, &quiet, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
   const int listener = socket(AF_INET, SOCK_STREAM, 0);
@@ -189,7 +195,10 @@ int main(int argc, char** argv) {
 
   while (!g_stop) {
     const auto now = Clock::now();
-    if (now >= next_fault) {
+    if (g_quiet && now >= next_fault) {
+      fmt::print(stderr, "cdc-test-proxy: SIGUSR1: no more faults\n");
+      next_fault = Clock::time_point::max();
+    } else if (now >= next_fault) {
       next_fault = now + seconds(draw(min_interval, max_interval));
       if (!pairs.empty()) {
         Pair& victim = *pairs[std::uniform_int_distribution<std::size_t>(0, pairs.size() - 1)(random)];
@@ -224,7 +233,12 @@ int main(int argc, char** argv) {
       fds.push_back({p->client, client_events, 0});
       fds.push_back({p->server, server_events, 0});
     }
-    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_fault - Clock::now()).count();
+    // At most 100 ms, so that signals and stall ends are seen in time (next_fault may be max()).
+    const auto now_after = Clock::now();
+    const long long wait =
+        next_fault - now_after > std::chrono::milliseconds(100)
+            ? 100
+            : std::chrono::duration_cast<std::chrono::milliseconds>(next_fault - now_after).count();
     const int timeout = static_cast<int>(std::clamp<long long>(wait, 0, 100));
     if (poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) {
       fmt::print(stderr, "cdc-test-proxy: poll: {}\n", std::strerror(errno));
