@@ -34,9 +34,9 @@
 #   tool_kill     SIGKILL to a running tool (cdc-sync: its whole process group), every 0.7-2 s;
 #                 the tool is run again as the same command
 #   disk_full     the output's filesystem (a 128 MiB tmpfs holding the run's files, each run's
-#                 removed after its checks) filled, held
-#                 full 0.3-1.5 s, then freed, every 0.5-1.5 s; a tool may exit 74 (anything
-#                 else fails) and is run again once the space is back
+#                 removed after its checks) filled, held full 0.2-1 s, then freed, every
+#                 0.2-0.8 s; a tool may exit 74 (anything else fails) and is run again once
+#                 the space is back
 #   slow_reader   the stream writes to a pipe whose reader stops for 2.5 s, longer than
 #                 net_write_timeout (set to 1 s on the server), while 4 MB of rows go into
 #                 db.bulk (streamed too: the pipe, then the socket buffers fill, and the server
@@ -76,7 +76,7 @@ fault_cleanup() {
   local g
   for g in "${fault_groups[@]}"; do kill -9 -- "-$g" 2>/dev/null; done
   [[ -n $injector_pid ]] && kill -9 "$injector_pid" 2>/dev/null
-  [[ -n $proxy_pid ]] && kill -9 "$proxy_pid" 2>/dev/null
+  _fault_proxy_stop
   local pid
   for pid in "$work"/readers.d/*; do [[ -e $pid ]] && kill -9 "$(basename "$pid")" 2>/dev/null; done
   live_cleanup
@@ -163,10 +163,10 @@ _fault_once() {
       fault_note "SIGKILL to $what (pid $id)"
       ;;
     disk_full)
-      _fault_sleep_between 5 15
+      _fault_sleep_between 2 8
       dd if=/dev/zero of="$fault_fs/filler" bs=1M status=none 2>/dev/null
       local hold
-      hold=$(awk -v t=$((3 + RANDOM % 13)) 'BEGIN { printf "%.1f", t / 10 }')
+      hold=$(awk -v t=$((2 + RANDOM % 9)) 'BEGIN { printf "%.1f", t / 10 }')
       sleep "$hold"
       rm -f "$fault_fs/filler"
       fault_note "filesystem full for ${hold}s"
