@@ -720,6 +720,19 @@ fault_main() {
     fault_by_tools "$seed" || echo "  (the tools run of seed $seed stopped early)"
     [[ $fault_kind == disk_full ]] && rm -rf "$fault_fs/f_tools_$seed"
   done
+  # The faults had their effect: a full filesystem made a tool exit 74; a stopped reader made
+  # the server drop the dump connection (another Binlog Dump thread, or none, afterwards).
+  local effect
+  case $fault_kind in
+    disk_full)
+      effect=$(cat "$work"/*.faults | grep -c 'exited 74: run again')
+      assert "a full filesystem made a tool exit 74 ($effect times)" test "$effect" -gt 0
+      ;;
+    slow_reader)
+      effect=$(cat "$work"/*.faults | grep 'dump threads before: [0-9]' | grep -v -c -E 'before: ([0-9,]+), after: \1\)')
+      assert "a stopped reader made the server drop the dump connection ($effect times)" test "$effect" -gt 0
+      ;;
+  esac
   if ((fault_total >= fault_min)); then
     passes=$((passes + 1))
     echo "ok   $fault_total faults of kind $fault_kind injected (at least $fault_min)"
