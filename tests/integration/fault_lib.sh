@@ -27,7 +27,8 @@
 # Fault kinds (KIND):
 #   dump_kill     KILL of a Binlog Dump thread, every 0.2-1 s
 #   conn_kill     KILL of a connection of the cdc user that is not a binlog dump (the plan's and
-#                 the snapshots' connections), every 0.2-0.8 s
+#                 the snapshots' connections), every 0.1-0.4 s; such connections live only
+#                 while the snapshot runs: 4000 rows in chunks of 50 make it last
 #   server_kill   the server killed with SIGKILL and started again on its datadir and port,
 #                 every 0.4-1.2 s (the load reconnects: cdc-test-load --survive-disconnects)
 #   flush_storm   2 to 10 FLUSH BINARY LOGS in a row, every 0.2-0.8 s
@@ -129,7 +130,7 @@ _fault_once() {
       fault_note "KILL of the Binlog Dump thread $id"
       ;;
     conn_kill)
-      _fault_sleep_between 2 8
+      _fault_sleep_between 1 4
       mapfile -t ids < <(root -N -e "SELECT CONCAT(ID, ' ', COMMAND, ' ', LEFT(IFNULL(INFO, ''), 60)) FROM information_schema.PROCESSLIST
         WHERE USER = 'cdc' AND COMMAND NOT LIKE 'Binlog Dump%'" 2>/dev/null)
       target=$(_fault_pick "${ids[@]}") || return 1
@@ -704,6 +705,10 @@ fault_main() {
     fault_mounted=true
   fi
   local server_opts=()
+  if [[ $fault_kind == conn_kill ]]; then
+    fault_rows=${CDC_FAULT_ROWS:-4000}
+    fault_chunk_size=${CDC_FAULT_CHUNK_SIZE:-50}
+  fi
   if [[ $fault_kind == slow_reader ]]; then
     server_opts=(--net-write-timeout=1)
     fault_load_seconds=${CDC_FAULT_LOAD_SECONDS:-16}
