@@ -12,8 +12,9 @@
 # while faults of KIND come at seeded random moments for as long as the load runs. Then one
 # marker row is inserted, the stream must reach the server's position after it, and stops with
 # SIGTERM (exit 0). A tool is run again only where the fault kind says a rerun is how it is
-# used (tool_kill: after SIGKILL; disk_full: after its exit 74 once the space is back); any other
-# exit is a failure of the tool, reported with its stderr.
+# used (tool_kill: after SIGKILL; disk_full: after its exit 74 once the space is back; by hand
+# under server_kill and proxy: a tool whose first connection failed, exit 69, which the tools
+# do not retry by design); any other exit is a failure of the tool, reported with its stderr.
 # The verdict, per run:
 #   - the snapshot and the stream replay strictly (cdc-test-replay) into an empty copy equal to
 #     the source row for row;
@@ -241,6 +242,14 @@ _fault_wait_exit() {
   fi
 }
 
+# _fault_first_connection_failed NAME STATUS: a tool run by hand (not cdc-sync, which is to
+# deal with its tools itself) exited 69 because its first connection failed, which the tools do
+# not retry by design, under server_kill or proxy.
+_fault_first_connection_failed() {
+  [[ $1 != cdc-sync && $2 == 69 && ($fault_kind == server_kill || $fault_kind == proxy) ]] &&
+    tail -1 "$run_err/$1.err" | grep -q ': error: cannot connect to '
+}
+
 # fault_run NAME [--stdout FILE] CMD...: runs CMD (as cdc, its stdout to FILE, written anew by
 # each attempt, else the caller's; its stderr appended to $run_err/NAME.err), again after a
 # rerunnable exit (at most 60 times), each attempt bounded to 120 s. Returns the last status;
@@ -266,6 +275,14 @@ fault_run() {
     [[ $status == 0 ]] && return 0
     if [[ $status != still-running ]] && _fault_rerunnable "$status"; then
       fault_note "$name exited $status: run again"
+      continue
+    fi
+    # A tool's first connection is not retried (exit 69 "cannot connect to ...", as the man
+    # pages say): by hand, with the server restarting or the proxy cutting the handshake, the
+    # user runs the command again.
+    if _fault_first_connection_failed "$name" "$status"; then
+      fault_note "$name exited 69 on its first connection: run again"
+      sleep 0.5
       continue
     fi
     echo "  $name failed: exit $status (attempt $attempt); its stderr ends:"
@@ -297,6 +314,10 @@ keep_check() {
   keep_pid=
   if _fault_rerunnable "$status"; then
     fault_note "$keep_name exited $status: run again"
+    keep_start "$keep_name" "$keep_launcher"
+  elif _fault_first_connection_failed "$keep_name" "$status"; then
+    fault_note "$keep_name exited 69 on its first connection: run again"
+    sleep 0.5
     keep_start "$keep_name" "$keep_launcher"
   else
     keep_failed=$status
