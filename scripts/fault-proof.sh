@@ -19,7 +19,7 @@ source "$CDC_ROOT/scripts/lib/deps.sh"
 
 seeds=10 kinds="" jobs=2 load_seconds=""
 usage() {
-  sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 while (($#)); do
   case $1 in
