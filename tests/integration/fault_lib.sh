@@ -242,12 +242,13 @@ _fault_wait_exit() {
   fi
 }
 
-# _fault_first_connection_failed NAME STATUS: a tool run by hand (not cdc-sync, which is to
-# deal with its tools itself) exited 69 because its first connection failed, which the tools do
-# not retry by design, under server_kill or proxy.
+# _fault_first_connection_failed NAME STATUS [ERR_FILE]: a tool run by hand (not cdc-sync, which
+# is to deal with its tools itself) exited 69 because its first connection failed, which the
+# tools do not retry by design, under server_kill or proxy. ERR_FILE: its stderr (default
+# $run_err/NAME.err).
 _fault_first_connection_failed() {
   [[ $1 != cdc-sync && $2 == 69 && ($fault_kind == server_kill || $fault_kind == proxy) ]] &&
-    tail -1 "$run_err/$1.err" | grep -q ': error: cannot connect to '
+    tail -1 "${3:-$run_err/$1.err}" | grep -q ': error: cannot connect to '
 }
 
 # fault_run NAME [--stdout FILE] CMD...: runs CMD (as cdc, its stdout to FILE, written anew by
@@ -262,16 +263,19 @@ fault_run() {
     shift 2
   fi
   local attempt pid status
+  # This attempt's stderr on its own (two snapshot workers share NAME), then added to NAME.err.
+  local attempt_err="$run_err/$name.$BASHPID.attempt"
   for ((attempt = 1; attempt <= 60; attempt++)); do
     if [[ -n $out ]]; then
-      MYSQL_PWD=$THROWAWAY_CDC_PASSWORD "$@" >"$out" 2>>"$run_err/$name.err" &
+      MYSQL_PWD=$THROWAWAY_CDC_PASSWORD "$@" >"$out" 2>"$attempt_err" &
     else
-      MYSQL_PWD=$THROWAWAY_CDC_PASSWORD "$@" 2>>"$run_err/$name.err" &
+      MYSQL_PWD=$THROWAWAY_CDC_PASSWORD "$@" 2>"$attempt_err" &
     fi
     pid=$!
     echo "$name" >"$work/tools.d/$pid"
     _fault_wait_exit "$pid" 120
     rm -f "$work/tools.d/$pid"
+    cat "$attempt_err" >>"$run_err/$name.err"
     [[ $status == 0 ]] && return 0
     if [[ $status != still-running ]] && _fault_rerunnable "$status"; then
       fault_note "$name exited $status: run again"
@@ -280,13 +284,13 @@ fault_run() {
     # A tool's first connection is not retried (exit 69 "cannot connect to ...", as the man
     # pages say): by hand, with the server restarting or the proxy cutting the handshake, the
     # user runs the command again.
-    if _fault_first_connection_failed "$name" "$status"; then
+    if _fault_first_connection_failed "$name" "$status" "$attempt_err"; then
       fault_note "$name exited 69 on its first connection: run again"
       sleep 0.5
       continue
     fi
     echo "  $name failed: exit $status (attempt $attempt); its stderr ends:"
-    tail -5 "$run_err/$name.err" | sed 's/^/    /'
+    tail -5 "$attempt_err" | sed 's/^/    /'
     [[ $status == still-running ]] && status=124
     return "$status"
   done
