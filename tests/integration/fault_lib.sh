@@ -714,6 +714,10 @@ fault_by_tools() {
 # fault_main KIND: both runs for every seed under faults of KIND; the test's result.
 fault_main() {
   fault_kind=$1
+  # Bash reports each background job that a signal ended ("...: line N: PID Killed   CMD") on
+  # its stderr when it reaps it, whatever `wait` is redirected to; the faults kill tools by the
+  # dozen: keep those reports out, and everything else.
+  exec 2> >(grep --line-buffered -v -E '^[^ ]+: line [0-9]+: +[0-9]+ Killed  ' >&2)
   proof_require_tools
   if [[ $fault_kind == proxy && ! -x $fault_proxy_tool ]]; then
     echo "FAIL the test tool $fault_proxy_tool is not built (target cdc-test-proxy)"
