@@ -8,7 +8,10 @@
 // are read from the table, so a run is reproducible given the same seed and starting table.
 //
 // Any SQL error is fatal (exit 1, one line on stderr), except a duplicate key when inserting
-// a new key or moving a row to one: the statement is retried with another random key.
+// a new key or moving a row to one: the statement is retried with another random key; and,
+// with --survive-disconnects, a lost connection (the server killed, restarted, or the
+// connection killed): the load reconnects and goes on with the next transaction (the one
+// interrupted may or may not have committed; the proof compares with the table as it is).
 
 #include <mysql.h>
 
@@ -30,6 +33,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_set>
 #include <vector>
 
@@ -44,6 +48,18 @@ constexpr int kMaxKeyAttempts = 200;
 [[noreturn]] void fatal(std::string_view message) {
   fmt::print(stderr, "cdc-test-load: {}\n", message);
   std::exit(1);
+}
+
+// Thrown instead of a fatal error when the connection was lost and --survive-disconnects is on.
+struct Disconnected {
+  unsigned number;
+};
+// CR_CONNECTION_ERROR, CR_CONN_HOST_ERROR, CR_SERVER_GONE_ERROR, CR_SERVER_LOST,
+// ER_SERVER_SHUTDOWN, ER_CONNECTION_KILLED, ER_QUERY_INTERRUPTED (a KILL of the connection
+// can first interrupt the statement).
+bool is_disconnect(unsigned number) {
+  return number == 2002 || number == 2003 || number == 2006 || number == 2013 || number == 1053 ||
+         number == 1927 || number == 1317;
 }
 
 std::string hex_literal(std::string_view bytes) { return "X'" + cdc::mysql::hex_digits(bytes) + "'"; }
@@ -169,18 +185,26 @@ using Key = std::vector<std::string>;  // SQL literals of the key columns, in ke
 
 class Connection {
  public:
-  Connection(const std::string& socket, const std::string& host, unsigned port, const std::string& user) {
-    mysql_ = mysql_init(nullptr);
-    if (mysql_ == nullptr) fatal("mysql_init failed");
-    mysql_options(mysql_, MYSQL_SET_CHARSET_NAME, "utf8mb4");
-    const char* password = std::getenv("MYSQL_PWD");
-    if (mysql_real_connect(mysql_, host.empty() ? nullptr : host.c_str(), user.c_str(), password, nullptr, port,
-                           socket.empty() ? nullptr : socket.c_str(), 0) == nullptr)
-      fatal(fmt::format("cannot connect: {}", mysql_error(mysql_)));
+  Connection(const std::string& socket, const std::string& host, unsigned port, const std::string& user)
+      : socket_(socket), host_(host), port_(port), user_(user) {
+    if (!connect()) fatal(fmt::format("cannot connect: {}", mysql_error(mysql_)));
   }
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
   ~Connection() { mysql_close(mysql_); }
+
+  // Lost connections throw Disconnected instead of ending the program.
+  void survive_disconnects() { survive_ = true; }
+  // A new connection, tried every 100 ms for up to `seconds`; then `setup` statements again.
+  void reconnect(double seconds, const std::vector<std::string>& setup) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (!connect()) {
+      if (std::chrono::steady_clock::now() >= deadline)
+        fatal(fmt::format("cannot reconnect within {} s: {}", seconds, mysql_error(mysql_)));
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    for (const auto& sql : setup) exec(sql);
+  }
 
   // Runs sql; an error is fatal unless its number is `tolerated`, which is then returned
   // (0: success).
@@ -188,6 +212,7 @@ class Connection {
     if (mysql_real_query(mysql_, sql.data(), sql.size()) != 0) {
       const unsigned number = mysql_errno(mysql_);
       if (tolerated != 0 && number == tolerated) return number;
+      if (survive_ && is_disconnect(number)) throw Disconnected{number};
       fatal(fmt::format("error {}: {} in: {:.300}", number, mysql_error(mysql_), sql));
     }
     if (MYSQL_RES* result = mysql_store_result(mysql_)) mysql_free_result(result);
@@ -197,9 +222,12 @@ class Connection {
 
   // The first row of a query (values as bytes, NULL as nullopt), or nullopt when empty.
   std::optional<std::vector<std::optional<std::string>>> first_row(const std::string& sql) {
-    if (mysql_real_query(mysql_, sql.data(), sql.size()) != 0)
+    if (mysql_real_query(mysql_, sql.data(), sql.size()) != 0) {
+      if (survive_ && is_disconnect(mysql_errno(mysql_))) throw Disconnected{mysql_errno(mysql_)};
       fatal(fmt::format("error {}: {} in: {:.300}", mysql_errno(mysql_), mysql_error(mysql_), sql));
+    }
     MYSQL_RES* result = mysql_store_result(mysql_);
+    if (result == nullptr && survive_ && is_disconnect(mysql_errno(mysql_))) throw Disconnected{mysql_errno(mysql_)};
     if (result == nullptr) fatal(fmt::format("no result set: {} in: {:.300}", mysql_error(mysql_), sql));
     std::optional<std::vector<std::optional<std::string>>> out;
     if (MYSQL_ROW row = mysql_fetch_row(result)) {
@@ -217,6 +245,21 @@ class Connection {
   }
 
  private:
+  bool connect() {
+    if (mysql_ != nullptr) mysql_close(mysql_);
+    mysql_ = mysql_init(nullptr);
+    if (mysql_ == nullptr) fatal("mysql_init failed");
+    mysql_options(mysql_, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+    const char* password = std::getenv("MYSQL_PWD");
+    return mysql_real_connect(mysql_, host_.empty() ? nullptr : host_.c_str(), user_.c_str(), password, nullptr, port_,
+                              socket_.empty() ? nullptr : socket_.c_str(), 0) != nullptr;
+  }
+
+  std::string socket_;
+  std::string host_;
+  unsigned port_;
+  std::string user_;
+  bool survive_ = false;
   MYSQL* mysql_ = nullptr;
 };
 
@@ -233,6 +276,8 @@ struct Options {
   std::optional<double> seconds;
   std::optional<std::uint64_t> transactions;
   std::optional<std::uint64_t> key_space;
+  std::optional<double> survive_disconnects;
+  std::optional<double> max_rate;
 };
 
 struct Counters {
@@ -240,6 +285,7 @@ struct Counters {
   std::uint64_t rolled_back = 0;
   std::uint64_t statements = 0;
   std::uint64_t rows_changed = 0;  // in committed transactions
+  std::uint64_t interrupted = 0;   // cut by a lost connection: committed or not
 };
 
 class Load {
@@ -457,6 +503,10 @@ int main(int argc, char** argv) {
   app.add_option("--key-space", options.key_space,
                  "int keys are drawn from 0..K-1. Default: 4 * rows (--rows, else the rows in the table), at least "
                  "1000");
+  app.add_option("--survive-disconnects", options.survive_disconnects,
+                 "On a lost connection, reconnect (trying for up to SECONDS) and go on with the next transaction");
+  app.add_option("--max-rate", options.max_rate, "At most this many transactions a second (evenly spaced)")
+      ->check(CLI::PositiveNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -491,6 +541,7 @@ int main(int argc, char** argv) {
   if (options.create) load.create(database, options.rows);
   if (!options.seconds && !options.transactions) return 0;
   db.exec("SET autocommit = 0");
+  if (options.survive_disconnects) db.survive_disconnects();
 
   Counters counters;
   const auto started = std::chrono::steady_clock::now();
@@ -499,14 +550,24 @@ int main(int argc, char** argv) {
     const std::uint64_t done = counters.committed + counters.rolled_back;
     if (options.transactions && done >= *options.transactions) break;
     if (options.seconds && elapsed() >= *options.seconds) break;
-    load.transaction(counters);
+    if (options.max_rate) {
+      const double due = static_cast<double>(done) / *options.max_rate;
+      if (const double ahead = due - elapsed(); ahead > 0)
+        std::this_thread::sleep_for(std::chrono::duration<double>(ahead));
+    }
+    try {
+      load.transaction(counters);
+    } catch (const Disconnected&) {
+      ++counters.interrupted;
+      db.reconnect(*options.survive_disconnects, {"SET time_zone = '+00:00'", "SET autocommit = 0"});
+    }
   }
   const double seconds = elapsed();
   const std::uint64_t done = counters.committed + counters.rolled_back;
   fmt::print(stderr,
              "cdc-test-load: {}: {} transactions committed, {} rolled back, {} statements, {} rows changed "
-             "(committed) in {:.2f} s ({:.0f} transactions/s)\n",
+             "(committed), {} cut by a lost connection, in {:.2f} s ({:.0f} transactions/s)\n",
              options.table, counters.committed, counters.rolled_back, counters.statements, counters.rows_changed,
-             seconds, seconds > 0 ? static_cast<double>(done) / seconds : 0.0);
+             counters.interrupted, seconds, seconds > 0 ? static_cast<double>(done) / seconds : 0.0);
   return 0;
 }

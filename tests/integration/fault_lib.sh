@@ -1,0 +1,779 @@
+# The fault-injection proof (issue 11), shared by the tests/integration/fault_*.sh scripts, one
+# script per fault kind. Not a test itself: tests/CMakeLists.txt leaves it out of the fault_*.sh
+# glob by name.
+# Usage, after lib.sh, live_lib.sh and proof_lib.sh:   fault_main KIND
+#
+# For each seed of CDC_FAULT_SEEDS (default "1 2"), on fresh tables (db.t of a key shape that
+# rotates with the seed, and db.marker) under a seeded random load (cdc-test-load), two runs:
+#   sync   cdc-sync -j 2 --output FILE (a slow_reader run: stdout, read through a pipe)
+#   tools  the tools by hand: cdc-plan; two workers running cdc-snapshot --output-dir one chunk
+#          at a time; cdc-merge --span; cdc-stream --from --until --state --output (the
+#          deltas); cdc-merge; then cdc-stream --from HIGH --state --output (the tail)
+# while faults of KIND come at seeded random moments for as long as the load runs. Then one
+# marker row is inserted, the stream must reach the server's position after it, and stops with
+# SIGTERM (exit 0). A tool is run again only where the fault kind says a rerun is how it is
+# used (tool_kill: after SIGKILL; disk_full: after its exit 74 once the space is back; by hand
+# under server_kill and proxy: a tool whose first connection failed, exit 69, which the tools
+# do not retry by design); any other exit is a failure of the tool, reported with its stderr.
+# The verdict, per run:
+#   - the snapshot and the stream replay strictly (cdc-test-replay) into an empty copy equal to
+#     the source row for row;
+#   - every stream output (cdc-sync's --output and its deltas; the deltas and the tail by hand)
+#     holds every transaction between its start and its end exactly once: its commit GTIDs are
+#     those of a fault-free cdc-stream over the same range, none twice, none missing (the
+#     first lost or doubled GTID is named), and then its lines are that stream's, line for
+#     line (span lines aside; the first differing line is shown);
+#   - faults were injected: at least CDC_FAULT_MIN (default 20) across the script.
+#
+# Fault kinds (KIND):
+#   dump_kill     KILL of a Binlog Dump thread, every 0.2-1 s
+#   conn_kill     KILL of a connection of the cdc user that is not a binlog dump (the plan's and
+#                 the snapshots' connections), every 0.1-0.4 s; such connections live only
+#                 while the snapshot runs: 4000 rows in chunks of 50 make it last
+#   server_kill   the server killed with SIGKILL and started again on its datadir and port,
+#                 every 0.4-1.2 s (the load reconnects: cdc-test-load --survive-disconnects)
+#   flush_storm   2 to 10 FLUSH BINARY LOGS in a row, every 0.2-0.8 s
+#   tool_kill     SIGKILL to a running tool (cdc-sync: its whole process group), every 0.7-2 s;
+#                 the tool is run again as the same command
+#   disk_full     the output's filesystem (a 128 MiB tmpfs holding the run's files, each run's
+#                 removed after its checks) filled, held full 0.2-1 s, then freed, every
+#                 0.2-0.8 s; a tool may exit 74 (anything else fails) and is run again once
+#                 the space is back
+#   slow_reader   the stream writes to a pipe whose reader stops for 2.5 s, longer than
+#                 net_write_timeout (set to 1 s on the server), while 4 MB of rows go into
+#                 db.bulk (streamed too: the pipe, then the socket buffers fill, and the server
+#                 blocks on its write), every 0.1-0.5 s. A stream on a pipe
+#                 saves its state after every transaction (two fsyncs): the load is held to 40
+#                 transactions a second and runs twice as long, so that the stream keeps up
+#   proxy         the tools connect through cdc-test-proxy, which cuts (RST or FIN) or stalls
+#                 (1-4 s) a random connection every 0.3-1.2 s
+#
+# Tunables (the long version: scripts/fault-proof.sh): CDC_FAULT_SEEDS, CDC_FAULT_LOAD_SECONDS
+# (default 8), CDC_FAULT_ROWS (2000), CDC_FAULT_CHUNK_SIZE (100), CDC_FAULT_MIN (20).
+
+fault_seeds=${CDC_FAULT_SEEDS:-1 2}
+fault_load_seconds=${CDC_FAULT_LOAD_SECONDS:-8}
+fault_rows=${CDC_FAULT_ROWS:-2000}
+fault_chunk_size=${CDC_FAULT_CHUNK_SIZE:-100}
+fault_min=${CDC_FAULT_MIN:-20}
+fault_proxy_tool="$tools_dir/../tests/tools/cdc-test-proxy"
+plan_tool=$tools_dir/cdc-plan
+snapshot_tool=$tools_dir/cdc-snapshot
+merge_tool=$tools_dir/cdc-merge
+sync_tool=$source_dir/scripts/cdc-sync
+export CDC_TOOLS_DIR=$tools_dir # cdc-sync runs the tools under test
+
+fault_kind=
+fault_port=         # the port the tools connect to (the proxy's for proxy, else the server's)
+fault_fs=           # where a run's files go (a tmpfs for disk_full)
+fault_mounted=false
+fault_groups=()     # process groups started with setsid (killed whole on exit)
+fault_total=0       # faults injected so far in this script
+fault_log=          # this run's fault log
+injector_pid=
+proxy_pid=
+
+# Kill what we started, unmount the tmpfs, then live_lib's cleanup (server, bg_pids, $work).
+fault_cleanup() {
+  local g
+  for g in "${fault_groups[@]}"; do kill -9 -- "-$g" 2>/dev/null; done
+  [[ -n $injector_pid ]] && kill -9 "$injector_pid" 2>/dev/null
+  _fault_proxy_stop
+  local pid
+  for pid in "$work"/readers.d/*; do [[ -e $pid ]] && kill -9 "$(basename "$pid")" 2>/dev/null; done
+  live_cleanup
+  if $fault_mounted; then
+    umount "$fault_fs" 2>/dev/null || umount -l "$fault_fs" 2>/dev/null
+  fi
+}
+trap 'fault_cleanup; rm -rf "$work"' EXIT
+
+fault_connection() { echo -h 127.0.0.1 -P "$fault_port" -u cdc; }
+# fault_note TEXT: one line of the run's fault log (printed at the run's end).
+fault_note() { echo "$*" >>"$fault_log"; }
+
+# ---- the server: SIGKILL and start again (server_kill) ------------------------------------
+
+fault_server_argv=()
+_fault_server_restart() {
+  local pid i
+  pid=$(cat "$srv/launcher.pid")
+  kill -9 "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null # when it is our child: no "Killed" job report
+  for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+  "${fault_server_argv[@]}" >>"$srv/stdout.log" 2>&1 &
+  echo $! >"$srv/launcher.pid"
+  for ((i = 0; i < 600; i++)); do
+    mariadb-admin --no-defaults --socket="$THROWAWAY_SOCKET" -uroot ping >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "the server did not start again: $(tail -5 "$srv/error.log")" >&2
+  return 1
+}
+
+# ---- the injector --------------------------------------------------------------------------
+
+# _fault_sleep_between LO_TENTHS HI_TENTHS: sleeps a seeded random time in [LO, HI] tenths.
+_fault_sleep_between() { sleep "$(awk -v t=$(($1 + RANDOM % ($2 - $1 + 1))) 'BEGIN { printf "%.1f", t / 10 }')"; }
+
+# _fault_pick WORDS...: one of them at random (seeded), on stdout.
+_fault_pick() { (($#)) && { local all=("$@"); echo "${all[RANDOM % $#]}"; }; }
+
+# _fault_once: one fault of $fault_kind; logs it; returns 1 when there was nothing to hit.
+_fault_once() {
+  local id ids target n i
+  case $fault_kind in
+    dump_kill)
+      _fault_sleep_between 2 10
+      mapfile -t ids < <(root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'" 2>/dev/null)
+      id=$(_fault_pick "${ids[@]}") || return 1
+      root -e "KILL $id" 2>/dev/null || return 1
+      fault_note "KILL of the Binlog Dump thread $id"
+      ;;
+    conn_kill)
+      _fault_sleep_between 1 4
+      mapfile -t ids < <(root -N -e "SELECT CONCAT(ID, ' ', COMMAND, ' ', LEFT(IFNULL(INFO, ''), 60)) FROM information_schema.PROCESSLIST
+        WHERE USER = 'cdc' AND COMMAND NOT LIKE 'Binlog Dump%'" 2>/dev/null)
+      target=$(_fault_pick "${ids[@]}") || return 1
+      root -e "KILL ${target%% *}" 2>/dev/null || return 1
+      fault_note "KILL of connection $target"
+      ;;
+    server_kill)
+      _fault_sleep_between 4 12
+      _fault_server_restart || return 1
+      fault_note "server killed with SIGKILL and started again"
+      ;;
+    flush_storm)
+      _fault_sleep_between 2 8
+      n=$((2 + RANDOM % 9))
+      for ((i = 0; i < n; i++)); do root -e 'FLUSH BINARY LOGS' || return 1; done
+      fault_note "FLUSH BINARY LOGS x $n"
+      ;;
+    tool_kill)
+      _fault_sleep_between 7 20
+      local running=("$work"/tools.d/*)
+      [[ -e ${running[0]} ]] || return 1
+      target=$(_fault_pick "${running[@]}")
+      id=$(basename "$target")
+      local what
+      what=$(cat "$target" 2>/dev/null) || return 1
+      if [[ $what == group* ]]; then
+        kill -9 -- "-$id" 2>/dev/null || return 1
+      else
+        kill -9 "$id" 2>/dev/null || return 1
+      fi
+      fault_note "SIGKILL to $what (pid $id)"
+      ;;
+    disk_full)
+      _fault_sleep_between 2 8
+      dd if=/dev/zero of="$fault_fs/filler" bs=1M status=none 2>/dev/null
+      local hold
+      hold=$(awk -v t=$((2 + RANDOM % 9)) 'BEGIN { printf "%.1f", t / 10 }')
+      sleep "$hold"
+      rm -f "$fault_fs/filler"
+      fault_note "filesystem full for ${hold}s"
+      ;;
+    slow_reader)
+      _fault_sleep_between 1 5
+      local readers=("$work"/readers.d/*)
+      [[ -e ${readers[0]} ]] || return 1
+      id=$(basename "$(_fault_pick "${readers[@]}")")
+      kill -STOP "$id" 2>/dev/null || return 1
+      local dumps_before dumps_after
+      dumps_before=$(root -N -e "SELECT GROUP_CONCAT(ID) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")
+      root -e "INSERT INTO \`$run_db\`.bulk (pad) SELECT REPEAT('f', 1000) FROM \`$run_db\`.seq_1_to_4000" 2>>"$work/injector.err"
+      sleep 2.5
+      dumps_after=$(root -N -e "SELECT GROUP_CONCAT(ID) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")
+      kill -CONT "$id" 2>/dev/null
+      fault_note "reader $id stopped for 2.5 s (dump threads before: $dumps_before, after: $dumps_after)"
+      ;;
+    proxy)
+      sleep 1 # the proxy injects on its own
+      return 1
+      ;;
+  esac
+}
+
+# fault_injector_start SEED SECONDS: faults for SECONDS in the background (injector_pid).
+fault_injector_start() {
+  local seed=$1 seconds=$2
+  (
+    RANDOM=$seed
+    end=$((SECONDS + seconds))
+    while ((SECONDS < end)); do _fault_once; done
+  ) 2>>"$work/injector.err" &
+  injector_pid=$!
+}
+fault_injector_wait() {
+  [[ -n $injector_pid ]] && wait "$injector_pid" 2>/dev/null
+  injector_pid=
+}
+
+# ---- running the tools under faults ----------------------------------------------------------
+
+# _fault_rerunnable STATUS: the status is how this fault kind ends a tool, and running the same
+# command again is how a user recovers from it. Waits for the space to come back (disk_full).
+_fault_rerunnable() {
+  case $fault_kind:$1 in
+    tool_kill:137) return 0 ;;
+    disk_full:74)
+      wait_until 30 test ! -e "$fault_fs/filler"
+      return 0
+      ;;
+  esac
+  return 1
+}
+
+# _fault_wait_exit PID SECONDS: live_lib's wait_exit, without bash's "Killed" job report on
+# stderr (a SIGKILL is what the tool_kill faults do).
+_fault_wait_exit() {
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do
+    kill -0 "$1" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$1" 2>/dev/null; then
+    status=still-running
+    kill -9 "$1"
+    wait "$1" 2>/dev/null
+  else
+    status=0
+    wait "$1" 2>/dev/null || status=$?
+  fi
+}
+
+# _fault_first_connection_failed NAME STATUS [ERR_FILE]: a tool run by hand (not cdc-sync, which
+# is to deal with its tools itself) exited 69 because its first connection failed, which the
+# tools do not retry by design, under server_kill or proxy. ERR_FILE: its stderr (default
+# $run_err/NAME.err).
+_fault_first_connection_failed() {
+  [[ $1 != cdc-sync && $2 == 69 && ($fault_kind == server_kill || $fault_kind == proxy) ]] &&
+    tail -1 "${3:-$run_err/$1.err}" | grep -q ': error: cannot connect to '
+}
+
+# fault_run NAME [--stdout FILE] CMD...: runs CMD (as cdc, its stdout to FILE, written anew by
+# each attempt, else the caller's; its stderr appended to $run_err/NAME.err), again after a
+# rerunnable exit (at most 60 times), each attempt bounded to 120 s. Returns the last status;
+# prints the failure with stderr.
+fault_run() {
+  local name=$1 out=
+  shift
+  if [[ $1 == --stdout ]]; then
+    out=$2
+    shift 2
+  fi
+  local attempt pid status
+  # This attempt's stderr on its own (two snapshot workers share NAME), then added to NAME.err.
+  local attempt_err="$run_err/$name.$BASHPID.attempt"
+  for ((attempt = 1; attempt <= 60; attempt++)); do
+    if [[ -n $out ]]; then
+      MYSQL_PWD=$THROWAWAY_CDC_PASSWORD "$@" >"$out" 2>"$attempt_err" &
+    else
+      MYSQL_PWD=$THROWAWAY_CDC_PASSWORD "$@" 2>"$attempt_err" &
+    fi
+    pid=$!
+    echo "$name" >"$work/tools.d/$pid"
+    _fault_wait_exit "$pid" 120
+    rm -f "$work/tools.d/$pid"
+    cat "$attempt_err" >>"$run_err/$name.err"
+    [[ $status == 0 ]] && return 0
+    if [[ $status != still-running ]] && _fault_rerunnable "$status"; then
+      fault_note "$name exited $status: run again"
+      continue
+    fi
+    # A tool's first connection is not retried (exit 69 "cannot connect to ...", as the man
+    # pages say): by hand, with the server restarting or the proxy cutting the handshake, the
+    # user runs the command again.
+    if _fault_first_connection_failed "$name" "$status" "$attempt_err"; then
+      fault_note "$name exited 69 on its first connection: run again"
+      sleep 0.5
+      continue
+    fi
+    echo "  $name failed: exit $status (attempt $attempt); its stderr ends:"
+    tail -5 "$attempt_err" | sed 's/^/    /'
+    [[ $status == still-running ]] && status=124
+    return "$status"
+  done
+  echo "  $name: still failing after 60 attempts"
+  return 1
+}
+
+# A long-running tool kept alive: keep_start NAME LAUNCHER (LAUNCHER starts it in the background
+# with setsid and sets keep_pid); keep_check notices its end and starts it again after a
+# rerunnable exit, else sets keep_failed to its status.
+keep_name= keep_launcher= keep_pid= keep_failed= keep_status=
+keep_start() {
+  keep_name=$1 keep_launcher=$2 keep_failed=
+  "$keep_launcher"
+  fault_groups+=("$keep_pid")
+  echo "group $keep_name" >"$work/tools.d/$keep_pid"
+}
+keep_check() {
+  [[ -n $keep_failed || -z $keep_pid ]] && return 0
+  kill -0 "$keep_pid" 2>/dev/null && return 0
+  local status=0
+  wait "$keep_pid" 2>/dev/null || status=$?
+  rm -f "$work/tools.d/$keep_pid"
+  kill -9 -- "-$keep_pid" 2>/dev/null # what is left of its group
+  keep_pid=
+  if _fault_rerunnable "$status"; then
+    fault_note "$keep_name exited $status: run again"
+    keep_start "$keep_name" "$keep_launcher"
+  elif _fault_first_connection_failed "$keep_name" "$status"; then
+    fault_note "$keep_name exited 69 on its first connection: run again"
+    sleep 0.5
+    keep_start "$keep_name" "$keep_launcher"
+  else
+    keep_failed=$status
+    echo "  $keep_name exited $status under the faults; its stderr ends:"
+    tail -5 "$run_err/$keep_name.err" | sed 's/^/    /'
+  fi
+}
+# keep_while_busy: keep_check until the load and the injector have ended (or the tool failed).
+keep_while_busy() {
+  while kill -0 "$load_pid" 2>/dev/null || kill -0 "$injector_pid" 2>/dev/null; do
+    keep_check
+    [[ -n $keep_failed ]] && return 1
+    sleep 0.2
+  done
+  keep_check
+  [[ -z $keep_failed ]]
+}
+# keep_until_text FILE TEXT SECONDS: keep_check until FILE holds TEXT.
+keep_until_text() {
+  local i
+  for ((i = 0; i < $3 * 5; i++)); do
+    grep -q -F -- "$2" "$1" 2>/dev/null && return 0
+    keep_check
+    [[ -n $keep_failed ]] && return 1
+    sleep 0.2
+  done
+  echo "  $keep_name did not reach $2 within $3 s; its stderr ends:"
+  tail -5 "$run_err/$keep_name.err" | sed 's/^/    /'
+  return 1
+}
+# keep_stop: SIGTERM to the tool, its exit status in keep_status (a hang: still-running).
+keep_stop() {
+  keep_check
+  if [[ -z $keep_pid ]]; then
+    keep_status=${keep_failed:-gone}
+    return
+  fi
+  kill -TERM "$keep_pid"
+  local status
+  _fault_wait_exit "$keep_pid" 30
+  keep_status=$status
+  rm -f "$work/tools.d/$keep_pid"
+  kill -9 -- "-$keep_pid" 2>/dev/null
+  keep_pid=
+}
+
+# _fault_reader FILE: for slow_reader, a pipe whose reader (cat >FILE) the injector stops; its
+# path on stdout. The reader's pid goes to readers.d.
+_fault_reader() {
+  local fifo="$work/pipe.$RANDOM$RANDOM"
+  mkfifo "$fifo"
+  cat "$fifo" >"$1" &
+  : >"$work/readers.d/$!"
+  bg_pids+=("$!")
+  echo "$fifo"
+}
+
+# _fault_readers_drain: waits (10 s at most each) for the readers whose writer has ended to
+# copy the rest of their pipe; kills one that does not.
+_fault_readers_drain() {
+  local file pid
+  for file in "$work"/readers.d/*; do
+    [[ -e $file ]] || continue
+    pid=$(basename "$file")
+    kill -CONT "$pid" 2>/dev/null
+    wait_until 10 bash -c "! kill -0 $pid 2>/dev/null" || kill -9 "$pid" 2>/dev/null
+    rm -f "$file"
+  done
+}
+
+# ---- the checks ------------------------------------------------------------------------------
+
+# fault_check_once NAME FILE FROM UNTIL: FILE's commit GTIDs are exactly those of a fault-free
+# cdc-stream --from FROM --until UNTIL over the run's tables: same ones, same order, none twice.
+fault_check_once() {
+  local name=$1 file=$2 from=$3 until=$4
+  local ref="$work/ref.$RANDOM.ndjson"
+  if ! MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 120 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc \
+      --from "$from" --until "$until" --tables "$run_db.*" >"$ref" 2>"$work/ref.err"; then
+    failures=$((failures + 1))
+    echo "FAIL $name: the fault-free reference stream failed: $(head -c 400 "$work/ref.err")"
+    return
+  fi
+  commit_gtids "$ref" >"$ref.gtids"
+  commit_gtids "$file" >"$file.gtids"
+  local want got doubled missing extra
+  want=$(wc -l <"$ref.gtids")
+  got=$(wc -l <"$file.gtids")
+  doubled=$(sort "$file.gtids" | uniq -d)
+  missing=$(comm -23 <(sort -u "$ref.gtids") <(sort -u "$file.gtids"))
+  extra=$(comm -13 <(sort -u "$ref.gtids") <(sort -u "$file.gtids"))
+  if [[ -z $doubled && -z $missing && -z $extra ]] && cmp -s "$ref.gtids" "$file.gtids"; then
+    # The same transactions: then the same lines too (a change line written twice inside one
+    # transaction, or lost from it, shows here). Span lines aside: the fault-free run has its own.
+    grep -v '^{"op":"span_' "$ref" >"$ref.lines"
+    grep -v '^{"op":"span_' "$file" >"$file.lines"
+    if cmp -s "$ref.lines" "$file.lines"; then
+      passes=$((passes + 1))
+      echo "ok   $name holds each of the $want transactions from $from to $until exactly once, line for line"
+      return
+    fi
+    failures=$((failures + 1))
+    local at
+    at=$(cmp "$ref.lines" "$file.lines" 2>&1 | sed -n 's/.*line \([0-9]*\).*/\1/p' | head -1)
+    echo "FAIL $name: each transaction's commit line once, but the lines differ from the fault-free stream's at line ${at:-?} (span lines aside):"
+    echo "  $(wc -l <"$file.lines") lines, expected $(wc -l <"$ref.lines")"
+    if [[ -n $at ]]; then
+      echo "  expected: $(sed -n "${at}p" "$ref.lines" | cut -c1-300)"
+      echo "  got:      $(sed -n "${at}p" "$file.lines" | cut -c1-300)"
+    fi
+    return
+  fi
+  failures=$((failures + 1))
+  echo "FAIL $name: $got transactions, expected $want (from $from to $until)"
+  if [[ -n $missing ]]; then
+    local first
+    first=$(head -1 <<<"$missing")
+    echo "  $(wc -l <<<"$missing") lost, the first $first (line $(grep -n -m1 -F "\"gtid\":\"$first\"" "$ref" | cut -d: -f1) of the fault-free stream): $(grep -m1 -B1 -F "\"gtid\":\"$first\"" "$ref" | head -1 | cut -c1-300)"
+  fi
+  if [[ -n $doubled ]]; then
+    local first lines
+    first=$(head -1 <<<"$doubled")
+    lines=$(grep -n -F "\"op\":\"commit\",\"v\":1,\"gtid\":\"$first\"" "$file" | cut -d: -f1 | tr '\n' ' ')
+    echo "  $(wc -l <<<"$doubled") twice, the first $first (commit lines $lines of $file)"
+  fi
+  [[ -n $extra ]] && echo "  $(wc -l <<<"$extra") not in the range, the first $(head -1 <<<"$extra")"
+  if [[ -z $missing && -z $doubled && -z $extra ]]; then
+    echo "  the same transactions in another order: first difference $(diff "$ref.gtids" "$file.gtids" | head -3 | tr '\n' ' ')"
+  fi
+}
+
+# fault_check_replay NAME FILES...: the files replay strictly into an empty copy equal to the
+# source (db.t and db.marker).
+fault_check_replay() {
+  local name=$1
+  shift
+  local copy="copy_$run_db"
+  if ! proof_replay "$copy" "$@" 2>"$work/replay.err"; then
+    failures=$((failures + 1))
+    echo "FAIL $name: the replay stopped: $(head -c 600 "$work/replay.err")"
+    return
+  fi
+  proof_compare "$run_db.t" "$copy"
+  proof_compare "$run_db.marker" "$copy"
+  [[ $fault_kind == slow_reader ]] && proof_compare "$run_db.bulk" "$copy"
+  return 0
+}
+
+# fault_expect_exit NAME WANT GOT
+fault_expect_exit() {
+  if [[ $3 == "$2" ]]; then
+    passes=$((passes + 1))
+    echo "ok   $1 (exit $3)"
+  else
+    failures=$((failures + 1))
+    echo "FAIL $1: exit $3, expected $2"
+  fi
+}
+
+# ---- one run ---------------------------------------------------------------------------------
+
+run_db= run_dir= run_err= run_kind= run_seed=
+# _fault_run_begin MODE SEED: fresh tables, the run's directories, the load, the proxy.
+_fault_run_begin() {
+  local mode=$1 seed=$2
+  local kinds=(int composite varbinary)
+  run_seed=$seed
+  run_kind=${kinds[seed % 3]}
+  run_db="f_${mode}_$seed"
+  run_dir="$fault_fs/$run_db"
+  run_err="$work/$run_db.err.d"
+  fault_log="$work/$run_db.faults"
+  mkdir -p "$run_dir" "$run_err"
+  : >"$fault_log"
+  echo "# $fault_kind, seed $seed, $mode: $run_kind key, $fault_rows rows, load ${fault_load_seconds}s"
+  proof_create "$run_kind" "$run_db.t" "$fault_rows" "$seed" || return 1
+  root -e "CREATE TABLE \`$run_db\`.marker (id INT PRIMARY KEY)" || return 1
+  if [[ $fault_kind == slow_reader ]]; then
+    root -e "CREATE TABLE \`$run_db\`.bulk (id INT AUTO_INCREMENT PRIMARY KEY, pad VARCHAR(1000))" || return 1
+  fi
+  if [[ $fault_kind == proxy ]]; then
+    _fault_proxy_stop # the previous run's
+    rm -f "$work/proxy.port"
+    "$fault_proxy_tool" --target-port "$THROWAWAY_PORT" --seed "$seed" --port-file "$work/proxy.port" \
+      --min-interval 0.3 --max-interval 1.2 2>"$run_err/proxy.log" &
+    proxy_pid=$!
+    wait_until 10 test -s "$work/proxy.port" || { echo "  cdc-test-proxy did not start: $(cat "$run_err/proxy.log")"; return 1; }
+    fault_port=$(<"$work/proxy.port")
+  fi
+  local extra=()
+  [[ $fault_kind == server_kill ]] && extra=(--survive-disconnects 60)
+  [[ $fault_kind == slow_reader ]] && extra=(--max-rate 40)
+  proof_load_bg "$run_kind" "$run_db.t" "$seed" "$fault_load_seconds" "${extra[@]}"
+}
+# _fault_proxy_stop: ends the run's proxy (the tools are done with it).
+_fault_proxy_stop() {
+  [[ -n $proxy_pid ]] || return 0
+  kill -TERM "$proxy_pid" 2>/dev/null
+  wait "$proxy_pid" 2>/dev/null
+  proxy_pid=
+}
+# _fault_run_end: ends the faults (the proxy goes on forwarding: SIGUSR1), waits for the load;
+# the faults of the run on stdout.
+_fault_run_end() {
+  local n
+  if [[ -n $proxy_pid ]]; then
+    kill -USR1 "$proxy_pid" 2>/dev/null
+    wait_until 5 grep -q 'no more faults' "$run_err/proxy.log"
+    grep 'fault [0-9]*:' "$run_err/proxy.log" >>"$fault_log"
+  fi
+  fault_injector_wait
+  proof_wait_load || { failures=$((failures + 1)); echo "FAIL the load failed"; }
+  n=$(grep -c . "$fault_log")
+  fault_total=$((fault_total + $(grep -v -c -e ': run again$' "$fault_log")))
+  echo "  $n fault lines in this run:"
+  sed 's/^/    /' "$fault_log" | head -40
+  ((n > 40)) && echo "    ..."
+}
+# _fault_marker: one row in db.marker after the load; the server's position after it.
+_fault_marker() {
+  root -e "INSERT INTO \`$run_db\`.marker VALUES ($run_seed)" || return 1
+  gtid_pos
+}
+
+# fault_by_sync SEED: cdc-sync -j 2 --output under the faults.
+_sync_out=
+_launch_sync() {
+  local out_args=(--output "$_sync_out")
+  if [[ $fault_kind == slow_reader ]]; then
+    out_args=()
+    local fifo
+    fifo=$(_fault_reader "$_sync_out")
+    MYSQL_PWD=$THROWAWAY_CDC_PASSWORD setsid "$sync_tool" $(fault_connection) --tables "$run_db.*" --dir "$run_dir/sync" --mode initial -j 2 \
+      --chunk-size "$fault_chunk_size" --no-progress >"$fifo" 2>>"$run_err/cdc-sync.err" &
+  else
+    MYSQL_PWD=$THROWAWAY_CDC_PASSWORD setsid "$sync_tool" $(fault_connection) --tables "$run_db.*" --dir "$run_dir/sync" --mode initial -j 2 \
+      --chunk-size "$fault_chunk_size" --no-progress "${out_args[@]}" >/dev/null 2>>"$run_err/cdc-sync.err" &
+  fi
+  keep_pid=$!
+}
+fault_by_sync() {
+  local seed=$1
+  _fault_run_begin sync "$seed" || return 1
+  _sync_out="$run_dir/out.ndjson"
+  fault_injector_start "$seed" "$fault_load_seconds"
+  keep_start cdc-sync _launch_sync
+  keep_while_busy
+  _fault_run_end
+  if [[ -n $keep_failed ]]; then
+    failures=$((failures + 1))
+    echo "FAIL cdc-sync under $fault_kind exited $keep_failed"
+    return 1
+  fi
+  local until_pos
+  until_pos=$(_fault_marker) || return 1
+  if ! keep_until_text "$_sync_out" "\"position\":\"$until_pos\"" 120; then
+    keep_stop
+    failures=$((failures + 1))
+    echo "FAIL cdc-sync did not stream up to $until_pos"
+    return 1
+  fi
+  keep_stop
+  _fault_readers_drain
+  fault_expect_exit "cdc-sync stops on SIGTERM after the faults" 0 "$keep_status"
+  local high span_from span_until
+  high=$(jq -r 'select(.op=="high").position' "$run_dir/sync/snapshot.ndjson")
+  read -r span_from span_until <"$run_dir/sync/span"
+  fault_check_once "cdc-sync's deltas" "$run_dir/sync/deltas.ndjson" "$span_from" "$span_until"
+  if [[ $fault_kind == slow_reader ]]; then
+    # stdout: the merged snapshot, then the stream from its high line on.
+    awk 'streaming { print } /^\{"op":"high"/ { streaming = 1 }' "$_sync_out" >"$_sync_out.stream"
+    fault_check_once "cdc-sync's stdout after the snapshot" "$_sync_out.stream" "$high" "$until_pos"
+  else
+    fault_check_once "cdc-sync --output" "$_sync_out" "$high" "$until_pos"
+  fi
+  if [[ $fault_kind == slow_reader ]]; then
+    fault_check_replay "cdc-sync's stdout" "$_sync_out"
+  else
+    fault_check_replay "cdc-sync's snapshot and --output" "$run_dir/sync/snapshot.ndjson" "$_sync_out"
+  fi
+}
+
+# fault_by_tools SEED: the four tools by hand under the faults.
+_snapshot_worker() { # PLAN_PART: one chunk line at a time
+  local line part="$1" k=0 status=0
+  while IFS= read -r line; do
+    [[ -n $line ]] || continue
+    k=$((k + 1))
+    printf '%s\n' "$line" >"$part.$k"
+    fault_run cdc-snapshot "$snapshot_tool" $(fault_connection) --output-dir "$run_dir/chunks" "$part.$k" || return
+    sleep "0.0$((RANDOM % 10 + 2))"
+  done <"$part"
+}
+# _stream_to NAME FILE ARGS...: cdc-stream ARGS --state NAME.state, into FILE (--output, or
+# stdout through a stoppable reader for slow_reader).
+_stream_to() {
+  local name=$1 file=$2
+  shift 2
+  if [[ $fault_kind == slow_reader ]]; then
+    local fifo
+    fifo=$(_fault_reader "$file")
+    fault_run "$name" "$stream" $(fault_connection) --tables "$run_db.*" --state "$run_dir/$name.state" "$@" >"$fifo"
+  else
+    fault_run "$name" "$stream" $(fault_connection) --tables "$run_db.*" --state "$run_dir/$name.state" \
+      --output "$file" "$@"
+  fi
+}
+_tail_from=
+_launch_tail() {
+  local out_args=(--output "$run_dir/tail.ndjson") target=/dev/null
+  if [[ $fault_kind == slow_reader ]]; then
+    out_args=()
+    target=$(_fault_reader "$run_dir/tail.ndjson")
+  fi
+  MYSQL_PWD=$THROWAWAY_CDC_PASSWORD setsid "$stream" $(fault_connection) --tables "$run_db.*" --from "$_tail_from" --state "$run_dir/tail.state" \
+    "${out_args[@]}" >"$target" 2>>"$run_err/cdc-stream-tail.err" &
+  keep_pid=$!
+}
+fault_by_tools() {
+  local seed=$1
+  _fault_run_begin tools "$seed" || return 1
+  mkdir -p "$run_dir/chunks"
+  fault_injector_start "$seed" "$fault_load_seconds"
+  local ok=true
+  RANDOM=$seed
+  if fault_run cdc-plan --stdout "$work/$run_db.plan.ndjson" "$plan_tool" $(fault_connection) --tables "$run_db.*" \
+      --chunk-size "$fault_chunk_size"; then
+    split -n r/2 "$work/$run_db.plan.ndjson" "$work/$run_db.plan.part."
+    local p1 p2 s1=0 s2=0
+    _snapshot_worker "$work/$run_db.plan.part.aa" &
+    p1=$!
+    _snapshot_worker "$work/$run_db.plan.part.ab" &
+    p2=$!
+    wait "$p1" || s1=$?
+    wait "$p2" || s2=$?
+    ((s1 == 0 && s2 == 0)) || ok=false
+  else
+    ok=false
+  fi
+  local span_from span_until high
+  if $ok; then
+    if fault_run cdc-merge-span --stdout "$work/$run_db.span" "$merge_tool" --span "$run_dir"/chunks/* &&
+      read -r span_from span_until <"$work/$run_db.span" && [[ -n $span_until ]]; then
+      echo "  $(wc -l <"$work/$run_db.plan.ndjson") chunks, span $span_from .. $span_until"
+      _stream_to cdc-stream-deltas "$run_dir/deltas.ndjson" --from "$span_from" --until "$span_until" || ok=false
+      _fault_readers_drain
+    else
+      echo "  cdc-merge --span failed"
+      ok=false
+    fi
+  fi
+  if $ok; then
+    if fault_run cdc-merge --stdout "$run_dir/merged.ndjson" "$merge_tool" "$run_dir"/chunks/* \
+      --deltas "$run_dir/deltas.ndjson"; then
+      high=$(jq -r 'select(.op=="high").position' "$run_dir/merged.ndjson")
+      _tail_from=$high
+      keep_start cdc-stream-tail _launch_tail
+      keep_while_busy || ok=false
+    else
+      ok=false
+    fi
+  fi
+  # Stop the faults either way before the checks.
+  while kill -0 "$load_pid" 2>/dev/null || kill -0 "$injector_pid" 2>/dev/null; do sleep 0.2; done
+  _fault_run_end
+  if ! $ok; then
+    [[ -n $keep_pid ]] && keep_stop
+    failures=$((failures + 1))
+    echo "FAIL the tools by hand under $fault_kind: a tool failed (above)"
+    return 1
+  fi
+  local until_pos
+  until_pos=$(_fault_marker) || return 1
+  if ! keep_until_text "$run_dir/tail.ndjson" "\"position\":\"$until_pos\"" 120; then
+    keep_stop
+    failures=$((failures + 1))
+    echo "FAIL the tail stream did not reach $until_pos"
+    return 1
+  fi
+  keep_stop
+  _fault_readers_drain
+  fault_expect_exit "the tail cdc-stream stops on SIGTERM after the faults" 0 "$keep_status"
+  fault_check_once "the deltas (cdc-stream --until)" "$run_dir/deltas.ndjson" "$span_from" "$span_until"
+  fault_check_once "the tail (cdc-stream from the merged high)" "$run_dir/tail.ndjson" "$high" "$until_pos"
+  fault_check_replay "the merged snapshot and the tail" "$run_dir/merged.ndjson" "$run_dir/tail.ndjson"
+}
+
+# ---- the test --------------------------------------------------------------------------------
+
+# fault_main KIND: both runs for every seed under faults of KIND; the test's result.
+fault_main() {
+  fault_kind=$1
+  # Bash reports each background job that a signal ended ("...: line N: PID Killed   CMD") on
+  # its stderr when it reaps it, whatever `wait` is redirected to; the faults kill tools by the
+  # dozen: keep those reports out, and everything else.
+  exec 2> >(grep --line-buffered -v -E '^[^ ]+: line [0-9]+: +[0-9]+ Killed  ' >&2)
+  proof_require_tools
+  if [[ $fault_kind == proxy && ! -x $fault_proxy_tool ]]; then
+    echo "FAIL the test tool $fault_proxy_tool is not built (target cdc-test-proxy)"
+    exit 1
+  fi
+  mkdir -p "$work/tools.d" "$work/readers.d"
+  fault_fs="$work/fs"
+  mkdir -p "$fault_fs"
+  if [[ $fault_kind == disk_full ]]; then
+    if ! mount -t tmpfs -o size=128m tmpfs "$fault_fs" 2>"$work/mount.err"; then
+      echo "skipped: cannot mount a tmpfs for the full-filesystem faults (needs root): $(cat "$work/mount.err")"
+      exit 77
+    fi
+    fault_mounted=true
+  fi
+  local server_opts=()
+  if [[ $fault_kind == conn_kill ]]; then
+    fault_rows=${CDC_FAULT_ROWS:-4000}
+    fault_chunk_size=${CDC_FAULT_CHUNK_SIZE:-50}
+  fi
+  if [[ $fault_kind == slow_reader ]]; then
+    server_opts=(--net-write-timeout=1)
+    fault_load_seconds=${CDC_FAULT_LOAD_SECONDS:-16}
+  fi
+  throwaway_start "$srv" "${server_opts[@]}" || exit 1
+  fault_port=$THROWAWAY_PORT
+  # The server the faults kill is then no job of this shell's: no "Killed" report for it.
+  [[ $fault_kind == server_kill ]] && disown -a
+  mapfile -d '' -t fault_server_argv <"/proc/$(cat "$srv/launcher.pid")/cmdline"
+  local seed started=$SECONDS
+  for seed in $fault_seeds; do
+    fault_by_sync "$seed" || echo "  (the sync run of seed $seed stopped early)"
+    [[ $fault_kind == disk_full ]] && rm -rf "$fault_fs/f_sync_$seed"
+    fault_by_tools "$seed" || echo "  (the tools run of seed $seed stopped early)"
+    [[ $fault_kind == disk_full ]] && rm -rf "$fault_fs/f_tools_$seed"
+  done
+  # The faults had their effect: a full filesystem made a tool exit 74; a stopped reader made
+  # the server drop the dump connection (another Binlog Dump thread, or none, afterwards).
+  local effect
+  case $fault_kind in
+    disk_full)
+      effect=$(cat "$work"/*.faults | grep -c 'exited 74: run again')
+      assert "a full filesystem made a tool exit 74 ($effect times)" test "$effect" -gt 0
+      ;;
+    slow_reader)
+      effect=$(cat "$work"/*.faults | grep 'dump threads before: [0-9]' | grep -v -c -E 'before: ([0-9,]+), after: \1\)')
+      assert "a stopped reader made the server drop the dump connection ($effect times)" test "$effect" -gt 0
+      ;;
+  esac
+  if ((fault_total >= fault_min)); then
+    passes=$((passes + 1))
+    echo "ok   $fault_total faults of kind $fault_kind injected (at least $fault_min)"
+  else
+    failures=$((failures + 1))
+    echo "FAIL only $fault_total faults of kind $fault_kind injected, fewer than $fault_min"
+  fi
+  echo "  whole test: $((SECONDS - started)) s"
+  finish
+}
