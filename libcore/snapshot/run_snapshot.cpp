@@ -459,6 +459,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
 
   ndjson::Writer out;
   RetrySchedule retry(options.retry_for_seconds);
+  bool session_prepared = false;  // the session settings are made on the current connection
   GtidAtOffset gtids(options.connection);
   for (const Input& input : opened) {
     ndjson::Reader reader(input.fd, input.name);
@@ -477,7 +478,8 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
       const auto context = [&](const Error& error) {
         return error.with_context(fmt::format("{}:{}: {}", input.name, reader.line_number(), chunk->describe()));
       };
-      // The first connection is not retried: a wrong host or password fails at once.
+      // The first connection is not retried: a wrong host or password fails at once. Its
+      // session setup is, like any query on it: a connection lost there is a lost connection.
       if (!connection) {
         auto opened_connection = mysql::Connection::open(options.connection);
         if (!opened_connection) {
@@ -485,10 +487,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
           return fail(opened_connection.error());
         }
         connection.emplace(std::move(*opened_connection));
-        if (auto prepared = prepare_session(*connection); !prepared) {
-          progress.finish();
-          return fail(prepared.error());
-        }
+        session_prepared = false;
       }
       std::string name;
       if (options.output_dir) {
@@ -507,7 +506,11 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
           auto reopened = mysql::Connection::open(options.connection);
           if (!reopened) return fail(reopened.error());
           connection.emplace(std::move(*reopened));
+          session_prepared = false;
+        }
+        if (!session_prepared) {
           if (auto prepared = prepare_session(*connection); !prepared) return fail(prepared.error());
+          session_prepared = true;
         }
         out.clear();
         if (!options.output_dir) {

@@ -295,6 +295,26 @@ void ChangeWriter::write_span_end(std::string_view position, const std::optional
   out_.end_record();
 }
 
+void ChangeWriter::write_discard(std::string_view gtid, const gtid::FilePosition& began, std::string_view reason,
+                                 std::uint32_t timestamp) {
+  out_.begin_object();
+  out_.field("op", "discard");
+  out_.field("v", 1);
+  if (gtid.empty())
+    out_.field_null("gtid");
+  else
+    out_.field("gtid", gtid);
+  out_.key("pos");
+  out_.begin_object();
+  out_.field("file", began.file);
+  out_.field("offset", began.offset);
+  out_.end_object();
+  out_.field("reason", reason);
+  out_.field("ts_ms", std::uint64_t{timestamp} * 1000U);
+  out_.end_object();
+  out_.end_record();
+}
+
 Result<void> ChangeWriter::flush() {
   const std::size_t buffered = out_.bytes_buffered();
   if (auto flushed = out_.flush_to(out_fd_, out_name_); !flushed) return flushed;

@@ -46,6 +46,11 @@ class ChangeWriter {
   // starts at a GTID position that already includes --until reads no event), written null.
   void write_span_end(std::string_view position, const std::optional<gtid::FilePosition>& at,
                       std::string_view until);
+  // After a lost connection on an output that cannot be cut back (stdout): the lines of the
+  // transaction in flight that are out already are to be dropped; the transaction, which
+  // began at `began` (GTID `gtid`, empty without), is read again in full.
+  void write_discard(std::string_view gtid, const gtid::FilePosition& began, std::string_view reason,
+                     std::uint32_t timestamp);
   void write_incident(std::string_view message, const ChangePosition& position, std::uint32_t timestamp);
 
   // Writes out what is buffered; call at transaction boundaries and at the end.

@@ -79,7 +79,7 @@ class LiveRun {
         return fail(error);
       }
       // A lost connection: drop everything after the last checkpoint and resume from it.
-      if (auto rolled_back = roll_back(); !rolled_back) return fail(std::move(rolled_back).error());
+      if (auto rolled_back = roll_back(error.message); !rolled_back) return fail(std::move(rolled_back).error());
       if (failures_in_a_row++ == 0) failing_since = Clock::now();
       const auto waited = Clock::now() - failing_since;
       if (options_.retry_seconds > 0 && waited > std::chrono::seconds(options_.retry_seconds))
@@ -507,10 +507,20 @@ class LiveRun {
 
   // After a lost connection: the output back to the last checkpoint, which the next
   // connection resumes from. Whole transactions read since are read again.
-  Result<void> roll_back() {
+  Result<void> roll_back(std::string_view reason) {
+    // Stdout cannot be cut back, and a big transaction goes out as it is read: lines of the
+    // transaction in flight may be out. A discard line tells the reader to drop them (all
+    // lines since the last commit line); the transaction comes again in full.
+    const bool partly_out =
+        !checkpoint_.has_output_file() && writer_.bytes_flushed() > checkpoint_.committed_bytes() && pipeline_;
     if (auto cut = checkpoint_.roll_back(writer_); !cut) return cut;
     last_gtid_ = checkpoint_.gtid();
     dirty_ = false;
+    if (partly_out) {
+      writer_.write_discard(pipeline_->tracker().gtid(), transaction_start_, reason,
+                            static_cast<std::uint32_t>(std::time(nullptr)));
+      return checkpoint_.commit(writer_, checkpoint_.position(), checkpoint_.file_position(), last_gtid_);
+    }
     return {};
   }
 

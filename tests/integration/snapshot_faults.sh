@@ -77,8 +77,14 @@ assert "the plan has at least 10 chunks ($chunks)" test "$chunks" -ge 10
 tool "$snapshot" "$work/plan.ndjson" >"$work/reference.ndjson" 2>"$work/reference.err" || exit 1
 rows_of "$work/reference.ndjson" | strip_ts >"$work/reference.rows"
 assert "the reference run has every row" test "$(wc -l <"$work/reference.rows")" -eq 60000
-: >"$work/empty.deltas"
-"$merge" "$work/reference.ndjson" --deltas "$work/empty.deltas" | grep '^{"op":"r"' | strip_ts >"$work/reference.merged"
+# deltas_for INPUT: the deltas cdc-merge needs for INPUT's span, as cdc-stream writes them.
+deltas_for() {
+  local from until
+  read -r from until < <("$merge" --span "$1") || return 1
+  tool "$tools_dir/cdc-stream" --from "$from" --until "$until" --tables 't.*' >"$1.deltas" 2>"$1.deltas.err"
+}
+deltas_for "$work/reference.ndjson" || exit 1
+"$merge" "$work/reference.ndjson" --deltas "$work/reference.ndjson.deltas" | grep '^{"op":"r"' | strip_ts >"$work/reference.merged"
 
 # ---- 1. stdout, connection killed while the reader stalls mid-chunk ----
 stalling_reader() {
@@ -102,7 +108,8 @@ rows_of "$work/stdout.ndjson" | strip_ts >"$work/stdout.rows"
 same_file "stdout: the rows, discarded parts dropped, are those of a run without faults" "$work/reference.rows" "$work/stdout.rows"
 assert "stdout: every chunk finished once" test "$(grep -c '^{"op":"high"' "$work/stdout.ndjson")" -eq "$chunks"
 merged=0
-"$merge" "$work/stdout.ndjson" --deltas "$work/empty.deltas" 2>"$work/merge.err" >"$work/stdout.merged.all" || merged=$?
+deltas_for "$work/stdout.ndjson" || merged=$?
+"$merge" "$work/stdout.ndjson" --deltas "$work/stdout.ndjson.deltas" 2>"$work/merge.err" >"$work/stdout.merged.all" || merged=$?
 assert "stdout: cdc-merge takes the output with its discard lines" test "$merged" -eq 0
 grep '^{"op":"r"' "$work/stdout.merged.all" | strip_ts >"$work/stdout.merged"
 same_file "stdout: cdc-merge's rows are those of a run without faults" "$work/reference.merged" "$work/stdout.merged"

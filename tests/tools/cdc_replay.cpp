@@ -2,7 +2,9 @@
 //
 // db.table becomes INTO.table (the tables must exist: CREATE TABLE INTO.t LIKE db.t). op r and
 // c insert the after row, u updates every column of after where the primary key equals
-// before's, d deletes where it equals before's; other ops are ignored. An insert that hits a
+// before's, d deletes where it equals before's; c, u and d are applied at their transaction's
+// commit line, and a discard line drops those held since the last commit line; other ops are
+// ignored. An insert that hits a
 // duplicate key, or an update or delete that matches no row, is an error (exit 1) naming the
 // line: that is how a doubled or lost change shows. The connection sets CLIENT_FOUND_ROWS so
 // that an update to identical values still counts as matching its row.
@@ -530,6 +532,7 @@ std::uint64_t replay_input(const std::string& path, Replayer& replayer, simdjson
   std::string line;
   std::uint64_t number = 0;
   ssize_t length = 0;
+  std::vector<std::pair<Change, std::string>> held;
   while ((length = getline(&buffer, &capacity, file)) >= 0) {
     ++number;
     auto size = static_cast<std::size_t>(length);
@@ -546,9 +549,22 @@ std::uint64_t replay_input(const std::string& path, Replayer& replayer, simdjson
     }
     if (change) {
       if (change->db.empty() || change->table.empty()) fatal(fmt::format("{}: data line without db or table", location));
-      replayer.apply(*change, location);
+      // Changes wait for their commit line: a discard line (cdc-stream on stdout after a
+      // lost connection) drops those since the last commit, which then come again in full.
+      if (change->op == 'r')
+        replayer.apply(*change, location);
+      else
+        held.emplace_back(std::move(*change), location);
+    } else if (line.starts_with(R"({"op":"commit",)")) {
+      for (const auto& [pending, at] : held) replayer.apply(pending, at);
+      held.clear();
+    } else if (line.starts_with(R"({"op":"discard",)")) {
+      held.clear();
     }
   }
+  // A last transaction without its commit line (a stream stopped inside it) is applied as
+  // it stands, as before.
+  for (const auto& [pending, at] : held) replayer.apply(pending, at);
   const bool failed = std::ferror(file) != 0;
   std::free(buffer);
   if (!is_stdin) std::fclose(file);
