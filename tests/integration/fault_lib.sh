@@ -225,24 +225,6 @@ _fault_rerunnable() {
   return 1
 }
 
-# _fault_wait_exit PID SECONDS: live_lib's wait_exit, without bash's "Killed" job report on
-# stderr (a SIGKILL is what the tool_kill faults do).
-_fault_wait_exit() {
-  local i
-  for ((i = 0; i < $2 * 10; i++)); do
-    kill -0 "$1" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$1" 2>/dev/null; then
-    status=still-running
-    kill -9 "$1"
-    wait "$1" 2>/dev/null
-  else
-    status=0
-    wait "$1" 2>/dev/null || status=$?
-  fi
-}
-
 # _fault_first_connection_failed NAME STATUS [ERR_FILE]: a tool run by hand (not cdc-sync, which
 # is to deal with its tools itself) exited 69 because its first connection failed, which the
 # tools do not retry by design, under server_kill or proxy. ERR_FILE: its stderr (default
@@ -274,7 +256,7 @@ fault_run() {
     fi
     pid=$!
     echo "$name" >"$work/tools.d/$pid"
-    _fault_wait_exit "$pid" 120
+    wait_exit "$pid" 120
     rm -f "$work/tools.d/$pid"
     cat "$attempt_err" >>"$run_err/$name.err"
     [[ $status == 0 ]] && return 0
@@ -362,7 +344,7 @@ keep_stop() {
   fi
   kill -TERM "$keep_pid"
   local status
-  _fault_wait_exit "$keep_pid" 30
+  wait_exit "$keep_pid" 30
   keep_status=$status
   rm -f "$work/tools.d/$keep_pid"
   kill -9 -- "-$keep_pid" 2>/dev/null

@@ -87,7 +87,8 @@ wait_dump_threads() { wait_until 10 dump_threads_are "$1"; }
 # wait_for_text FILE TEXT SECONDS: until FILE holds TEXT.
 wait_for_text() { wait_until "$3" grep -q -F -- "$2" "$1" 2>/dev/null; }
 # wait_exit PID SECONDS: waits for PID to end; sets $status to its exit status, or
-# "still-running" (then kills it).
+# "still-running" (then kills it). Bash's job report ("Killed") stays off stderr: tests kill
+# tools on purpose.
 wait_exit() {
   local i
   for ((i = 0; i < $2 * 10; i++)); do
@@ -100,7 +101,7 @@ wait_exit() {
     wait "$1" 2>/dev/null
   else
     status=0
-    wait "$1" || status=$?
+    wait "$1" 2>/dev/null || status=$?
   fi
 }
 
