@@ -5,6 +5,13 @@
 
 namespace cdc::binlog {
 
+namespace {
+
+// deflate's largest expansion (zlib FAQ: "the limit is 1032:1").
+constexpr std::uint64_t kMaxDeflateRatio = 1032;
+
+}  // namespace
+
 Result<void> inflate_mariadb(std::span<const std::uint8_t> compressed, std::vector<std::uint8_t>& out,
                              std::size_t max_size) {
   ByteReader in(compressed);
@@ -17,8 +24,15 @@ Result<void> inflate_mariadb(std::span<const std::uint8_t> compressed, std::vect
   if (length > max_size)
     return fail(Errc::corrupt_input,
                 fmt::format("compressed event claims {} bytes uncompressed, more than the {} allowed", length, max_size));
-  out.resize(length);
   const auto source = in.rest();
+  // Checked before allocating: the length comes from the event, and a corrupt one would make
+  // a few bytes cost up to max_size of zeroed memory.
+  if (length > source.size() * kMaxDeflateRatio)
+    return fail(Errc::corrupt_input,
+                fmt::format("compressed event claims {} bytes uncompressed, more than its {} compressed bytes can hold "
+                            "(zlib inflates at most {}:1)",
+                            length, source.size(), kMaxDeflateRatio));
+  out.resize(length);
   uLongf produced = static_cast<uLongf>(length);
   const int status = ::uncompress(out.data(), &produced, source.data(), static_cast<uLong>(source.size()));
   if (status != Z_OK || produced != length)

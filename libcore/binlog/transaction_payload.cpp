@@ -15,6 +15,7 @@ enum class PayloadField : std::uint64_t { end = 0, size = 1, compression = 2, un
 
 // Inner events of a 1 GiB transaction are limited by max_allowed_packet like any event.
 constexpr std::size_t kMaxInnerEvent = std::size_t{1} << 30;
+constexpr std::size_t kFirstBuffer = std::size_t{64} << 10;
 
 }  // namespace
 
@@ -75,8 +76,11 @@ Result<bool> PayloadReader::fill(std::size_t wanted) {
     end_ -= begin_;
     begin_ = 0;
   }
-  if (buffer_.size() < wanted) buffer_.resize(std::max(wanted, std::size_t{64} << 10));
   while (end_ < wanted) {
+    // The buffer grows as bytes arrive, doubling, never straight to `wanted`: that comes from
+    // an inner event header, and a corrupt one may claim up to kMaxInnerEvent bytes of a
+    // payload that holds a few.
+    if (end_ == buffer_.size()) buffer_.resize(std::max(kFirstBuffer, std::min(wanted, buffer_.size() * 2)));
     if (compression_ == TransactionPayloadEvent::kNone) {
       const std::size_t take = std::min(buffer_.size() - end_, input_.size() - input_used_);
       if (take == 0) return false;

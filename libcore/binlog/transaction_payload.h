@@ -41,6 +41,9 @@ class PayloadReader {
   Result<std::optional<std::span<const std::uint8_t>>> next();
   // Offset of the last returned event inside the uncompressed payload.
   [[nodiscard]] std::uint64_t inner_offset() const noexcept { return inner_offset_; }
+  // Bytes of buffer held: grows with the bytes the payload really yields, never with the
+  // size an inner event header claims (tests check a corrupt header cannot inflate it).
+  [[nodiscard]] std::size_t buffer_bytes() const noexcept { return buffer_.size(); }
 
  private:
   Result<bool> fill(std::size_t wanted);

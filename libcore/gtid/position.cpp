@@ -40,6 +40,9 @@ Result<Position> Position::parse(std::string_view text) {
   if (colon != std::string_view::npos && looks_like_uuid(text.substr(0, colon))) {
     auto set = MysqlGtidSet::parse(text);
     if (!set) return fail(std::move(set).error());
+    // "uuid" and "uuid:tag" are valid, empty sets, but as a position they would mean "from the
+    // first transaction" and print as "", which reads back as no position at all.
+    if (set->empty()) return not_a_position(text, "the GTID set names no transaction");
     position.kind = Kind::mysql_gtids;
     position.mysql_gtids = std::move(*set);
     return position;

@@ -65,3 +65,25 @@ TEST_CASE("position: binlog files order by their number") {
   CHECK(FilePosition{"binlog.000010", 4} < FilePosition{"binlog.000010", 5});
   CHECK_FALSE(FilePosition{"binlog.000010", 5} < FilePosition{"binlog.000010", 5});
 }
+
+// Found by gtid_fuzz: a MySQL GTID set text that names no transaction ("uuid", "uuid:tag") is a
+// valid empty set, but as a position it would print as "", which is no position; a user who
+// typed "uuid:tag" meant some transactions of that tag. Both are usage errors saying why.
+TEST_CASE("position: a GTID set naming no transaction is not a position") {
+  for (const char* text : {"b9b88c66-0755-11f1-9899-4a9da94c4d71:U", "b9b88c66-0755-11f1-9899-4a9da94c4d71:",
+                           "b9b88c66-0755-11f1-9899-4a9da94c4d71:mytag,", "b9b88c66-0755-11f1-9899-4a9da94c4d71:a:b"}) {
+    CAPTURE(std::string(text));
+    const auto parsed = Position::parse(text);
+    REQUIRE_FALSE(parsed);
+    CHECK(parsed.error().code == Errc::usage);
+  }
+  const auto parsed = Position::parse("b9b88c66-0755-11f1-9899-4a9da94c4d71:mytag");
+  REQUIRE_FALSE(parsed);
+  CHECK(parsed.error().message.find("names no transaction") != std::string::npos);
+  // What parses prints back to the same position.
+  const auto tagged = Position::parse("b9b88c66-0755-11f1-9899-4a9da94c4d71:mytag:1-2");
+  REQUIRE(tagged);
+  const auto again = Position::parse(tagged->to_string());
+  REQUIRE(again);
+  CHECK(again->to_string() == tagged->to_string());
+}
