@@ -2,6 +2,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "binlog/events/rows_event.h"
@@ -33,5 +35,30 @@ TEST_CASE("change writer: rows with no present columns are a corrupt event, not 
   CHECK(written.error().code == cdc::Errc::corrupt_input);
   CHECK(written.error().message ==
         "binlog.000009:400: rows event for db.t has 3 bytes of rows but no columns in its images");
+  ::close(fd);
+}
+
+// The lines a live stream writes about itself, as cdc-stream(1) documents them.
+TEST_CASE("change writer: span and discard lines") {
+  const int fd = ::memfd_create("lines", MFD_CLOEXEC);
+  REQUIRE(fd >= 0);
+  cdc::stream::ChangeWriter writer(fd, "memfd");
+  writer.write_span_start("0-1-10");
+  writer.write_discard("0-1-11", cdc::gtid::FilePosition{"binlog.000002", 900}, "Lost connection", 1700000000);
+  writer.write_discard("", cdc::gtid::FilePosition{"binlog.000002", 1300}, "gone", 1);
+  writer.write_span_end("0-1-12", cdc::gtid::FilePosition{"binlog.000002", 1500}, "0-1-12");
+  writer.write_span_end("0-1-12", std::nullopt, "0-1-12");
+  REQUIRE(writer.flush().has_value());
+  std::string text(static_cast<std::size_t>(writer.bytes_flushed()), '\0');
+  REQUIRE(::pread(fd, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()));
+  CHECK(text ==
+        "{\"op\":\"span_start\",\"v\":1,\"position\":\"0-1-10\"}\n"
+        "{\"op\":\"discard\",\"v\":1,\"gtid\":\"0-1-11\",\"pos\":{\"file\":\"binlog.000002\",\"offset\":900},"
+        "\"reason\":\"Lost connection\",\"ts_ms\":1700000000000}\n"
+        "{\"op\":\"discard\",\"v\":1,\"gtid\":null,\"pos\":{\"file\":\"binlog.000002\",\"offset\":1300},"
+        "\"reason\":\"gone\",\"ts_ms\":1000}\n"
+        "{\"op\":\"span_end\",\"v\":1,\"position\":\"0-1-12\",\"pos\":{\"file\":\"binlog.000002\",\"offset\":1500},"
+        "\"until\":\"0-1-12\"}\n"
+        "{\"op\":\"span_end\",\"v\":1,\"position\":\"0-1-12\",\"pos\":null,\"until\":\"0-1-12\"}\n");
   ::close(fd);
 }
