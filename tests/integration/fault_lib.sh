@@ -393,6 +393,8 @@ applied_lines() {
 fault_check_once() {
   local name=$1 file=$2 from=$3 until=$4
   local ref="$work/ref.$RANDOM.ndjson"
+  # The check's own files go under $work: FILE may be on the tmpfs that disk_full fills.
+  local got_base="$work/got.$RANDOM"
   if ! MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 120 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc \
       --from "$from" --until "$until" --tables "$run_db.*" >"$ref" 2>"$work/ref.err"; then
     failures=$((failures + 1))
@@ -400,31 +402,31 @@ fault_check_once() {
     return
   fi
   commit_gtids "$ref" >"$ref.gtids"
-  commit_gtids "$file" >"$file.gtids"
+  commit_gtids "$file" >"$got_base.gtids"
   local want got doubled missing extra
   want=$(wc -l <"$ref.gtids")
-  got=$(wc -l <"$file.gtids")
-  doubled=$(sort "$file.gtids" | uniq -d)
-  missing=$(comm -23 <(sort -u "$ref.gtids") <(sort -u "$file.gtids"))
-  extra=$(comm -13 <(sort -u "$ref.gtids") <(sort -u "$file.gtids"))
-  if [[ -z $doubled && -z $missing && -z $extra ]] && cmp -s "$ref.gtids" "$file.gtids"; then
+  got=$(wc -l <"$got_base.gtids")
+  doubled=$(sort "$got_base.gtids" | uniq -d)
+  missing=$(comm -23 <(sort -u "$ref.gtids") <(sort -u "$got_base.gtids"))
+  extra=$(comm -13 <(sort -u "$ref.gtids") <(sort -u "$got_base.gtids"))
+  if [[ -z $doubled && -z $missing && -z $extra ]] && cmp -s "$ref.gtids" "$got_base.gtids"; then
     # The same transactions: then the same lines too (a change line written twice inside one
     # transaction, or lost from it, shows here). Span lines aside: the fault-free run has its own.
     grep -v '^{"op":"span_' "$ref" >"$ref.lines"
-    applied_lines "$file" >"$file.lines"
-    if cmp -s "$ref.lines" "$file.lines"; then
+    applied_lines "$file" >"$got_base.lines"
+    if cmp -s "$ref.lines" "$got_base.lines"; then
       passes=$((passes + 1))
       echo "ok   $name holds each of the $want transactions from $from to $until exactly once, line for line"
       return
     fi
     failures=$((failures + 1))
     local at
-    at=$(cmp "$ref.lines" "$file.lines" 2>&1 | sed -n 's/.*line \([0-9]*\).*/\1/p' | head -1)
+    at=$(cmp "$ref.lines" "$got_base.lines" 2>&1 | sed -n 's/.*line \([0-9]*\).*/\1/p' | head -1)
     echo "FAIL $name: each transaction's commit line once, but the lines differ from the fault-free stream's at line ${at:-?} (span lines aside):"
-    echo "  $(wc -l <"$file.lines") lines, expected $(wc -l <"$ref.lines")"
+    echo "  $(wc -l <"$got_base.lines") lines, expected $(wc -l <"$ref.lines")"
     if [[ -n $at ]]; then
       echo "  expected: $(sed -n "${at}p" "$ref.lines" | cut -c1-300)"
-      echo "  got:      $(sed -n "${at}p" "$file.lines" | cut -c1-300)"
+      echo "  got:      $(sed -n "${at}p" "$got_base.lines" | cut -c1-300)"
     fi
     return
   fi
@@ -443,7 +445,7 @@ fault_check_once() {
   fi
   [[ -n $extra ]] && echo "  $(wc -l <<<"$extra") not in the range, the first $(head -1 <<<"$extra")"
   if [[ -z $missing && -z $doubled && -z $extra ]]; then
-    echo "  the same transactions in another order: first difference $(diff "$ref.gtids" "$file.gtids" | head -3 | tr '\n' ' ')"
+    echo "  the same transactions in another order: first difference $(diff "$ref.gtids" "$got_base.gtids" | head -3 | tr '\n' ' ')"
   fi
 }
 
