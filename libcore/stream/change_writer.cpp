@@ -234,11 +234,7 @@ void ChangeWriter::write_ddl(std::string_view database, std::string_view sql, co
   out_.end_record();
 }
 
-void ChangeWriter::write_commit(std::string_view gtid, std::string_view file, std::uint64_t end_offset,
-                                std::string_view position, std::uint32_t timestamp, std::uint64_t rows) {
-  out_.begin_object();
-  out_.field("op", "commit");
-  out_.field("v", 1);
+void ChangeWriter::write_gtid_and_pos(std::string_view gtid, std::string_view file, std::uint64_t offset) {
   if (gtid.empty())
     out_.field_null("gtid");
   else
@@ -246,8 +242,16 @@ void ChangeWriter::write_commit(std::string_view gtid, std::string_view file, st
   out_.key("pos");
   out_.begin_object();
   out_.field("file", file);
-  out_.field("offset", end_offset);
+  out_.field("offset", offset);
   out_.end_object();
+}
+
+void ChangeWriter::write_commit(std::string_view gtid, std::string_view file, std::uint64_t end_offset,
+                                std::string_view position, std::uint32_t timestamp, std::uint64_t rows) {
+  out_.begin_object();
+  out_.field("op", "commit");
+  out_.field("v", 1);
+  write_gtid_and_pos(gtid, file, end_offset);
   out_.field("position", position);
   out_.field("rows", rows);
   out_.field("ts_ms", std::uint64_t{timestamp} * 1000U);
@@ -300,15 +304,7 @@ void ChangeWriter::write_discard(std::string_view gtid, const gtid::FilePosition
   out_.begin_object();
   out_.field("op", "discard");
   out_.field("v", 1);
-  if (gtid.empty())
-    out_.field_null("gtid");
-  else
-    out_.field("gtid", gtid);
-  out_.key("pos");
-  out_.begin_object();
-  out_.field("file", began.file);
-  out_.field("offset", began.offset);
-  out_.end_object();
+  write_gtid_and_pos(gtid, began.file, began.offset);
   out_.field("reason", reason);
   out_.field("ts_ms", std::uint64_t{timestamp} * 1000U);
   out_.end_object();

@@ -81,6 +81,8 @@ class ChangeWriter {
   // Serializes the members of the event's lines that do not change from row to row.
   void prepare_event(const ChangePosition& position, std::uint32_t timestamp);
   void write_position(const ChangePosition& position, std::uint64_t index);
+  // "gtid":"..."|null,"pos":{"file":..,"offset":..}: a commit's or a discard's transaction.
+  void write_gtid_and_pos(std::string_view gtid, std::string_view file, std::uint64_t offset);
   // Also notes in key_values_ where each key value taken from `slices` was written.
   void write_key(const rowimage::TablePlan& plan, const std::vector<rowimage::ColumnSlice>& slices,
                  const std::vector<rowimage::ColumnSlice>* fallback, ByteReader& errors);
