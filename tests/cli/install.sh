@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# cmake --install puts the four binaries, the cdc-sync script and their man pages where
-# packagers expect them; the installed cdc-sync finds the tools beside it.
+# cmake --install puts the four binaries, the cdc-sync script, their man pages and
+# cdc-ndjson(5) where packagers expect them; the installed cdc-sync finds the tools beside it.
 set -euo pipefail
 tools_dir=$1
 build_dir=$(dirname "$tools_dir")
@@ -20,6 +20,12 @@ for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync; do
   [[ -x $prefix/bin/$tool ]] || { echo "FAIL: bin/$tool is not executable"; missing=$((missing + 1)); }
   "$prefix/bin/$tool" --version >/dev/null || { echo "FAIL: installed $tool does not run"; missing=$((missing + 1)); }
 done
+# The page of the line format, in section 5.
+checks=$((checks + 1))
+if [[ ! -s $prefix/share/man/man5/cdc-ndjson.5 ]]; then
+  echo "FAIL: share/man/man5/cdc-ndjson.5 was not installed"
+  missing=$((missing + 1))
+fi
 # cdc-sync runs the tools of its own bin directory, not those of the build tree.
 checks=$((checks + 1))
 version=$(env -u CDC_TOOLS_DIR "$prefix/bin/cdc-sync" --version) || version=""

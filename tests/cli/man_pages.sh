@@ -12,6 +12,8 @@
 # files that FILE options name (--defaults-file ~/.cdc.cnf) are created there, empty.
 # cdc-sync is a script of the source tree (scripts/cdc-sync): it is checked the same way,
 # running the tools of TOOLS_DIR (CDC_TOOLS_DIR).
+# man/cdc-ndjson.5, the format of the lines, has no tool: it gets check 1 only
+# (tests/cli/ndjson_documented.sh checks what it documents).
 # Usage: man_pages.sh TOOLS_DIR SOURCE_DIR
 set -euo pipefail
 tools_dir=$1
@@ -35,6 +37,9 @@ fail() {
   echo "FAIL $*"
   failures=$((failures + 1))
 }
+
+lint=$(mandoc -Tlint -W warning "$source_dir/man/cdc-ndjson.5" 2>&1) && [[ -z $lint ]] ||
+  { fail "mandoc -Tlint -W warning man/cdc-ndjson.5 is not clean:" && printf '    %s\n' "$lint"; }
 
 for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync; do
   page="$source_dir/man/$tool.1"
