@@ -1,4 +1,4 @@
-// The prerequisites of ../shared/docs/DESIGN.md "Server prerequisites", one rule each. Every
+// The prerequisites of man/cdc-plan.1 ("The checks, by name"), one rule each. Every
 // rule is a pure function of ServerFacts so tests can feed it any server's answers.
 
 #include <fmt/format.h>

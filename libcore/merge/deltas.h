@@ -1,7 +1,7 @@
 #pragma once
 
 // Reads cdc-stream's output (man/cdc-stream.1, STDIN/STDOUT) into the effects of each chunk
-// (DESIGN.md "Snapshot consistency", step 2): for chunk i with low L_i, each change after L_i
+// (man/cdc-merge.1, "The merge"): for chunk i with low L_i, each change after L_i
 // whose chunk-key value falls in chunk i's range, in log order. An update is two sides: the
 // old row leaves the chunk of its old key, the new row enters the chunk of its new key, each
 // side only when the change is after that chunk's low. Changes after H* are not applied (the

@@ -4,8 +4,8 @@
 // which chunk's key range a changed row falls in, exactly as the SELECT of cdc-snapshot
 // (compared by the server under the column's type and collation) would have.
 //
-// Values are the raw JSON text that cdc-stream and cdc-snapshot write for a column (DESIGN.md,
-// "Values"): 42, "12.50", "AQ==" (base64 for binary strings), "2024-09-04 10:52:12.189",
+// Values are the raw JSON text that cdc-stream and cdc-snapshot write for a column (man/cdc-ndjson.5,
+// VALUES): 42, "12.50", "AQ==" (base64 for binary strings), "2024-09-04 10:52:12.189",
 // "2024-09-04 10:52:12.189Z" (TIMESTAMP), "-838:59:59", "text". Each is turned into a sort key:
 // bytes whose memcmp order is the server's order, and which are equal exactly when the server
 // finds the values equal (so 'a' and 'A ' give the same sort key under utf8mb4_general_ci).

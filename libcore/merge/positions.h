@@ -1,6 +1,7 @@
 #pragma once
 
-// Watermarks and event positions for cdc-merge (DESIGN.md "Snapshot consistency"):
+// Watermarks and event positions for cdc-merge (man/cdc-merge.1, "The merge"; man/cdc-ndjson.5,
+// POSITIONS):
 // "event e is after watermark W" in the three position forms, and the lowest low / highest
 // high over many chunks. Built on gtid::Position; nothing here is specific to chunk files.
 

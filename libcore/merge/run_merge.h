@@ -1,6 +1,6 @@
 #pragma once
 
-// cdc-merge's work (DESIGN.md "Snapshot consistency", man/cdc-merge.1): turn chunks read at
+// cdc-merge's work (man/cdc-merge.1, "The merge"): turn chunks read at
 // different moments, plus the binlog changes that cover them, into one snapshot consistent
 // at H*, the highest high watermark.
 //

@@ -2,8 +2,8 @@
 
 // Chunks of a table's key range, and the op:"chunk" line cdc-snapshot reads. Everything here
 // is pure: the planner (planner.h) asks the server for the key's bounds and boundaries, these
-// functions turn them into chunks and lines. The line format is DESIGN.md "Chunk planning"
-// plus the issue 5 interface:
+// functions turn them into chunks and lines. The line format is man/cdc-ndjson.5,
+// "chunk":
 //
 //   {"op":"chunk","v":1,"db":"shop","table":"orders","key":["id"],"key_types":["int(11)"],
 //    "start":[1000]|null,"end":[2000]|null,"index":3,"count":12,

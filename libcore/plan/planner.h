@@ -51,7 +51,7 @@ struct TableKey {
 [[nodiscard]] Result<TableKey> describe_table(mysql::Connection& connection, const TableRef& ref,
                                               const ChunkKeyOption* chunk_key);
 
-// Splits the table (see DESIGN.md "Chunk planning"): the even split for a single integer key
+// Splits the table (see man/cdc-plan.1, DESCRIPTION): the even split for a single integer key
 // whose distribution factor is within bounds, else a walk of the index.
 [[nodiscard]] Result<TablePlan> split_table(mysql::Connection& connection, const TableKey& table,
                                             const ChunkPolicy& policy);

@@ -21,7 +21,7 @@ static_assert(std::is_same_v<iconv_t, void*>, "TextScratch stores glibc's iconv_
 enum class Method : std::uint8_t {
   utf8,     // passed through; Writer::string() replaces ill-formed UTF-8
   binary,   // not text
-  sbcs,     // one byte, one table entry (charset_table.cpp)
+  sbcs,     // one byte, one table entry (charset_conversion_tables.cpp)
   ucs2,     // 2-byte big-endian units, no surrogate pairs
   utf16be,  // 2-byte big-endian units with surrogate pairs
   utf16le,

@@ -5,7 +5,7 @@
 //
 // The binlog carries text as the bytes stored in the column's character set, and TABLE_MAP's
 // optional metadata (DEFAULT_CHARSET / COLUMN_CHARSET / ENUM_AND_SET_*_CHARSET) gives each
-// column's collation id. DESIGN.md ("Values") wants the JSON string to be byte-identical to what
+// column's collation id. cdc-ndjson(5) (VALUES) wants the JSON string to be byte-identical to what
 // a SELECT through a utf8mb4 connection returns, so every conversion here follows the server's
 // own tables, not a generic codec's:
 //
@@ -13,7 +13,7 @@
 //   know, e.g. a MySQL user-defined collation): the bytes are taken as UTF-8 and handed to
 //   ndjson::Writer::string(), which replaces ill-formed sequences with U+FFFD (writer.h).
 // * Single-byte charsets (latin1 ... tis620, ascii, swe7): tables generated from MariaDB
-//   10.11's own conversions (charset_table.cpp says how). latin1 is MySQL's latin1:
+//   10.11's own conversions (charset_conversion_tables.cpp says how). latin1 is MySQL's latin1:
 //   Windows-1252 with the five undefined bytes 81 8D 8F 90 9D mapped to U+0081 U+008D U+008F
 //   U+0090 U+009D (strings/ctype-latin1.c, cs_to_uni). glibc iconv is not used for these: it
 //   has no keybcs2 and maps some bytes differently from the server in 12 of the other 24
@@ -123,13 +123,13 @@ struct CollationInfo {
   std::uint16_t id = 0;
   Charset charset = Charset::unknown;
   // As SHOW COLLATION prints it. Where MySQL and MariaDB name one id differently, MariaDB's name
-  // (charset_table.cpp notes the other); MySQL before 8.0.30 says utf8_ for utf8mb3_.
+  // (charset_collations.cpp notes the other); MySQL before 8.0.30 says utf8_ for utf8mb3_.
   std::string_view collation_name;
   std::string_view charset_name;
   std::uint8_t max_bytes_per_char = 0;  // MAXLEN in information_schema.CHARACTER_SETS
 };
 
-// The collation with this id, in either server's numbering (see charset_table.cpp for the id
+// The collation with this id, in either server's numbering (see charset_collations.cpp for the id
 // ranges and where MySQL and MariaDB differ), or nullopt when no server we know defines it.
 [[nodiscard]] std::optional<CollationInfo> collation_info(std::uint16_t id);
 
@@ -205,7 +205,8 @@ void write_text(std::string_view raw, Charset charset, ndjson::Writer& out, Text
 
 namespace detail {
 
-// Tables generated from the server's conversions; defined in charset_table.cpp.
+// Tables generated from the server's conversions; defined in charset_conversion_tables.cpp
+// (the conversions) and charset_collations.cpp (the collation ids).
 struct CodeOverride {
   std::uint16_t code;     // the two bytes of a character, first byte high
   std::uint16_t unicode;  // 0xFFFD where the server has no mapping (it prints '?')

@@ -1,7 +1,7 @@
 #pragma once
 
 // MySQL's binary JSON (the bytes of a JSON column, MYSQL_TYPE_JSON = 245) decoded straight
-// into an ndjson::Writer as a JSON value, not as a string (DESIGN.md, Values).
+// into an ndjson::Writer as a JSON value, not as a string (man/cdc-ndjson.5, VALUES).
 //
 // Format (sql-common/json_binary.cc, the comment at the top of json_binary.h):
 //

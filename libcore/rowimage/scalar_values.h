@@ -14,7 +14,7 @@
 // and abandons the record. Nothing here allocates on the success path: text is built in
 // stack buffers and handed to the writer.
 //
-// Output, as DESIGN.md "Values" asks, so a binlog row matches a SELECT of the same row:
+// Output, as cdc-ndjson(5) "VALUES" documents it, so a binlog row matches a SELECT of the same row:
 //   integers      number with exact digits (BIGINT UNSIGNED up to 18446744073709551615)
 //   FLOAT/DOUBLE  number, shortest text that round-trips the float/double
 //   DECIMAL(p,s)  string with exactly s fraction digits: "12.50", "-0.01", "0"

@@ -1,7 +1,7 @@
 #pragma once
 
-// One op:"chunk" line of cdc-plan (the interface is /work/notes/snapshot-spec.md, kept in
-// man/cdc-snapshot.1): which table, which key range, and the SQL that reads it. Pure: no
+// One op:"chunk" line of cdc-plan (its fields: man/cdc-ndjson.5, "chunk"; how cdc-snapshot
+// reads it: man/cdc-snapshot.1): which table, which key range, and the SQL that reads it. Pure: no
 // server, so the parsing and the SQL text are unit-tested on plain strings.
 
 #include <cstdint>

@@ -1,10 +1,11 @@
 #pragma once
 
 // Writes the values of a SELECT (binary protocol, results in each column's own character
-// set) in DESIGN.md's value encoding, byte-identical to what cdc-stream writes for the same
-// row from its binlog row image. To make that hold by construction, the temporal values are
-// packed into their binlog form and handed to the binlog decoders (rowimage/scalar_values.h),
-// and the rest goes through the same writer calls the row-image code makes:
+// set) in the value encoding of man/cdc-ndjson.5 (VALUES), byte-identical to what cdc-stream
+// writes for the same row from its binlog row image. To make that hold by construction, the
+// temporal values are packed into their binlog form and handed to the binlog decoders
+// (rowimage/scalar_values.h), and the rest goes through the same writer calls the row-image
+// code makes:
 //   integers, YEAR       Writer::integer / unsigned_integer
 //   FLOAT, DOUBLE        Writer::floating(float) / floating(double) on the raw value
 //   DECIMAL              the server's text, which has exactly the scale's fraction digits

@@ -1,8 +1,8 @@
 #pragma once
 
 // cdc-snapshot's work: for each op:"chunk" line, one transaction that takes the low
-// watermark, streams the chunk's rows and takes the high watermark (DESIGN.md "Snapshot
-// consistency"):
+// watermark, streams the chunk's rows and takes the high watermark (man/cdc-snapshot.1 and
+// man/cdc-merge.1, "The merge"):
 //
 //   MariaDB  START TRANSACTION WITH CONSISTENT SNAPSHOT, then SHOW STATUS LIKE
 //            'binlog_snapshot_%' (the binlog point of exactly that read view) and its GTID
@@ -15,7 +15,7 @@
 //            stored result: memory holds one row); then SHOW MASTER STATUS and
 //            @@global.gtid_binlog_pos (MySQL: gtid_executed) for the high watermark; COMMIT.
 //
-// Output per chunk (/work/notes/snapshot-spec.md, man/cdc-snapshot.1): op:"low", one op:"r"
+// Output per chunk (man/cdc-ndjson.5, man/cdc-snapshot.1): op:"low", one op:"r"
 // per row, op:"high". A chunk without its high line was not finished.
 //
 // Errors name the input line and the chunk ("chunks.ndjson:3: shop.orders chunk 2/12: ...")

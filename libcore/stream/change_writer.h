@@ -24,7 +24,7 @@ struct ChangePosition {
   std::uint64_t first_index = 0;  // index of the event's first row (rows of a payload keep counting)
 };
 
-// Writes the NDJSON lines of ../shared/docs/DESIGN.md: data lines (c/u/d) from row events,
+// Writes the NDJSON lines of man/cdc-ndjson.5: data lines (c/u/d) from row events,
 // ddl and commit lines. One instance is reused for a whole run: no per-row allocation.
 class ChangeWriter {
  public:

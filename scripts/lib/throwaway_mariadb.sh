@@ -6,7 +6,7 @@
 #   throwaway_stop DIR                                 stops the server, removes DIR
 #
 # Accounts: root (socket only, no password); cdc / $THROWAWAY_CDC_PASSWORD with exactly the
-# grants DESIGN.md lists, on 127.0.0.1 and localhost.
+# grants cdc-plan --check asks for (man/cdc-plan.1), on 127.0.0.1 and localhost.
 
 THROWAWAY_CDC_PASSWORD=${THROWAWAY_CDC_PASSWORD:-cdc-test-secret}
 
