@@ -9,8 +9,8 @@
 #   - the chunk lines, stream lines and state files kept as fuzz seeds, which cdc-plan,
 #     cdc-stream and cdc-stream --state wrote;
 #   - the golden CLI cases' stdin and expected.stdout;
-#   - the "op" values and the written keys that libcore's writers name in their source
-#     (libcore/records too, when it exists), for the kinds only a live server makes.
+#   - the "op" values and the written keys that libcore's writers name in their source, and
+#     those libcore/records/kinds.h lists when it exists, for the kinds only a live server makes.
 # The page documents a kind with a literal display of its shape, {"op":"KIND",...} (the state
 # file: {"v":...} under STATE FILE), and a field by "FIELD": in its kind's display and by
 # a .Cm FIELD in the text. Each observed kind and each top-level key of its lines must be
@@ -72,6 +72,21 @@ grep -rhE --include='*.cpp' --include='*.h' -v '^[[:space:]]*//' "$source_dir/li
   sed -E 's/.*"([a-z_]+)"$/\1/' | sort -u >"$work/source_ops"
 grep -rhE --include='*.cpp' -v '^[[:space:]]*//' "$source_dir/libcore" |
   grep -oE '\.(field|field_null|key)\("[a-z_0-9]+"' | sed -E 's/.*\("//; s/"$//' | sort -u >"$work/source_keys"
+# libcore/records/kinds.h, where it exists, lists every op value and member name as constants
+# in `namespace op {...}` and `namespace field {...}`: all of them count.
+kinds_header="$source_dir/libcore/records/kinds.h"
+if [[ -f $kinds_header ]]; then
+  for list in op field; do
+    awk -v list="$list" '$0 ~ "^namespace " list " \\{" { on = 1; next } /^\}/ { on = 0 } on' "$kinds_header" |
+      grep -oE '= "[a-z_0-9]+";' | sed -E 's/^= "//; s/";$//' >"$work/records_$list" || true
+    if [[ ! -s $work/records_$list ]]; then
+      echo "FAIL: found no constants in namespace $list of libcore/records/kinds.h: update this test to its form"
+      exit 1
+    fi
+  done
+  sort -u "$work/source_ops" "$work/records_op" -o "$work/source_ops"
+  sort -u "$work/source_keys" "$work/records_field" -o "$work/source_keys"
+fi
 
 # --- What the page documents ----------------------------------------------------------------
 # kind<TAB>key for each "key": of each {"op":...} shape in a literal display; a shape runs from
