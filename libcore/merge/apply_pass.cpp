@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "merge/deltas.h"
-#include "merge/json_scan.h"
-#include "merge/line_reader.h"
+#include "ndjson/json_scan.h"
+#include "ndjson/line_reader.h"
 #include "util/fd_io.h"
 
 namespace cdc::merge {
@@ -98,17 +98,17 @@ class RowIdentity {
   std::optional<std::string_view> of(std::string_view line) {
     if (table_.identity_is_key) {
       // cdc-snapshot's lines start with the same bytes up to the key object.
-      if (line.size() > prefix_.size() && starts_with_bytes(line, prefix_)) {
+      if (line.size() > prefix_.size() && ndjson::starts_with_bytes(line, prefix_)) {
         std::size_t end = prefix_.size();
-        if (line[end] == '{' && skip_json_value(line, end)) return line.substr(prefix_.size(), end - prefix_.size());
+        if (line[end] == '{' && ndjson::skip_json_value(line, end)) return line.substr(prefix_.size(), end - prefix_.size());
       }
-      return find_member(line, "\"key\"");
+      return ndjson::find_member(line, "\"key\"");
     }
     const auto after = after_of(line);
     if (!after) return std::nullopt;
     if (!table_.identity) return after;
     values_.assign(table_.quoted_identity.size(), {});
-    MemberScanner scanner(*after);
+    ndjson::MemberScanner scanner(*after);
     std::string_view key;
     std::string_view value;
     while (scanner.next(key, value))
@@ -124,16 +124,16 @@ class RowIdentity {
  private:
   std::optional<std::string_view> after_of(std::string_view line) const {
     static constexpr std::string_view kBeforeAfter = R"(,"before":null,"after":)";
-    if (line.size() > prefix_.size() && starts_with_bytes(line, prefix_)) {
+    if (line.size() > prefix_.size() && ndjson::starts_with_bytes(line, prefix_)) {
       std::size_t pos = prefix_.size();
-      if (skip_json_value(line, pos) && line.substr(pos, kBeforeAfter.size()) == kBeforeAfter) {
+      if (ndjson::skip_json_value(line, pos) && line.substr(pos, kBeforeAfter.size()) == kBeforeAfter) {
         const std::size_t start = pos + kBeforeAfter.size();
         std::size_t end = start;
-        if (start < line.size() && line[start] == '{' && skip_json_value(line, end))
+        if (start < line.size() && line[start] == '{' && ndjson::skip_json_value(line, end))
           return line.substr(start, end - start);
       }
     }
-    return find_member(line, "\"after\"");
+    return ndjson::find_member(line, "\"after\"");
   }
 
   const TableInfo& table_;
@@ -148,13 +148,13 @@ Result<std::uint64_t> pass(const Group& group, const std::vector<Segment>& sourc
   RowIdentity identity(*group.table);
   const bool apply = !slice.entries.empty();
   for (const Segment& segment : source) {
-    LineReader reader(segment.fd, segment.name, segment.begin, segment.end, segment.first_line);
+    ndjson::LineReader reader(segment.fd, segment.name, segment.begin, segment.end, segment.first_line);
     for (;;) {
       auto more = reader.next();
       if (!more) return fail(more.error());
       if (!*more) break;
       const std::string_view line = reader.line();
-      if (line.empty() || trim_json_space(line).empty()) continue;
+      if (line.empty() || ndjson::trim_json_space(line).empty()) continue;
       if (apply) {
         const auto id = identity.of(line);
         if (!id)

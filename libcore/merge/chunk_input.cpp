@@ -7,8 +7,8 @@
 #include <map>
 #include <tuple>
 
-#include "merge/json_scan.h"
-#include "merge/line_reader.h"
+#include "ndjson/json_scan.h"
+#include "ndjson/line_reader.h"
 #include "merge/positions.h"
 #include "ndjson/writer.h"
 
@@ -19,7 +19,7 @@ namespace {
 // cdc-snapshot writes "r" lines with this prefix; anything else is parsed.
 constexpr std::string_view kRowPrefix = R"({"op":"r",)";
 
-bool is_blank(std::string_view line) { return trim_json_space(line).empty(); }
+bool is_blank(std::string_view line) { return ndjson::trim_json_space(line).empty(); }
 
 Result<std::string> get_string(simdjson::dom::object record, std::string_view field) {
   std::string_view value;
@@ -52,7 +52,7 @@ Result<std::vector<std::string>> get_string_array(simdjson::dom::object record, 
 // A bound ("start"/"end") as raw JSON text per key column, from the line's own bytes.
 Result<std::optional<std::vector<std::string>>> get_bound(std::string_view line, std::string_view quoted_field,
                                                           std::size_t columns) {
-  const auto raw = find_member(line, quoted_field);
+  const auto raw = ndjson::find_member(line, quoted_field);
   if (!raw) return fail(Errc::corrupt_input, fmt::format("{} is missing", quoted_field));
   if (*raw == "null") return std::optional<std::vector<std::string>>{};
   if (raw->empty() || raw->front() != '[')
@@ -61,15 +61,15 @@ Result<std::optional<std::vector<std::string>>> get_bound(std::string_view line,
   std::size_t pos = 1;
   const std::string_view text = raw->substr(0, raw->size() - 1);  // without ']'
   while (true) {
-    const std::string_view rest = trim_json_space(text.substr(pos));
+    const std::string_view rest = ndjson::trim_json_space(text.substr(pos));
     if (rest.empty()) break;
     const std::size_t start = text.size() - rest.size();
     std::size_t end = start;
-    if (!skip_json_value(text, end))
+    if (!ndjson::skip_json_value(text, end))
       return fail(Errc::corrupt_input, fmt::format("{} is not a JSON array", quoted_field));
     values.emplace_back(text.substr(start, end - start));
     pos = end;
-    const std::string_view after = trim_json_space(text.substr(pos));
+    const std::string_view after = ndjson::trim_json_space(text.substr(pos));
     if (after.empty()) break;
     if (after.front() != ',') return fail(Errc::corrupt_input, fmt::format("{} is not a JSON array", quoted_field));
     pos = text.size() - after.size() + 1;
@@ -190,14 +190,14 @@ Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inp
   std::vector<ChunkInfo> chunks;
   simdjson::dom::parser parser;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    LineReader reader(inputs[i].fd, inputs[i].name);
+    ndjson::LineReader reader(inputs[i].fd, inputs[i].name);
     std::optional<ChunkInfo> open;
     for (;;) {
       auto more = reader.next();
       if (!more) return fail(more.error());
       if (!*more) break;
       const std::string_view line = reader.line();
-      if (starts_with_bytes(line, kRowPrefix)) {
+      if (ndjson::starts_with_bytes(line, kRowPrefix)) {
         if (!open)
           return fail(reader.error_here(
               "op:\"r\" line outside a chunk (no low line before it): give whole cdc-snapshot outputs"));

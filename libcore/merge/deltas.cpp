@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "binlog/ddl_target.h"
-#include "merge/json_scan.h"
+#include "ndjson/json_scan.h"
 #include "merge/positions.h"
 #include "ndjson/writer.h"
 
@@ -85,7 +85,7 @@ bool scan_pos(std::string_view text, bool commit, LinePos& pos) noexcept {
   std::size_t found = text.size() - kPos.size() + 1;
   do {
     if (found-- == 0) return false;
-  } while (text[found] != '"' || !starts_with_bytes(text.substr(found), kPos));
+  } while (text[found] != '"' || !ndjson::starts_with_bytes(text.substr(found), kPos));
   std::size_t at = found + kPos.size();
   if (!take_plain_string(text, at, pos.file, false) || !take(text, at, R"(,"offset":)") ||
       !take_number(text, at, pos.offset))
@@ -126,7 +126,7 @@ bool file_before(std::string_view file, std::uint64_t offset, std::string_view o
 
 class Applier {
  public:
-  Applier(LineReader& reader, const DeltaContext& context, EffectStore& effects)
+  Applier(ndjson::LineReader& reader, const DeltaContext& context, EffectStore& effects)
       : reader_(reader), context_(context), effects_(effects) {
     for (std::size_t t = 0; t < context.tables.size(); ++t)
       by_name_.emplace(table_key(context.tables[t].quoted_db, context.tables[t].quoted_table), t);
@@ -165,7 +165,7 @@ class Applier {
 
   Result<void> line(std::string_view text) {
     if (!reader_.terminated()) {
-      if (trim_json_space(text).empty()) return {};
+      if (ndjson::trim_json_space(text).empty()) return {};
       return fail(reader_.error_here(fmt::format(
           "torn last line: it has no newline (the writer was interrupted mid-record, or the file was cut); {}",
           rerun())));
@@ -174,7 +174,7 @@ class Applier {
     if (text.substr(0, kOpPrefix.size()) == kOpPrefix) {
       const std::size_t end = text.find('"', kOpPrefix.size());
       if (end != std::string_view::npos) op = text.substr(kOpPrefix.size(), end - kOpPrefix.size());
-    } else if (trim_json_space(text).empty()) {
+    } else if (ndjson::trim_json_space(text).empty()) {
       return {};
     }
     if (op.empty()) return parsed_line(text);
@@ -189,7 +189,7 @@ class Applier {
     std::size_t table_index = SIZE_MAX;
     bool skipped = !change && op != "ddl";  // commit, incident
     if (change) {
-      MemberScanner scanner(text);
+      ndjson::MemberScanner scanner(text);
       std::string_view key;
       std::string_view value;
       std::string_view db;
@@ -432,7 +432,7 @@ class Applier {
     std::string_view before;
     std::string_view after;
     std::string_view ts_ms;
-    MemberScanner scanner(text);
+    ndjson::MemberScanner scanner(text);
     std::string_view key;
     while (scanner.next_key(key)) {
       const bool is_before = key == "\"before\"";
@@ -489,7 +489,7 @@ class Applier {
   Result<std::string_view> image_values(std::string_view text, const TableInfo& table, ImageValues& values) {
     values.key.assign(table.quoted_key.size(), {});
     values.identity.assign(table.quoted_identity.size(), {});
-    MemberScanner scanner(text);
+    ndjson::MemberScanner scanner(text);
     std::string_view key;
     std::string_view value;
     while (scanner.next(key, value)) {
@@ -619,7 +619,7 @@ class Applier {
     return {};
   }
 
-  LineReader& reader_;
+  ndjson::LineReader& reader_;
   const DeltaContext& context_;
   EffectStore& effects_;
   std::unordered_map<std::string, std::size_t> by_name_;
@@ -662,7 +662,7 @@ void append_object(std::span<const std::string> quoted_names, std::span<const st
   out.push_back('}');
 }
 
-Result<DeltaSummary> read_deltas(LineReader& reader, const DeltaContext& context, EffectStore& effects) {
+Result<DeltaSummary> read_deltas(ndjson::LineReader& reader, const DeltaContext& context, EffectStore& effects) {
   Applier applier(reader, context, effects);
   return applier.run();
 }

@@ -20,7 +20,7 @@
 #include "gtid/position.h"
 #include "merge/chunk_input.h"
 #include "merge/effects.h"
-#include "merge/line_reader.h"
+#include "ndjson/line_reader.h"
 #include "util/result.h"
 
 namespace cdc::merge {
@@ -46,7 +46,7 @@ struct DeltaSummary {
 // is not cdc-stream's, lines out of log order, deltas that do not cover the span (no span_start
 // or span_end line, or one on the wrong side of a watermark), an image without a key or
 // identity column, a partial image, or a DDL on a merged table during the snapshot.
-[[nodiscard]] Result<DeltaSummary> read_deltas(LineReader& reader, const DeltaContext& context, EffectStore& effects);
+[[nodiscard]] Result<DeltaSummary> read_deltas(ndjson::LineReader& reader, const DeltaContext& context, EffectStore& effects);
 
 // {"a":1,"b":"x"}: the members named by quoted_names with the given raw values, as
 // ndjson::Writer writes an object. Both sides of the merge build identities with this, so a

@@ -17,7 +17,7 @@
 #include "merge/chunk_input.h"
 #include "merge/deltas.h"
 #include "merge/effects.h"
-#include "merge/line_reader.h"
+#include "ndjson/line_reader.h"
 #include "merge/positions.h"
 #include "merge/temp_dir.h"
 #include "ndjson/writer.h"
@@ -273,7 +273,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
       deltas_map.data = ::mmap(nullptr, deltas_map.size, PROT_READ, MAP_PRIVATE, fd, 0);
       if (deltas_map.data != MAP_FAILED) effects.set_source(static_cast<const char*>(deltas_map.data), deltas_map.size);
     }
-    LineReader reader(fd, name, fd == stdin_fd ? static_cast<std::uint64_t>(::lseek(fd, 0, SEEK_CUR)) : 0);
+    ndjson::LineReader reader(fd, name, fd == stdin_fd ? static_cast<std::uint64_t>(::lseek(fd, 0, SEEK_CUR)) : 0);
     const DeltaContext context{*chunks,    *tables,    chunk_group, high, options.until.has_value(),
                                lowest_low, options.check_deltas};
     auto read = read_deltas(reader, context, effects);

@@ -3,7 +3,7 @@
 
 #include <doctest/doctest.h>
 
-#include "merge/json_scan.h"
+#include "ndjson/json_scan.h"
 #include "merge/positions.h"
 #include "merge/run_merge.h"
 #include "merge_support.h"
@@ -192,14 +192,14 @@ TEST_CASE("merge: sizes for --memory-limit") {
 TEST_CASE("merge: the raw JSON scanner finds members and skips strings with escapes") {
   const std::string_view line =
       R"({"op":"r","v":1,"db":"a\"}b","table":"t","key":{"id":"x\\"},"before":null,"after":{"id":"x\\","n":[1,{"a":"]"}]},"ts_ms":5})";
-  CHECK(*cdc::merge::find_member(line, "\"key\"") == R"({"id":"x\\"})");
-  CHECK(*cdc::merge::find_member(line, "\"after\"") == R"({"id":"x\\","n":[1,{"a":"]"}]})");
-  CHECK(*cdc::merge::find_member(line, "\"ts_ms\"") == "5");
-  CHECK_FALSE(cdc::merge::find_member(line, "\"nope\"").has_value());
-  CHECK(*cdc::merge::find_member(R"({ "a" : 1 , "b" : "x" })", "\"b\"") == R"("x")");
+  CHECK(*cdc::ndjson::find_member(line, "\"key\"") == R"({"id":"x\\"})");
+  CHECK(*cdc::ndjson::find_member(line, "\"after\"") == R"({"id":"x\\","n":[1,{"a":"]"}]})");
+  CHECK(*cdc::ndjson::find_member(line, "\"ts_ms\"") == "5");
+  CHECK_FALSE(cdc::ndjson::find_member(line, "\"nope\"").has_value());
+  CHECK(*cdc::ndjson::find_member(R"({ "a" : 1 , "b" : "x" })", "\"b\"") == R"("x")");
   for (const char* broken : {R"({"a":)", R"({"a":"x)", R"({"a":{"b":1)", R"({"a" 1})", R"([1])", ""}) {
     CAPTURE(broken);
-    CHECK_FALSE(cdc::merge::find_member(broken, "\"a\"").has_value());
+    CHECK_FALSE(cdc::ndjson::find_member(broken, "\"a\"").has_value());
   }
 }
 

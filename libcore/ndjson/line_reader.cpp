@@ -1,4 +1,4 @@
-#include "merge/line_reader.h"
+#include "ndjson/line_reader.h"
 
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace cdc::merge {
+namespace cdc::ndjson {
 
 namespace {
 constexpr std::size_t kBlockBytes = std::size_t{1} << 20;
@@ -163,4 +163,4 @@ Result<bool> LineReader::next() {
   }
 }
 
-}  // namespace cdc::merge
+}  // namespace cdc::ndjson

@@ -1,12 +1,13 @@
 #pragma once
 
-// Reads lines of one input, or of a byte range of it: cdc-merge's passes over chunk outputs
-// look at most lines only by a prefix, so splitting lines must cost no more than a memchr.
-// Regular files are mapped in windows of 1 MiB (no copy into a buffer; the window is unmapped
-// as the reader moves on, so memory stays bounded); other files are read with pread(). Follows the NDJSON input rules of ndjson/reader.h for line endings and
-// numbering ('\n' separates records, one '\r' before it is dropped, line numbers are physical
-// 1-based lines); blank lines are returned as empty views for the caller to skip. Unlike
-// ndjson::Reader it does not parse: callers parse the few lines they need.
+// Reads lines of one input, or of a byte range of it, without parsing them: for readers that
+// look at most lines only by a prefix (cdc-merge's passes over chunk outputs), where splitting
+// lines must cost no more than a memchr. Regular files are mapped in windows of 1 MiB (no copy
+// into a buffer; the window is unmapped as the reader moves on, so memory stays bounded);
+// other files are read with pread(). Follows the NDJSON input rules of ndjson/reader.h for
+// line endings and numbering ('\n' separates records, one '\r' before it is dropped, line
+// numbers are physical 1-based lines); blank lines are returned as empty views for the caller
+// to skip. Unlike ndjson::Reader it does not parse: callers parse the few lines they need.
 
 #include <cstddef>
 #include <cstdint>
@@ -16,7 +17,7 @@
 
 #include "util/result.h"
 
-namespace cdc::merge {
+namespace cdc::ndjson {
 
 class LineReader {
  public:
@@ -73,4 +74,4 @@ class LineReader {
   std::size_t map_length_ = 0;
 };
 
-}  // namespace cdc::merge
+}  // namespace cdc::ndjson

@@ -1,8 +1,9 @@
 #pragma once
 
-// Raw JSON text scanning for cdc-merge's hot paths: find a member of an object and the exact
-// bytes of its value, without parsing the line. cdc-merge copies values as bytes (the same row
-// gives byte-identical values in cdc-snapshot and cdc-stream output, man/cdc-ndjson.5, VALUES), so
+// Raw JSON text scanning for hot paths that read NDJSON lines (cdc-merge's): find a member of
+// an object and the exact bytes of its value, without parsing the line. cdc-merge copies
+// values as bytes (the same row gives byte-identical values in cdc-snapshot and cdc-stream
+// output, man/cdc-ndjson.5, VALUES), so
 // it needs the text, not a decoded value. The scanner only follows the structure: strings
 // (with their escapes), nesting, and whitespace between tokens. It does not validate numbers
 // or literals; lines whose validity matters are checked with simdjson by the callers.
@@ -13,7 +14,7 @@
 #include <optional>
 #include <string_view>
 
-namespace cdc::merge {
+namespace cdc::ndjson {
 
 // Moves pos past the JSON value that starts at text[pos] (after any whitespace), and returns
 // false when the text ends first or the value is not well nested.
@@ -73,4 +74,4 @@ class MemberScanner {
 // Trims spaces, tabs and '\r' at both ends.
 [[nodiscard]] std::string_view trim_json_space(std::string_view text) noexcept;
 
-}  // namespace cdc::merge
+}  // namespace cdc::ndjson

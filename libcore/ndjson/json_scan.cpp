@@ -1,4 +1,4 @@
-#include "merge/json_scan.h"
+#include "ndjson/json_scan.h"
 
 #include <cstring>
 
@@ -6,7 +6,7 @@
 #include <emmintrin.h>
 #endif
 
-namespace cdc::merge {
+namespace cdc::ndjson {
 
 namespace {
 
@@ -161,4 +161,4 @@ std::string_view trim_json_space(std::string_view text) noexcept {
   return text;
 }
 
-}  // namespace cdc::merge
+}  // namespace cdc::ndjson
