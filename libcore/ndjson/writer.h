@@ -130,6 +130,14 @@ class Writer {
   // The caller vouches that digits is a valid JSON number (e.g. DECIMAL text from the binlog
   // decoder); checked only in debug builds.
   void raw_number(std::string_view digits);
+  // The caller vouches that json is one whole JSON value as a Writer or simdjson's minify
+  // wrote it (a value read from another line, passed on unchanged).
+  void raw_value(std::string_view json) {
+    assert(!json.empty() && "raw_value() needs a JSON value");
+    before_value();
+    append_literal(json);
+    need_comma_ = true;
+  }
   void integer(std::int64_t value) {
     before_value();
     const fmt::format_int text(value);

@@ -43,16 +43,6 @@ void write_value(const KeyColumn& column, std::string_view value, ndjson::Writer
   }
 }
 
-void write_tuple(const std::vector<KeyColumn>& key, const std::optional<KeyTuple>& tuple, ndjson::Writer& out) {
-  if (!tuple) {
-    out.null();
-    return;
-  }
-  out.begin_array();
-  for (std::size_t i = 0; i < key.size() && i < tuple->size(); ++i) write_value(key[i], (*tuple)[i], out);
-  out.end_array();
-}
-
 }  // namespace
 
 std::uint64_t bias_signed(std::int64_t value) noexcept { return static_cast<std::uint64_t>(value) ^ kSignBit; }
@@ -84,7 +74,7 @@ double distribution_factor(const IntegerKeyRange& range, std::uint64_t rows) noe
   return static_cast<double>(span / static_cast<long double>(rows));
 }
 
-std::optional<std::vector<Chunk>> plan_integer_chunks(const IntegerKeyRange& range, std::uint64_t rows,
+std::optional<std::vector<KeyRange>> plan_integer_chunks(const IntegerKeyRange& range, std::uint64_t rows,
                                                       const ChunkPolicy& policy) {
   if (range.max < range.min) return std::nullopt;
   const double factor = distribution_factor(range, rows);
@@ -95,13 +85,13 @@ std::optional<std::vector<Chunk>> plan_integer_chunks(const IntegerKeyRange& ran
                        : std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::floor(width)));
   const long double per_value = 1.0L / static_cast<long double>(factor);  // rows per key value
 
-  std::vector<Chunk> chunks;
+  std::vector<KeyRange> chunks;
   std::optional<KeyTuple> start;
   std::uint64_t lower = range.min;
   // Boundaries min + step, min + 2*step, ... while they stay <= max (never wrapping around).
   while (range.max - lower >= step && lower + step > lower) {
     const std::uint64_t boundary = lower + step;
-    Chunk chunk;
+    KeyRange chunk;
     chunk.start = start;
     chunk.end = KeyTuple{unbiased_text(boundary, range.is_unsigned)};
     chunk.rows_estimate = static_cast<std::uint64_t>(std::llround(static_cast<long double>(step) * per_value));
@@ -109,7 +99,7 @@ std::optional<std::vector<Chunk>> plan_integer_chunks(const IntegerKeyRange& ran
     start = KeyTuple{unbiased_text(boundary, range.is_unsigned)};
     lower = boundary;
   }
-  Chunk last;
+  KeyRange last;
   last.start = start;
   last.rows_estimate = static_cast<std::uint64_t>(
       std::llround((static_cast<long double>(range.max - lower) + 1.0L) * per_value));
@@ -117,20 +107,20 @@ std::optional<std::vector<Chunk>> plan_integer_chunks(const IntegerKeyRange& ran
   return chunks;
 }
 
-std::vector<Chunk> chunks_from_boundaries(std::vector<KeyTuple> boundaries, std::uint64_t rows,
+std::vector<KeyRange> chunks_from_boundaries(std::vector<KeyTuple> boundaries, std::uint64_t rows,
                                           std::uint64_t chunk_size) {
-  std::vector<Chunk> chunks;
+  std::vector<KeyRange> chunks;
   chunks.reserve(boundaries.size() + 1);
   std::optional<KeyTuple> start;
   for (auto& boundary : boundaries) {
-    Chunk chunk;
+    KeyRange chunk;
     chunk.start = std::move(start);
     chunk.end = boundary;
     chunk.rows_estimate = chunk_size;
     chunks.push_back(std::move(chunk));
     start = std::move(boundary);
   }
-  Chunk last;
+  KeyRange last;
   last.start = std::move(start);
   const std::uint64_t before = chunk_size * boundaries.size();
   last.rows_estimate = rows > before ? std::min(rows - before, chunk_size) : (boundaries.empty() ? rows : 0);
@@ -193,7 +183,7 @@ Result<std::string> key_compare_sql(const std::vector<KeyColumn>& key, const Key
   return key.size() == 1 ? out : fmt::format("({})", out);
 }
 
-Result<std::string> chunk_condition_sql(const std::vector<KeyColumn>& key, const Chunk& chunk) {
+Result<std::string> chunk_condition_sql(const std::vector<KeyColumn>& key, const KeyRange& chunk) {
   std::string out;
   if (chunk.start) {
     auto lower = key_compare_sql(key, *chunk.start, ">=");
@@ -208,48 +198,39 @@ Result<std::string> chunk_condition_sql(const std::vector<KeyColumn>& key, const
   return out.empty() ? std::string("TRUE") : out;
 }
 
-void write_chunk_line(const TablePlan& plan, std::size_t index, ndjson::Writer& out) {
-  const Chunk& chunk = plan.chunks[index];
-  out.begin_object();
-  out.field("op", "chunk");
-  out.field("v", 1);
-  out.field("db", plan.database);
-  out.field("table", plan.table);
-  out.key("key");
-  out.begin_array();
-  for (const KeyColumn& column : plan.key) out.string(column.name);
-  out.end_array();
-  out.key("key_types");
-  out.begin_array();
-  for (const KeyColumn& column : plan.key) out.string(column.column_type);
-  out.end_array();
-  out.key("start");
-  write_tuple(plan.key, chunk.start, out);
-  out.key("end");
-  write_tuple(plan.key, chunk.end, out);
-  out.field("index", index);
-  out.field("count", plan.chunks.size());
-  out.key("columns");
-  out.begin_array();
-  for (const ColumnInfo& column : plan.columns) {
-    out.begin_object();
-    out.field("name", column.name);
-    out.field("type", column.type);
-    out.field("collation_id", column.collation_id);
-    out.end_object();
+records::Chunk chunk_record(const TableSplit& plan, std::size_t index) {
+  const KeyRange& range = plan.chunks[index];
+  records::Chunk chunk;
+  chunk.db = plan.database;
+  chunk.table = plan.table;
+  for (const KeyColumn& column : plan.key) {
+    chunk.key.push_back(column.name);
+    chunk.key_types.push_back(column.column_type);
   }
-  out.end_array();
-  out.key("identity");
-  if (plan.identity) {
-    out.begin_array();
-    for (const std::string& column : *plan.identity) out.string(column);
-    out.end_array();
-  } else {
-    out.null();
-  }
-  out.field("rows_estimate", chunk.rows_estimate);
-  out.end_object();
-  out.end_record();
+  ndjson::Writer value;
+  const auto bound = [&](const std::optional<KeyTuple>& tuple) {
+    records::Bound out;
+    if (!tuple) return out;
+    out.emplace();
+    for (std::size_t i = 0; i < plan.key.size() && i < tuple->size(); ++i) {
+      value.clear();
+      write_value(plan.key[i], (*tuple)[i], value);
+      out->emplace_back(value.buffered());
+    }
+    return out;
+  };
+  chunk.start = bound(range.start);
+  chunk.end = bound(range.end);
+  chunk.index = index;
+  chunk.count = plan.chunks.size();
+  chunk.columns = plan.columns;
+  chunk.identity = plan.identity;
+  chunk.rows_estimate = range.rows_estimate;
+  return chunk;
+}
+
+void write_chunk_line(const TableSplit& plan, std::size_t index, ndjson::Writer& out) {
+  records::write_chunk(chunk_record(plan, index), out);
 }
 
 }  // namespace cdc::plan

@@ -1,13 +1,9 @@
 #pragma once
 
-// Chunks of a table's key range, and the op:"chunk" line cdc-snapshot reads. Everything here
-// is pure: the planner (planner.h) asks the server for the key's bounds and boundaries, these
-// functions turn them into chunks and lines. The line format is man/cdc-ndjson.5,
-// "chunk":
-//
-//   {"op":"chunk","v":1,"db":"shop","table":"orders","key":["id"],"key_types":["int(11)"],
-//    "start":[1000]|null,"end":[2000]|null,"index":3,"count":12,
-//    "columns":[{"name":"id","type":"int(11)","collation_id":0},...],"rows_estimate":8096}
+// A table's key range split into chunks, and their op:"chunk" lines (records/chunk.h; the
+// fields: man/cdc-ndjson.5, "chunk"). Everything here is pure: the planner (planner.h) asks
+// the server for the key's bounds and boundaries, these functions turn them into key ranges
+// and lines.
 //
 // A row is in a chunk iff (key) >= start (when start is not null) and (key) < end (when end is
 // not null), compared by the server under the key columns' collations. Boundaries are real key
@@ -19,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "records/chunk.h"
 #include "util/result.h"
 
 namespace cdc::ndjson {
@@ -44,27 +41,22 @@ struct KeyColumn {
   KeyKind kind = KeyKind::signed_integer;
 };
 
-struct ColumnInfo {
-  std::string name;
-  std::string type;                // COLUMN_TYPE
-  std::uint32_t collation_id = 0;  // 0: not a string column; 63: binary
-};
 
 // One value per key column, as the server's text protocol returns it (bytes for binary).
 using KeyTuple = std::vector<std::string>;
 
-struct Chunk {
+struct KeyRange {
   std::optional<KeyTuple> start;  // inclusive; nullopt: open
   std::optional<KeyTuple> end;    // exclusive; nullopt: open
   std::uint64_t rows_estimate = 0;
 };
 
-struct TablePlan {
+struct TableSplit {
   std::string database;
   std::string table;
   std::vector<KeyColumn> key;
-  std::vector<ColumnInfo> columns;
-  std::vector<Chunk> chunks;
+  std::vector<records::ChunkColumn> columns;
+  std::vector<KeyRange> chunks;
   std::optional<std::vector<std::string>> identity;  // see TableKey::identity
 };
 
@@ -95,12 +87,12 @@ struct IntegerKeyRange {
 // open above (rows inserted outside [min, max] later still belong to a chunk). nullopt when the
 // factor is outside [factor_lower, factor_upper]: the keys are too sparse or too dense for
 // arithmetic, and the index must be walked instead.
-[[nodiscard]] std::optional<std::vector<Chunk>> plan_integer_chunks(const IntegerKeyRange& range,
+[[nodiscard]] std::optional<std::vector<KeyRange>> plan_integer_chunks(const IntegerKeyRange& range,
                                                                     std::uint64_t rows, const ChunkPolicy& policy);
 
 // Chunks from the boundaries a walk of the index found (strictly increasing real key values):
 // [null, b0), [b0, b1), ..., [bn, null). No boundaries: one chunk, null/null.
-[[nodiscard]] std::vector<Chunk> chunks_from_boundaries(std::vector<KeyTuple> boundaries, std::uint64_t rows,
+[[nodiscard]] std::vector<KeyRange> chunks_from_boundaries(std::vector<KeyTuple> boundaries, std::uint64_t rows,
                                                         std::uint64_t chunk_size);
 
 // The SQL literal of one key value (see KeyKind); an error for text that cannot be the kind.
@@ -111,9 +103,11 @@ struct IntegerKeyRange {
 [[nodiscard]] Result<std::string> key_compare_sql(const std::vector<KeyColumn>& key, const KeyTuple& values,
                                                   std::string_view op);
 // The WHERE condition selecting a chunk's rows ("TRUE" for null/null).
-[[nodiscard]] Result<std::string> chunk_condition_sql(const std::vector<KeyColumn>& key, const Chunk& chunk);
+[[nodiscard]] Result<std::string> chunk_condition_sql(const std::vector<KeyColumn>& key, const KeyRange& chunk);
 
+// The op:"chunk" line of plan.chunks[index], its bounds as JSON by the key columns' kinds.
+[[nodiscard]] records::Chunk chunk_record(const TableSplit& plan, std::size_t index);
 // One op:"chunk" line (ending the record) for plan.chunks[index].
-void write_chunk_line(const TablePlan& plan, std::size_t index, ndjson::Writer& out);
+void write_chunk_line(const TableSplit& plan, std::size_t index, ndjson::Writer& out);
 
 }  // namespace cdc::plan

@@ -171,7 +171,7 @@ Result<TableKey> describe_table(mysql::Connection& connection, const TableRef& r
   };
   std::vector<Described> described;
   for (const auto& row : columns->rows) {
-    ColumnInfo info;
+    records::ChunkColumn info;
     info.name = row.at(0).value_or("");
     info.type = row.at(1).value_or("");
     for (const schema::ColumnSchema& column : (*schema)->columns)
@@ -237,7 +237,7 @@ Result<TableKey> describe_table(mysql::Connection& connection, const TableRef& r
       if (same_name(table.columns[i].name, name)) at = i;
     if (at == table.columns.size())
       return fail(Errc::usage, fmt::format("{}: no column {}", table_name(ref), name));
-    const ColumnInfo& column = table.columns[at];
+    const records::ChunkColumn& column = table.columns[at];
     const auto kind = kind_of(described[at].data_type, column.type, column.collation_id);
     if (!kind)
       return fail(Errc::usage, fmt::format("{}: key column {} is {}, which cannot be split exactly; {}",
@@ -250,8 +250,8 @@ Result<TableKey> describe_table(mysql::Connection& connection, const TableRef& r
   return table;
 }
 
-Result<TablePlan> split_table(mysql::Connection& connection, const TableKey& table, const ChunkPolicy& policy) {
-  TablePlan plan{table.ref.database, table.ref.table, table.key, table.columns, {}, table.identity};
+Result<TableSplit> split_table(mysql::Connection& connection, const TableKey& table, const ChunkPolicy& policy) {
+  TableSplit plan{table.ref.database, table.ref.table, table.key, table.columns, {}, table.identity};
   const std::uint64_t chunk_size = std::max<std::uint64_t>(policy.chunk_size, 1);
   const KeyColumn& first = table.key.front();
   const bool integer = first.kind == KeyKind::signed_integer || first.kind == KeyKind::unsigned_integer;
@@ -261,7 +261,7 @@ Result<TablePlan> split_table(mysql::Connection& connection, const TableKey& tab
     if (!bounds) return fail(std::move(bounds).error());
     const auto& row = bounds->rows.at(0);
     if (!row.at(0) || !row.at(1)) {  // empty
-      plan.chunks.push_back(Chunk{});
+      plan.chunks.push_back(KeyRange{});
       return plan;
     }
     const bool is_unsigned = first.kind == KeyKind::unsigned_integer;

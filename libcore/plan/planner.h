@@ -35,7 +35,7 @@ struct TableKey {
   TableRef ref;
   std::string index;  // the index the key walks ("PRIMARY" or a secondary index)
   std::vector<KeyColumn> key;
-  std::vector<ColumnInfo> columns;
+  std::vector<records::ChunkColumn> columns;
   // The columns that identify a row (primary key, else a unique NOT NULL index); none: the
   // whole row is its identity.
   std::optional<std::vector<std::string>> identity;
@@ -53,7 +53,7 @@ struct TableKey {
 
 // Splits the table (see man/cdc-plan.1, DESCRIPTION): the even split for a single integer key
 // whose distribution factor is within bounds, else a walk of the index.
-[[nodiscard]] Result<TablePlan> split_table(mysql::Connection& connection, const TableKey& table,
+[[nodiscard]] Result<TableSplit> split_table(mysql::Connection& connection, const TableKey& table,
                                             const ChunkPolicy& policy);
 
 }  // namespace cdc::plan

@@ -53,62 +53,31 @@ bool is_decimal_text(std::string_view text) {
 }
 
 
-Result<std::string> get_string(simdjson::dom::object record, std::string_view field) {
-  std::string_view text;
-  if (record[field].get_string().get(text) != simdjson::SUCCESS)
-    return bad(fmt::format("chunk field \"{}\" must be a string", field));
-  return std::string(text);
-}
-
-Result<std::uint64_t> get_count(simdjson::dom::object record, std::string_view field) {
-  std::uint64_t value = 0;
-  if (record[field].get_uint64().get(value) != simdjson::SUCCESS)
-    return bad(fmt::format("chunk field \"{}\" must be a non-negative integer", field));
-  return value;
-}
-
-Result<std::vector<std::string>> get_strings(simdjson::dom::object record, std::string_view field) {
-  simdjson::dom::array array;
-  if (record[field].get_array().get(array) != simdjson::SUCCESS)
-    return bad(fmt::format("chunk field \"{}\" must be an array of strings", field));
-  std::vector<std::string> out;
-  for (const auto element : array) {
-    std::string_view text;
-    if (element.get_string().get(text) != simdjson::SUCCESS)
-      return bad(fmt::format("chunk field \"{}\" must be an array of strings", field));
-    out.emplace_back(text);
-  }
-  return out;
-}
-
-Result<std::optional<std::vector<std::string>>> get_bound(simdjson::dom::object record, std::string_view field,
-                                                         const std::vector<std::string>& key_types) {
-  simdjson::dom::element element;
-  if (record[field].get(element) != simdjson::SUCCESS)
-    return bad(fmt::format("chunk field \"{}\" is missing (null for an open end)", field));
-  if (element.is_null()) return std::optional<std::vector<std::string>>{};
-  simdjson::dom::array array;
-  if (element.get_array().get(array) != simdjson::SUCCESS)
-    return bad(fmt::format("chunk field \"{}\" must be an array or null", field));
+// The SQL literals of a bound, one per key column; nullopt for an open end.
+Result<std::optional<std::vector<std::string>>> bound_literals(const records::Bound& bound, std::string_view field,
+                                                              const std::vector<std::string>& key_types) {
+  if (!bound) return std::optional<std::vector<std::string>>{};
+  simdjson::dom::parser parser;
   std::vector<std::string> literals;
-  std::size_t i = 0;
-  for (const auto value : array) {
-    if (i >= key_types.size())
-      return bad(fmt::format("chunk field \"{}\" has more values than the key has columns ({})", field,
-                             key_types.size()));
-    auto literal = bound_literal(value, key_types[i]);
+  for (std::size_t i = 0; i < bound->size(); ++i) {
+    const std::string& text = (*bound)[i];
+    simdjson::dom::element value;
+    if (parser.parse(text).get(value) != simdjson::SUCCESS)
+      return bad(fmt::format("chunk field \"{}\" value {} is not JSON", field, i + 1));
+    auto literal = bound_literal(value, i < key_types.size() ? key_types[i] : std::string_view());
     if (!literal) return fail(literal.error().with_context(fmt::format("chunk field \"{}\" value {}", field, i + 1)));
     literals.push_back(std::move(*literal));
-    ++i;
   }
-  if (i != key_types.size())
-    return bad(fmt::format("chunk field \"{}\" has {} values for {} key columns", field, i, key_types.size()));
   return std::optional<std::vector<std::string>>(std::move(literals));
 }
 
 }  // namespace
 
-std::string Chunk::describe() const { return fmt::format("{}.{} chunk {}/{}", db, table, index, count); }
+Result<void> check_bounds(const records::Chunk& chunk) {
+  for (const auto& [field, bound] : {std::pair{"start", &chunk.start}, std::pair{"end", &chunk.end}})
+    if (auto literals = bound_literals(*bound, field, chunk.key_types); !literals) return fail(literals.error());
+  return {};
+}
 
 std::optional<std::string> decode_base64(std::string_view text) {
   std::string out;
@@ -174,81 +143,11 @@ Result<std::string> bound_literal(simdjson::dom::element value, std::string_view
   }
 }
 
-Result<Chunk> parse_chunk(simdjson::dom::object record) {
-  Chunk chunk;
-  auto op = get_string(record, "op");
-  if (!op) return fail(op.error());
-  if (*op != "chunk") return bad(fmt::format("expected an op:\"chunk\" line, got op \"{}\"", *op));
-  auto db = get_string(record, "db");
-  if (!db) return fail(db.error());
-  chunk.db = std::move(*db);
-  auto table = get_string(record, "table");
-  if (!table) return fail(table.error());
-  chunk.table = std::move(*table);
-  auto key = get_strings(record, "key");
-  if (!key) return fail(key.error());
-  chunk.key = std::move(*key);
-  auto key_types = get_strings(record, "key_types");
-  if (!key_types) return fail(key_types.error());
-  chunk.key_types = std::move(*key_types);
-  if (chunk.key.empty()) return bad("chunk field \"key\" is empty");
-  if (chunk.key.size() != chunk.key_types.size())
-    return bad(fmt::format("chunk has {} key columns but {} key_types", chunk.key.size(), chunk.key_types.size()));
-  auto index = get_count(record, "index");
-  if (!index) return fail(index.error());
-  chunk.index = *index;
-  auto count = get_count(record, "count");
-  if (!count) return fail(count.error());
-  chunk.count = *count;
-  if (chunk.index >= chunk.count)
-    return bad(fmt::format("chunk index {} is not below its count {}", chunk.index, chunk.count));
-  std::uint64_t estimate = 0;
-  if (record["rows_estimate"].get_uint64().get(estimate) == simdjson::SUCCESS) chunk.rows_estimate = estimate;
-  simdjson::dom::array columns;
-  if (record["columns"].get_array().get(columns) != simdjson::SUCCESS)
-    return bad("chunk field \"columns\" must be an array of {\"name\",\"type\",\"collation_id\"}");
-  for (const auto element : columns) {
-    simdjson::dom::object column;
-    ChunkColumn out;
-    std::string_view name;
-    std::string_view type;
-    std::uint64_t collation = 0;
-    if (element.get_object().get(column) != simdjson::SUCCESS || column["name"].get_string().get(name) != simdjson::SUCCESS)
-      return bad("chunk field \"columns\" must be an array of {\"name\",\"type\",\"collation_id\"}");
-    if (column["type"].get_string().get(type) == simdjson::SUCCESS) out.type = type;
-    if (column["collation_id"].get_uint64().get(collation) == simdjson::SUCCESS)
-      out.collation_id = static_cast<std::uint16_t>(collation);
-    out.name = name;
-    chunk.columns.push_back(std::move(out));
-  }
-  if (chunk.columns.empty()) return bad("chunk field \"columns\" is empty");
-  auto start = get_bound(record, "start", chunk.key_types);
+Result<std::string> select_sql(const records::Chunk& chunk) {
+  auto start = bound_literals(chunk.start, "start", chunk.key_types);
   if (!start) return fail(start.error());
-  chunk.start = std::move(*start);
-  auto end = get_bound(record, "end", chunk.key_types);
+  auto end = bound_literals(chunk.end, "end", chunk.key_types);
   if (!end) return fail(end.error());
-  chunk.end = std::move(*end);
-  simdjson::dom::element bound;
-  if (record["start"].get(bound) == simdjson::SUCCESS) chunk.start_json = simdjson::minify(bound);
-  if (record["end"].get(bound) == simdjson::SUCCESS) chunk.end_json = simdjson::minify(bound);
-  simdjson::dom::element identity;
-  if (record["identity"].get(identity) == simdjson::SUCCESS && !identity.is_null()) {
-    simdjson::dom::array names;
-    if (identity.get_array().get(names) != simdjson::SUCCESS || names.size() == 0)
-      return bad("chunk field \"identity\" must be null or a non-empty array of column names");
-    for (const auto name : names) {
-      std::string_view text;
-      if (name.get_string().get(text) != simdjson::SUCCESS ||
-          std::none_of(chunk.columns.begin(), chunk.columns.end(),
-                       [&](const ChunkColumn& column) { return column.name == text; }))
-        return bad("chunk field \"identity\" must name columns of \"columns\"");
-    }
-    chunk.identity_json = simdjson::minify(identity);
-  }
-  return chunk;
-}
-
-std::string select_sql(const Chunk& chunk) {
   std::string sql = "SELECT ";
   for (std::size_t i = 0; i < chunk.columns.size(); ++i) {
     if (i != 0) sql += ',';
@@ -281,8 +180,8 @@ std::string select_sql(const Chunk& chunk) {
   };
   const std::string keys = composite ? "(" + key_list + ")" : key_list;
   std::string where;
-  if (chunk.start) where += keys + " >= " + tuple(*chunk.start);
-  if (chunk.end) where += (where.empty() ? "" : " AND ") + keys + " < " + tuple(*chunk.end);
+  if (*start) where += keys + " >= " + tuple(**start);
+  if (*end) where += (where.empty() ? "" : " AND ") + keys + " < " + tuple(**end);
   if (!where.empty()) sql += " WHERE " + where;
   sql += " ORDER BY " + key_list;
   return sql;

@@ -1,8 +1,8 @@
 #pragma once
 
-// One op:"chunk" line of cdc-plan (its fields: man/cdc-ndjson.5, "chunk"; how cdc-snapshot
-// reads it: man/cdc-snapshot.1): which table, which key range, and the SQL that reads it. Pure: no
-// server, so the parsing and the SQL text are unit-tested on plain strings.
+// The SQL that reads one chunk (records/chunk.h, the op:"chunk" line of cdc-plan; its fields:
+// man/cdc-ndjson.5, "chunk"; how cdc-snapshot reads it: man/cdc-snapshot.1). Pure: no server,
+// so the SQL text is unit-tested on plain strings.
 
 #include <cstdint>
 #include <optional>
@@ -12,43 +12,14 @@
 
 #include <simdjson.h>
 
+#include "records/chunk.h"
 #include "util/result.h"
 
 namespace cdc::snapshot {
 
-struct ChunkColumn {
-  std::string name;
-  std::string type;               // information_schema COLUMN_TYPE when planned
-  std::uint16_t collation_id = 0; // 0 = not a string, 63 = binary
-};
-
-struct Chunk {
-  std::string db;
-  std::string table;
-  std::vector<std::string> key;        // chunk key columns, index order
-  std::vector<std::string> key_types;  // their COLUMN_TYPE when planned
-  // One SQL literal per key column (already rendered from the JSON bound), or nullopt for
-  // an open end.
-  std::optional<std::vector<std::string>> start;
-  std::optional<std::vector<std::string>> end;
-  std::uint64_t index = 0;
-  std::uint64_t count = 0;
-  std::vector<ChunkColumn> columns;
-  std::uint64_t rows_estimate = 0;
-  // The plan's JSON for start, end and identity, as cdc-merge reads them back from the low
-  // line ("null" for an open end or no identity).
-  std::string start_json = "null";
-  std::string end_json = "null";
-  std::string identity_json = "null";
-
-  // "shop.orders chunk 3/12", for messages.
-  [[nodiscard]] std::string describe() const;
-};
-
-// Reads one chunk line. A missing or mistyped field, a bound that does not fit its key type,
-// or an op other than "chunk" is Errc::corrupt_input with the field named (the caller
-// prefixes input:line).
-[[nodiscard]] Result<Chunk> parse_chunk(simdjson::dom::object record);
+// Checks that the chunk's bounds fit its key types, so that select_sql() can render them:
+// Errc::corrupt_input naming the field and value ("chunk field \"start\" value 2: ...").
+[[nodiscard]] Result<void> check_bounds(const records::Chunk& chunk);
 
 // The SQL literal for one bound value of a key column of COLUMN_TYPE key_type:
 //   integer/float/decimal types   the number as written (a DECIMAL string must be digits)
@@ -63,7 +34,8 @@ struct Chunk {
 // SELECT of the chunk's columns over its key range, in key order (MariaDB INET4/INET6/UUID
 // columns as CAST(... AS BINARY(n)), their bytes as the binlog has them):
 //   SELECT `a`,`b` FROM `db`.`t` WHERE (`k1`,`k2`) >= (s1,s2) AND (`k1`,`k2`) < (e1,e2) ORDER BY `k1`,`k2`
-[[nodiscard]] std::string select_sql(const Chunk& chunk);
+// The errors of check_bounds() for a chunk that was not checked.
+[[nodiscard]] Result<std::string> select_sql(const records::Chunk& chunk);
 
 // Base64 (RFC 4648, padding optional) to bytes; nullopt when it is not base64.
 [[nodiscard]] std::optional<std::string> decode_base64(std::string_view text);

@@ -15,6 +15,7 @@
 
 #include "mysql/sql_text.h"
 #include "ndjson/reader.h"
+#include "records/row.h"
 #include "snapshot/row_values.h"
 #include "util/fd_io.h"
 #include "util/retry.h"
@@ -45,24 +46,24 @@ Result<std::string> single_value(mysql::Connection& connection, std::string_view
 }
 
 // SHOW MASTER STATUS (SHOW BINARY LOG STATUS on MySQL 8.4+, where the old name is gone).
-Result<Watermark> binlog_status(mysql::Connection& connection) {
+Result<records::Watermark> binlog_status(mysql::Connection& connection) {
   auto status = connection.query("SHOW MASTER STATUS");
   if (!status) status = connection.query("SHOW BINARY LOG STATUS");
   if (!status) return fail(status.error());
   if (status->rows.empty() || status->rows[0].size() < 2 || !status->rows[0][0] || !status->rows[0][1])
     return fail(Errc::config, "binary logging is off on the server (SHOW MASTER STATUS is empty); "
                               "cdc-snapshot needs log_bin for its watermarks");
-  Watermark mark;
+  records::Watermark mark;
   mark.file = *status->rows[0][0];
   mark.offset = std::stoull(*status->rows[0][1]);
   return mark;
 }
 
-std::string file_offset(const Watermark& mark) { return fmt::format("{}:{}", mark.file, mark.offset); }
+std::string file_offset(const records::Watermark& mark) { return fmt::format("{}:{}", mark.file, mark.offset); }
 
 // Opens the read view and returns the low watermark (see run_snapshot.h).
-Result<Watermark> open_read_view(mysql::Connection& connection, bool mariadb, GtidAtOffset* gtids) {
-  Watermark low;
+Result<records::Watermark> open_read_view(mysql::Connection& connection, bool mariadb, GtidAtOffset* gtids) {
+  records::Watermark low;
   if (!mariadb) {
     // MySQL: gtid_executed only holds engine-committed transactions, so read before the view.
     // (Untested: no MySQL server in this project's test setup.)
@@ -105,10 +106,10 @@ Result<Watermark> open_read_view(mysql::Connection& connection, bool mariadb, Gt
   return low;
 }
 
-Result<Watermark> high_watermark(mysql::Connection& connection, bool mariadb) {
+Result<records::Watermark> high_watermark(mysql::Connection& connection, bool mariadb) {
   auto mark = binlog_status(connection);
   if (!mark) return fail(mark.error());
-  Watermark high = *mark;
+  records::Watermark high = *mark;
   auto gtid = single_value(connection, mariadb ? "SELECT @@global.gtid_binlog_pos" : "SELECT @@global.gtid_executed");
   if (!gtid) return fail(gtid.error());
   high.position = gtid->empty() ? file_offset(high) : *gtid;
@@ -116,63 +117,8 @@ Result<Watermark> high_watermark(mysql::Connection& connection, bool mariadb) {
   return high;
 }
 
-void write_watermark(ndjson::Writer& out, std::string_view op, const Chunk& chunk, const Watermark& mark,
-                     std::optional<std::uint64_t> rows) {
-  out.begin_object();
-  out.field("op", op);
-  out.field("v", 1);
-  out.field("db", chunk.db);
-  out.field("table", chunk.table);
-  out.field("index", chunk.index);
-  out.field("count", chunk.count);
-  out.field("position", mark.position);
-  out.field("file", mark.file);
-  out.field("offset", mark.offset);
-  if (rows) {
-    out.field("rows", *rows);
-  } else {
-    // What cdc-merge needs to tell which changes belong to this chunk.
-    out.key("key");
-    out.begin_array();
-    for (const std::string& column : chunk.key) out.string(column);
-    out.end_array();
-    out.key("key_types");
-    out.begin_array();
-    for (const std::string& type : chunk.key_types) out.string(type);
-    out.end_array();
-    out.key("key_collations");
-    out.begin_array();
-    for (const std::string& column : chunk.key)
-      for (const ChunkColumn& described : chunk.columns)
-        if (described.name == column) out.unsigned_integer(described.collation_id);
-    out.end_array();
-    // Minified by simdjson from the chunk line: whole JSON values.
-    out.raw_members(fmt::format(R"("start":{},"end":{},"identity":{})", chunk.start_json, chunk.end_json,
-                                chunk.identity_json));
-  }
-  out.field("ts_ms", mark.ts_ms);
-  out.end_object();
-  out.end_record();
-}
-
-// After a lost connection, on stdout: the lines of the chunk since its low line are void; the
-// chunk follows again from a new low line (man/cdc-snapshot.1, cdc-merge drops them).
-void write_discard(ndjson::Writer& out, const Chunk& chunk, std::string_view reason) {
-  out.begin_object();
-  out.field("op", "discard");
-  out.field("v", 1);
-  out.field("db", chunk.db);
-  out.field("table", chunk.table);
-  out.field("index", chunk.index);
-  out.field("count", chunk.count);
-  out.field("reason", reason);
-  out.field("ts_ms", now_ms());
-  out.end_object();
-  out.end_record();
-}
-
 // The table and its key columns as they are now, against what the plan saw.
-Result<void> check_table(mysql::Connection& connection, const Chunk& chunk) {
+Result<void> check_table(mysql::Connection& connection, const records::Chunk& chunk) {
   auto columns = connection.query(
       fmt::format("SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = {} AND "
                   "TABLE_NAME = {}",
@@ -294,7 +240,7 @@ std::string encode_name(std::string_view name) {
 
 }  // namespace
 
-std::string chunk_file_name(const Chunk& chunk) {
+std::string chunk_file_name(const records::Chunk& chunk) {
   return fmt::format("{}.{}.{}.ndjson", encode_name(chunk.db), encode_name(chunk.table), chunk.index);
 }
 
@@ -306,7 +252,7 @@ Result<void> prepare_session(mysql::Connection& connection) {
   return {};
 }
 
-Result<ChunkResult> read_chunk(mysql::Connection& connection, const Chunk& chunk, ndjson::Writer& out,
+Result<ChunkResult> read_chunk(mysql::Connection& connection, const records::Chunk& chunk, ndjson::Writer& out,
                                const Flush& flush, GtidAtOffset* gtids) {
   if (auto checked = check_table(connection, chunk); !checked) return fail(checked.error());
   const bool mariadb = is_mariadb(connection);
@@ -314,7 +260,7 @@ Result<ChunkResult> read_chunk(mysql::Connection& connection, const Chunk& chunk
   auto low = open_read_view(connection, mariadb, gtids);
   if (!low) return fail(low.error());
   result.low = *low;
-  write_watermark(out, "low", chunk, result.low, std::nullopt);
+  records::write_low(records::low_of(chunk, result.low), out);
 
   std::vector<ColumnWriter> writers;
   std::vector<std::size_t> key_columns;  // positions of the key columns in the result
@@ -322,9 +268,8 @@ Result<ChunkResult> read_chunk(mysql::Connection& connection, const Chunk& chunk
   // What every r line of the chunk repeats, serialized once: the members before "key", each
   // column's quoted name with its colon, and the "ts_ms" member. The bytes are those that
   // field()/key() would write.
-  const std::string head = fmt::format(R"("op":"r","v":1,"db":{},"table":{})", ndjson::quoted(chunk.db),
-                                       ndjson::quoted(chunk.table));
-  const std::string ts_member = fmt::format(R"("ts_ms":{})", result.low.ts_ms);
+  const std::string head = records::row_head_members(chunk.db, chunk.table);
+  const std::string ts_member = records::ts_member(result.low.ts_ms);
   std::vector<std::string> quoted_names;
   // For each result column, its slot in key_columns (the value is written once under "key" and
   // copied under "after"), or -1.
@@ -339,7 +284,7 @@ Result<ChunkResult> read_chunk(mysql::Connection& connection, const Chunk& chunk
     writers = std::move(*planned);
     for (const std::string& key : chunk.key) {
       const auto found = std::find_if(chunk.columns.begin(), chunk.columns.end(),
-                                      [&](const ChunkColumn& column) { return column.name == key; });
+                                      [&](const records::ChunkColumn& column) { return column.name == key; });
       if (found == chunk.columns.end())
         return fail(Errc::corrupt_input, fmt::format("key column {} is not in the chunk's \"columns\"", key));
       key_columns.push_back(static_cast<std::size_t>(found - chunk.columns.begin()));
@@ -348,7 +293,7 @@ Result<ChunkResult> read_chunk(mysql::Connection& connection, const Chunk& chunk
       return fail(Errc::internal, fmt::format("the SELECT returned {} columns for the chunk's {}", columns.size(),
                                               chunk.columns.size()));
     quoted_names.clear();
-    for (const ChunkColumn& column : chunk.columns) quoted_names.push_back(ndjson::quoted(column.name) + ":");
+    for (const records::ChunkColumn& column : chunk.columns) quoted_names.push_back(ndjson::quoted(column.name) + ":");
     key_slot.assign(chunk.columns.size(), -1);
     for (std::size_t k = 0; k < key_columns.size(); ++k)
       if (key_slot[key_columns[k]] < 0) key_slot[key_columns[k]] = static_cast<int>(k);
@@ -359,7 +304,7 @@ Result<ChunkResult> read_chunk(mysql::Connection& connection, const Chunk& chunk
   const auto on_row = [&](const std::vector<StreamCell>& cells) -> Result<void> {
     out.begin_object();
     out.raw_members(head);
-    out.raw_key(R"("key":)");
+    out.raw_comma_key(records::comma_key::key);
     out.begin_object();
     for (std::size_t k = 0; k < key_columns.size(); ++k) {
       const std::size_t i = key_columns[k];
@@ -372,8 +317,9 @@ Result<ChunkResult> read_chunk(mysql::Connection& connection, const Chunk& chunk
       key_values[k] = Span{from, out.bytes_buffered() - from};
     }
     out.end_object();
-    out.raw_members(R"("before":null)");
-    out.raw_key(R"("after":)");
+    out.raw_comma_key(records::comma_key::before);
+    out.null();
+    out.raw_comma_key(records::comma_key::after);
     out.begin_object();
     for (std::size_t i = 0; i < cells.size(); ++i) {
       out.raw_key(quoted_names[i]);
@@ -394,7 +340,9 @@ Result<ChunkResult> read_chunk(mysql::Connection& connection, const Chunk& chunk
     if (out.bytes_buffered() >= kFlushBytes) return flush(out, rows);
     return {};
   };
-  auto streamed = connection.stream_rows(select_sql(chunk), on_columns, on_row);
+  auto select = select_sql(chunk);
+  if (!select) return fail(select.error());
+  auto streamed = connection.stream_rows(*select, on_columns, on_row);
   if (!streamed) {
     (void)connection.query("ROLLBACK");
     Error error = streamed.error();
@@ -408,7 +356,7 @@ Result<ChunkResult> read_chunk(mysql::Connection& connection, const Chunk& chunk
   if (!high) return fail(high.error());
   result.high = *high;
   if (auto committed = connection.query("COMMIT"); !committed) return fail(committed.error());
-  write_watermark(out, "high", chunk, result.high, result.rows);
+  records::write_high(records::High{records::chunk_ref(chunk), result.high, result.rows}, out);
   return result;
 }
 
@@ -470,7 +418,9 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
         return fail(next.error());
       }
       if (!*next) break;
-      auto chunk = parse_chunk(reader.record());
+      auto chunk = records::parse_chunk(reader.record());
+      if (chunk)
+        if (auto checked = check_bounds(*chunk); !checked) chunk = fail(checked.error());
       if (!chunk) {
         progress.finish();
         return fail(reader.error_at_line(chunk.error().message));
@@ -557,7 +507,8 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
           // The lines already out cannot be taken back: a discard line tells the reader
           // (cdc-merge) to drop them; the chunk follows again from a new low line.
           out.clear();
-          write_discard(out, *chunk, error.message);
+          records::write_snapshot_discard(records::SnapshotDiscard{records::chunk_ref(*chunk), error.message, now_ms()},
+                                          out);
           if (auto flushed = out.flush_to(stdout_fd, "stdout"); !flushed) {
             progress.finish();
             return fail(flushed.error());

@@ -38,22 +38,17 @@
 #include "mysql/connection.h"
 #include "mysql/connection_options.h"
 #include "ndjson/writer.h"
+#include "records/chunk.h"
+#include "records/snapshot_lines.h"
 #include "snapshot/chunk.h"
 #include "snapshot/gtid_at_offset.h"
 #include "util/result.h"
 
 namespace cdc::snapshot {
 
-struct Watermark {
-  std::string position;  // what cdc-stream --from accepts: a GTID position, else FILE:OFFSET
-  std::string file;
-  std::uint64_t offset = 0;
-  std::int64_t ts_ms = 0;
-};
-
 struct ChunkResult {
-  Watermark low;
-  Watermark high;
+  records::Watermark low;
+  records::Watermark high;
   std::uint64_t rows = 0;
 };
 
@@ -69,7 +64,7 @@ struct ChunkResult {
 using Flush = std::function<Result<void>(ndjson::Writer&, std::uint64_t rows)>;
 // gtids converts the low watermark's binlog point to its GTID position (MariaDB) and keeps
 // the last conversion for the next chunk; null: BINLOG_GTID_POS every time.
-[[nodiscard]] Result<ChunkResult> read_chunk(mysql::Connection& connection, const Chunk& chunk, ndjson::Writer& out,
+[[nodiscard]] Result<ChunkResult> read_chunk(mysql::Connection& connection, const records::Chunk& chunk, ndjson::Writer& out,
                                              const Flush& flush, GtidAtOffset* gtids = nullptr);
 
 struct Options {
@@ -90,7 +85,7 @@ struct Summary {
 
 // The file a chunk goes to under --output-dir: "<db>.<table>.<index>.ndjson" ('/' and '%' in
 // names percent-encoded), written as "<that>.partial" and renamed once its high line is out.
-[[nodiscard]] std::string chunk_file_name(const Chunk& chunk);
+[[nodiscard]] std::string chunk_file_name(const records::Chunk& chunk);
 
 [[nodiscard]] Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int stderr_fd);
 

@@ -7,6 +7,7 @@
 
 #include <simdjson.h>
 
+#include "records/chunk.h"
 #include "snapshot/chunk.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -14,13 +15,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   simdjson::padded_string text(reinterpret_cast<const char*>(data), size);
   simdjson::dom::object record;
   if (parser.parse(text).get_object().get(record) != simdjson::SUCCESS) return 0;
-  const auto chunk = cdc::snapshot::parse_chunk(record);
+  const auto chunk = cdc::records::parse_chunk(record);
   if (!chunk) {
     if (chunk.error().message.empty()) __builtin_trap();
     return 0;
   }
-  const std::string sql = cdc::snapshot::select_sql(*chunk);
-  if (sql.empty()) __builtin_trap();
+  const auto checked = cdc::snapshot::check_bounds(*chunk);
+  const auto sql = cdc::snapshot::select_sql(*chunk);
+  // Bounds that check_bounds() accepts always render; the others fail the same way in both.
+  if (checked.has_value() != sql.has_value()) __builtin_trap();
+  if (!sql) {
+    if (sql.error().message.empty()) __builtin_trap();
+    return 0;
+  }
+  if (sql->empty()) __builtin_trap();
   (void)chunk->describe();
   return 0;
 }

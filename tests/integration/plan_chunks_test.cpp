@@ -23,7 +23,7 @@
 namespace {
 
 using cdc::plan::ChunkPolicy;
-using cdc::plan::TablePlan;
+using cdc::plan::TableSplit;
 
 constexpr const char* kDatabase = "plan_test";
 
@@ -52,7 +52,7 @@ std::uint64_t count(cdc::mysql::Connection& connection, const std::string& table
   return std::stoull(*result->rows.at(0).at(0));
 }
 
-TablePlan plan_table(cdc::mysql::Connection& connection, const std::string& table, std::uint64_t chunk_size,
+TableSplit plan_table(cdc::mysql::Connection& connection, const std::string& table, std::uint64_t chunk_size,
                      const cdc::plan::ChunkKeyOption* chunk_key = nullptr) {
   auto tables = cdc::plan::discover_tables(connection, fmt::format("{}.{}", kDatabase, table), "");
   REQUIRE_MESSAGE(tables.has_value(), tables.error().message);
@@ -65,7 +65,7 @@ TablePlan plan_table(cdc::mysql::Connection& connection, const std::string& tabl
 }
 
 // Every row in exactly one chunk; returns the largest chunk's row count.
-std::uint64_t check_cover(cdc::mysql::Connection& connection, const TablePlan& plan) {
+std::uint64_t check_cover(cdc::mysql::Connection& connection, const TableSplit& plan) {
   const std::uint64_t total = count(connection, plan.table, "TRUE");
   std::uint64_t sum = 0;
   std::uint64_t largest = 0;
@@ -85,7 +85,7 @@ std::uint64_t check_cover(cdc::mysql::Connection& connection, const TablePlan& p
 TEST_CASE("plan: INT primary key, evenly spread, splits arithmetically") {
   setup("int_even", "(id INT PRIMARY KEY, v INT)", "SELECT seq, seq FROM seq_1_to_20000");
   auto connection = connect();
-  const TablePlan plan = plan_table(connection, "int_even", 1000);
+  const TableSplit plan = plan_table(connection, "int_even", 1000);
   CHECK(plan.chunks.size() >= 15);
   CHECK(plan.chunks.size() <= 25);
   CHECK_FALSE(plan.chunks.front().start.has_value());
@@ -96,7 +96,7 @@ TEST_CASE("plan: INT primary key, evenly spread, splits arithmetically") {
 TEST_CASE("plan: sparse INT primary key walks the index") {
   setup("int_sparse", "(id INT PRIMARY KEY)", "SELECT seq * seq FROM seq_1_to_5000");  // up to 25e6: factor 5000
   auto connection = connect();
-  const TablePlan plan = plan_table(connection, "int_sparse", 500);
+  const TableSplit plan = plan_table(connection, "int_sparse", 500);
   CHECK(plan.chunks.size() >= 9);
   CHECK(check_cover(connection, plan) <= 1000);
   // Walk boundaries are real keys.
@@ -109,7 +109,7 @@ TEST_CASE("plan: sparse INT primary key walks the index") {
 TEST_CASE("plan: BIGINT UNSIGNED primary key near its maximum") {
   setup("bigint_top", "(id BIGINT UNSIGNED PRIMARY KEY)", "SELECT 18446744073709551615 - seq FROM seq_0_to_9999");
   auto connection = connect();
-  const TablePlan plan = plan_table(connection, "bigint_top", 1000);
+  const TableSplit plan = plan_table(connection, "bigint_top", 1000);
   CHECK(plan.chunks.size() >= 8);
   CHECK(check_cover(connection, plan) <= 2000);
 }
@@ -118,7 +118,7 @@ TEST_CASE("plan: composite primary key whose leading column has one value splits
   setup("lead_single", "(tenant INT NOT NULL, id INT NOT NULL, PRIMARY KEY (tenant, id))",
         "SELECT 7, seq FROM seq_1_to_5000");
   auto connection = connect();
-  const TablePlan plan = plan_table(connection, "lead_single", 400);
+  const TableSplit plan = plan_table(connection, "lead_single", 400);
   CHECK(plan.chunks.size() >= 12);
   CHECK(check_cover(connection, plan) <= 800);
 
@@ -141,7 +141,7 @@ TEST_CASE("plan: VARBINARY(16) primary key with random bytes") {
         "SELECT UNHEX(MD5(seq)), seq FROM seq_1_to_6000 UNION ALL SELECT X'00', 0 UNION ALL SELECT X'0000', 0 "
         "UNION ALL SELECT X'20', 0 UNION ALL SELECT X'2000', 0 UNION ALL SELECT X'FF', 0 UNION ALL SELECT '', 0");
   auto connection = connect();
-  const TablePlan plan = plan_table(connection, "varbinary_random", 500);
+  const TableSplit plan = plan_table(connection, "varbinary_random", 500);
   CHECK(plan.chunks.size() >= 10);
   CHECK(plan.key.front().kind == cdc::plan::KeyKind::binary);
   CHECK(check_cover(connection, plan) <= 1000);
@@ -151,7 +151,7 @@ TEST_CASE("plan: utf8mb4_general_ci VARCHAR primary key") {
   setup("varchar_ci", "(name VARCHAR(20) COLLATE utf8mb4_general_ci PRIMARY KEY)",
         "SELECT CONCAT(IF(seq % 2, 'k', 'K'), seq, IF(seq % 3 = 0, 'é', 'e')) FROM seq_1_to_5000");
   auto connection = connect();
-  const TablePlan plan = plan_table(connection, "varchar_ci", 300);
+  const TableSplit plan = plan_table(connection, "varchar_ci", 300);
   CHECK(plan.chunks.size() >= 12);
   CHECK(check_cover(connection, plan) <= 600);
 }
@@ -166,7 +166,7 @@ TEST_CASE("plan: a non-unique --chunk-key on a case-insensitive column never spl
         "ELSE CONCAT(CHAR(97 + seq % 26), seq % 7) END FROM seq_1_to_3000");
   auto connection = connect();
   const cdc::plan::ChunkKeyOption key{kDatabase, "ci_runs", {"name"}};
-  const TablePlan plan = plan_table(connection, "ci_runs", 100, &key);
+  const TableSplit plan = plan_table(connection, "ci_runs", 100, &key);
   CHECK(plan.chunks.size() >= 10);
   check_cover(connection, plan);
   std::size_t chunks_with_a = 0;
@@ -200,7 +200,7 @@ TEST_CASE("plan: --chunk-key on a secondary index of a table without a primary k
   CHECK(refused.error().code == cdc::Errc::usage);
 
   const cdc::plan::ChunkKeyOption key{kDatabase, "no_pk_indexed", {"k"}};
-  const TablePlan plan = plan_table(connection, "no_pk_indexed", 300, &key);
+  const TableSplit plan = plan_table(connection, "no_pk_indexed", 300, &key);
   CHECK(plan.chunks.size() >= 12);
   CHECK(check_cover(connection, plan) <= 600);
 }
@@ -211,7 +211,7 @@ TEST_CASE("plan: an empty table is one chunk with open ends") {
   auto connection = connect();
   for (const char* table : {"empty_int", "empty_text"}) {
     CAPTURE(table);
-    const TablePlan plan = plan_table(connection, table, 100);
+    const TableSplit plan = plan_table(connection, table, 100);
     REQUIRE(plan.chunks.size() == 1);
     CHECK_FALSE(plan.chunks[0].start.has_value());
     CHECK_FALSE(plan.chunks[0].end.has_value());
@@ -268,7 +268,7 @@ TEST_CASE("plan: DATETIME, DECIMAL and TIMESTAMP keys are walked with exact lite
   REQUIRE(connection.query("SET time_zone = '+00:00'").has_value());
   for (const char* table : {"temporal_keys", "timestamp_key"}) {
     CAPTURE(table);
-    const TablePlan plan = plan_table(connection, table, 250);
+    const TableSplit plan = plan_table(connection, table, 250);
     CHECK(plan.chunks.size() >= 10);
     CHECK(check_cover(connection, plan) <= 500);
   }

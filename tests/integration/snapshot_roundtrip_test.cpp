@@ -157,12 +157,14 @@ std::string chunk_line(cdc::mysql::Connection& connection, const std::string& db
   return line;
 }
 
-cdc::snapshot::Chunk parse(const std::string& line) {
+cdc::records::Chunk parse(const std::string& line) {
   simdjson::dom::parser parser;
   simdjson::dom::object record;
   REQUIRE(parser.parse(line).get_object().get(record) == simdjson::SUCCESS);
-  auto chunk = cdc::snapshot::parse_chunk(record);
+  auto chunk = cdc::records::parse_chunk(record);
   REQUIRE_MESSAGE(chunk.has_value(), chunk.error().message);
+  auto checked = cdc::snapshot::check_bounds(*chunk);
+  REQUIRE_MESSAGE(checked.has_value(), checked.error().message);
   return std::move(*chunk);
 }
 
@@ -172,7 +174,7 @@ struct Collected {
   std::size_t max_capacity = 0;
 };
 
-cdc::Result<cdc::snapshot::ChunkResult> read(cdc::mysql::Connection& connection, const cdc::snapshot::Chunk& chunk,
+cdc::Result<cdc::snapshot::ChunkResult> read(cdc::mysql::Connection& connection, const cdc::records::Chunk& chunk,
                                              Collected& out) {
   cdc::ndjson::Writer writer;
   auto result = cdc::snapshot::read_chunk(connection, chunk, writer, [&](cdc::ndjson::Writer& w, std::uint64_t) -> cdc::Result<void> {

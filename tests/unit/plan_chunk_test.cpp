@@ -15,7 +15,7 @@
 
 namespace {
 
-using cdc::plan::Chunk;
+using cdc::plan::KeyRange;
 using cdc::plan::ChunkPolicy;
 using cdc::plan::IntegerKeyRange;
 using cdc::plan::KeyColumn;
@@ -144,7 +144,7 @@ TEST_CASE("range SQL: literals per kind and the expanded row comparison") {
         "((`id` < 5) OR (`id` = 5 AND `na``me` < _utf8mb4 X'78'))");
   CHECK_FALSE(cdc::plan::key_compare_sql({id, name}, {"5"}, "<").has_value());
 
-  Chunk chunk;
+  KeyRange chunk;
   CHECK(cdc::plan::chunk_condition_sql({id}, chunk).value() == "TRUE");
   chunk.start = KeyTuple{"1"};
   chunk.end = KeyTuple{"9"};
@@ -152,15 +152,15 @@ TEST_CASE("range SQL: literals per kind and the expanded row comparison") {
 }
 
 TEST_CASE("the op:chunk line") {
-  cdc::plan::TablePlan plan;
+  cdc::plan::TableSplit plan;
   plan.database = "shop";
   plan.table = "orders";
   plan.key = {{"id", "bigint(20) unsigned", KeyKind::unsigned_integer}, {"code", "varbinary(4)", KeyKind::binary}};
   plan.columns = {{"id", "bigint(20) unsigned", 0}, {"code", "varbinary(4)", 63}, {"note", "varchar(5)", 45}};
-  Chunk first;
+  KeyRange first;
   first.end = KeyTuple{"18446744073709551615", std::string("\x00\x01", 2)};
   first.rows_estimate = 10;
-  Chunk second;
+  KeyRange second;
   second.start = first.end;
   plan.chunks = {first, second};
   plan.identity = std::vector<std::string>{"id", "code"};

@@ -10,11 +10,15 @@
 
 namespace {
 
-cdc::Result<cdc::snapshot::Chunk> parse(const std::string& line) {
+// The chunk line as cdc-snapshot reads it: the record, then its bounds against the key types.
+cdc::Result<cdc::records::Chunk> parse(const std::string& line) {
   static simdjson::dom::parser parser;
   simdjson::dom::object record;
   REQUIRE(parser.parse(line).get_object().get(record) == simdjson::SUCCESS);
-  return cdc::snapshot::parse_chunk(record);
+  auto chunk = cdc::records::parse_chunk(record);
+  if (!chunk) return chunk;
+  if (auto checked = cdc::snapshot::check_bounds(*chunk); !checked) return cdc::fail(checked.error());
+  return chunk;
 }
 
 std::string literal(const std::string& json, const std::string& type) {
@@ -44,7 +48,7 @@ TEST_CASE("snapshot chunk: a planned line parses and gives its SELECT") {
   CHECK(chunk->columns.size() == 2);
   CHECK(chunk->columns[1].collation_id == 63);
   CHECK(chunk->describe() == "shop.or`ders chunk 3/12");
-  CHECK(cdc::snapshot::select_sql(*chunk) ==
+  CHECK(*cdc::snapshot::select_sql(*chunk) ==
         "SELECT `id`,`k` FROM `shop`.`or``ders` WHERE (`id`,`k`) >= (1000,X'0001') ORDER BY `id`,`k`");
   CHECK(cdc::snapshot::chunk_file_name(*chunk) == "shop.or`ders.3.ndjson");
 }
@@ -57,12 +61,12 @@ TEST_CASE("snapshot chunk: single-column keys, both ends and open ends") {
   line.replace(line.find(R"J("start":[1000,"AAE="],"end":null)J"), 32, R"J("start":[5],"end":[18446744073709551615])J");
   auto chunk = parse(line);
   REQUIRE_MESSAGE(chunk.has_value(), chunk.error().message);
-  CHECK(cdc::snapshot::select_sql(*chunk) ==
+  CHECK(*cdc::snapshot::select_sql(*chunk) ==
         "SELECT `id`,`k` FROM `shop`.`or``ders` WHERE `id` >= 5 AND `id` < 18446744073709551615 ORDER BY `id`");
   line.replace(line.find(R"J("start":[5],"end":[18446744073709551615])J"), 40, R"J("start":null,"end":null)J");
   chunk = parse(line);
   REQUIRE_MESSAGE(chunk.has_value(), chunk.error().message);
-  CHECK(cdc::snapshot::select_sql(*chunk) == "SELECT `id`,`k` FROM `shop`.`or``ders` ORDER BY `id`");
+  CHECK(*cdc::snapshot::select_sql(*chunk) == "SELECT `id`,`k` FROM `shop`.`or``ders` ORDER BY `id`");
 }
 
 TEST_CASE("snapshot chunk: MariaDB INET6 and UUID columns are read as their bytes") {
@@ -72,7 +76,7 @@ TEST_CASE("snapshot chunk: MariaDB INET6 and UUID columns are read as their byte
                R"J({"name":"id","type":"int(10) unsigned","collation_id":0},{"name":"a","type":"inet6"},{"name":"u","type":"UUID"})J");
   auto chunk = parse(line);
   REQUIRE_MESSAGE(chunk.has_value(), chunk.error().message);
-  CHECK(cdc::snapshot::select_sql(*chunk).starts_with(
+  CHECK(cdc::snapshot::select_sql(*chunk)->starts_with(
       "SELECT `id`,CAST(`a` AS BINARY(16)),CAST(`u` AS BINARY(16)),`k` FROM"));
 }
 

@@ -1,0 +1,33 @@
+#include "records/row.h"
+
+#include <fmt/format.h>
+
+#include "ndjson/writer.h"
+#include "records/kinds.h"
+
+namespace cdc::records {
+
+std::string_view change_op_member(ChangeOp op) noexcept {
+  switch (op) {
+    case ChangeOp::insert: return R"("op":"c")";
+    case ChangeOp::update: return R"("op":"u")";
+    case ChangeOp::erase: return R"("op":"d")";
+  }
+  return R"("op":"u")";
+}
+
+std::string table_members(std::string_view db, std::string_view table) {
+  return fmt::format(R"("v":{},"db":{},"table":{})", kVersion, ndjson::quoted(db), ndjson::quoted(table));
+}
+
+std::string row_head_members(std::string_view db, std::string_view table) {
+  return fmt::format(R"("op":"{}",{})", op::row, table_members(db, table));
+}
+
+std::string row_line_prefix(std::string_view quoted_db, std::string_view quoted_table) {
+  return fmt::format(R"({{"op":"{}","v":{},"db":{},"table":{},"key":)", op::row, kVersion, quoted_db, quoted_table);
+}
+
+std::string ts_member(std::int64_t ts_ms) { return fmt::format(R"("ts_ms":{})", ts_ms); }
+
+}  // namespace cdc::records

@@ -1,0 +1,254 @@
+#include "records/snapshot_lines.h"
+
+#include <fmt/format.h>
+
+#include "ndjson/json_scan.h"
+#include "ndjson/writer.h"
+#include "records/kinds.h"
+
+namespace cdc::records {
+
+namespace {
+
+Unexpected bad(std::string message) { return fail(Errc::corrupt_input, std::move(message)); }
+
+Result<std::string> get_string(simdjson::dom::object record, std::string_view name) {
+  std::string_view value;
+  if (record[name].get_string().get(value) != simdjson::SUCCESS)
+    return bad(fmt::format("\"{}\" is missing or not a string", name));
+  return std::string(value);
+}
+
+Result<std::uint64_t> get_uint(simdjson::dom::object record, std::string_view name) {
+  std::uint64_t value = 0;
+  if (record[name].get_uint64().get(value) != simdjson::SUCCESS)
+    return bad(fmt::format("\"{}\" is missing or not a non-negative integer", name));
+  return value;
+}
+
+Result<std::vector<std::string>> get_string_array(simdjson::dom::object record, std::string_view name) {
+  simdjson::dom::array array;
+  if (record[name].get_array().get(array) != simdjson::SUCCESS)
+    return bad(fmt::format("\"{}\" is missing or not an array", name));
+  std::vector<std::string> out;
+  for (simdjson::dom::element item : array) {
+    std::string_view text;
+    if (item.get_string().get(text) != simdjson::SUCCESS)
+      return bad(fmt::format("\"{}\" holds a value that is not a string", name));
+    out.emplace_back(text);
+  }
+  return out;
+}
+
+// A bound ("start"/"end") as raw JSON text per key column, from the line's own bytes.
+Result<Bound> get_raw_bound(std::string_view line, std::string_view name, std::size_t columns) {
+  const std::string quoted = fmt::format("\"{}\"", name);
+  const auto raw = ndjson::find_member(line, quoted);
+  if (!raw) return bad(fmt::format("{} is missing", quoted));
+  if (*raw == "null") return Bound{};
+  if (raw->empty() || raw->front() != '[') return bad(fmt::format("{} is not an array or null", quoted));
+  std::vector<std::string> values;
+  std::size_t pos = 1;
+  const std::string_view text = raw->substr(0, raw->size() - 1);  // without ']'
+  while (true) {
+    const std::string_view rest = ndjson::trim_json_space(text.substr(pos));
+    if (rest.empty()) break;
+    const std::size_t start = text.size() - rest.size();
+    std::size_t end = start;
+    if (!ndjson::skip_json_value(text, end)) return bad(fmt::format("{} is not a JSON array", quoted));
+    values.emplace_back(text.substr(start, end - start));
+    pos = end;
+    const std::string_view after = ndjson::trim_json_space(text.substr(pos));
+    if (after.empty()) break;
+    if (after.front() != ',') return bad(fmt::format("{} is not a JSON array", quoted));
+    pos = text.size() - after.size() + 1;
+  }
+  if (values.size() != columns)
+    return bad(fmt::format("{} has {} values for {} key columns", quoted, values.size(), columns));
+  return Bound(std::move(values));
+}
+
+// "file" and "offset" where the line has them.
+void get_coordinates(simdjson::dom::object record, Watermark& mark) {
+  std::string_view file;
+  if (record[field::file].get_string().get(file) == simdjson::SUCCESS) mark.file = std::string(file);
+  std::uint64_t offset = 0;
+  if (record[field::offset].get_uint64().get(offset) == simdjson::SUCCESS) mark.offset = offset;
+}
+
+void write_chunk_ref(std::string_view kind, const ChunkRef& chunk, ndjson::Writer& out) {
+  out.begin_object();
+  out.field(field::op, kind);
+  out.field(field::v, kVersion);
+  out.field(field::db, chunk.db);
+  out.field(field::table, chunk.table);
+  out.field(field::index, chunk.index);
+  out.field(field::count, chunk.count);
+}
+
+void write_mark_position(const Watermark& mark, ndjson::Writer& out) {
+  out.field(field::position, mark.position);
+  out.field(field::file, mark.file);
+  out.field(field::offset, mark.offset);
+}
+
+void write_strings(std::string_view name, const std::vector<std::string>& values, ndjson::Writer& out) {
+  out.key(name);
+  out.begin_array();
+  for (const std::string& value : values) out.string(value);
+  out.end_array();
+}
+
+}  // namespace
+
+std::string ChunkRef::describe() const { return describe_chunk(db, table, index, count); }
+
+ChunkRef chunk_ref(const Chunk& chunk) { return ChunkRef{chunk.db, chunk.table, chunk.index, chunk.count}; }
+
+Low low_of(const Chunk& chunk, Watermark mark) {
+  Low low{chunk_ref(chunk), std::move(mark), chunk.key, chunk.key_types, {}, chunk.start, chunk.end, chunk.identity};
+  for (const std::string& column : chunk.key)
+    for (const ChunkColumn& described : chunk.columns)
+      if (described.name == column) low.key_collations.push_back(described.collation_id);
+  return low;
+}
+
+void write_low(const Low& low, ndjson::Writer& out) {
+  write_chunk_ref(op::low, low.chunk, out);
+  write_mark_position(low.mark, out);
+  write_strings(field::key, low.key, out);
+  write_strings(field::key_types, low.key_types, out);
+  out.key(field::key_collations);
+  out.begin_array();
+  for (const std::uint32_t id : low.key_collations) out.unsigned_integer(id);
+  out.end_array();
+  out.key(field::start);
+  write_bound(low.start, out);
+  out.key(field::end);
+  write_bound(low.end, out);
+  if (low.identity)
+    write_strings(field::identity, *low.identity, out);
+  else
+    out.field_null(field::identity);
+  out.field(field::ts_ms, low.mark.ts_ms);
+  out.end_object();
+  out.end_record();
+}
+
+void write_high(const High& high, ndjson::Writer& out) {
+  write_chunk_ref(op::high, high.chunk, out);
+  write_mark_position(high.mark, out);
+  out.field(field::rows, high.rows);
+  out.field(field::ts_ms, high.mark.ts_ms);
+  out.end_object();
+  out.end_record();
+}
+
+void write_snapshot_discard(const SnapshotDiscard& discard, ndjson::Writer& out) {
+  write_chunk_ref(op::discard, discard.chunk, out);
+  out.field(field::reason, discard.reason);
+  out.field(field::ts_ms, discard.ts_ms);
+  out.end_object();
+  out.end_record();
+}
+
+void write_merged_high(const MergedHigh& high, ndjson::Writer& out) {
+  out.begin_object();
+  out.field(field::op, op::high);
+  out.field(field::v, kVersion);
+  out.field(field::position, high.position);
+  if (high.at) {
+    out.field(field::file, high.at->file);
+    out.field(field::offset, high.at->offset);
+  } else {
+    out.field_null(field::file);
+    out.field_null(field::offset);
+  }
+  out.field(field::chunks, high.chunks);
+  out.field(field::rows, high.rows);
+  out.field(field::ts_ms, high.ts_ms);
+  out.end_object();
+  out.end_record();
+}
+
+Result<ChunkRef> parse_chunk_ref(simdjson::dom::object record) {
+  auto db = get_string(record, field::db);
+  if (!db) return fail(db.error());
+  auto table = get_string(record, field::table);
+  if (!table) return fail(table.error());
+  auto index = get_uint(record, field::index);
+  if (!index) return fail(index.error());
+  std::uint64_t count = 0;  // checked where it matters (parse_low)
+  if (record[field::count].get_uint64().get(count) != simdjson::SUCCESS) count = 0;
+  return ChunkRef{std::move(*db), std::move(*table), *index, count};
+}
+
+Result<Low> parse_low(simdjson::dom::object record, std::string_view line) {
+  Low low;
+  auto chunk = parse_chunk_ref(record);
+  if (!chunk) return fail(chunk.error());
+  auto count = get_uint(record, field::count);
+  if (!count) return fail(count.error());
+  if (*count == 0 || chunk->index >= *count)
+    return bad(fmt::format("chunk index {} is not below its count {}", chunk->index, *count));
+  low.chunk = std::move(*chunk);
+  auto position = get_string(record, field::position);
+  if (!position) return fail(position.error());
+  low.mark.position = std::move(*position);
+  auto key = get_string_array(record, field::key);
+  if (!key) return fail(key.error());
+  if (key->empty()) return bad("\"key\" is empty");
+  low.key = std::move(*key);
+  auto key_types = get_string_array(record, field::key_types);
+  if (!key_types) return fail(key_types.error());
+  if (key_types->size() != low.key.size()) return bad("\"key_types\" does not have one type per key column");
+  low.key_types = std::move(*key_types);
+  simdjson::dom::array collations;
+  if (record[field::key_collations].get_array().get(collations) != simdjson::SUCCESS)
+    return bad("\"key_collations\" is missing or not an array");
+  for (simdjson::dom::element item : collations) {
+    std::uint64_t id = 0;
+    if (item.get_uint64().get(id) != simdjson::SUCCESS || id > UINT32_MAX)
+      return bad("\"key_collations\" holds a value that is not a collation id");
+    low.key_collations.push_back(static_cast<std::uint32_t>(id));
+  }
+  if (low.key_collations.size() != low.key.size())
+    return bad("\"key_collations\" does not have one id per key column");
+  auto start = get_raw_bound(line, field::start, low.key.size());
+  if (!start) return fail(start.error());
+  low.start = std::move(*start);
+  auto end = get_raw_bound(line, field::end, low.key.size());
+  if (!end) return fail(end.error());
+  low.end = std::move(*end);
+  simdjson::dom::element identity;
+  if (record[field::identity].get(identity) != simdjson::SUCCESS) return bad("\"identity\" is missing");
+  if (!identity.is_null()) {
+    auto names = get_string_array(record, field::identity);
+    if (!names) return fail(names.error());
+    if (names->empty()) return bad("\"identity\" is empty");
+    low.identity = std::move(*names);
+  }
+  get_coordinates(record, low.mark);
+  std::int64_t ts_ms = 0;
+  if (record[field::ts_ms].get_int64().get(ts_ms) == simdjson::SUCCESS) low.mark.ts_ms = ts_ms;
+  return low;
+}
+
+Result<High> parse_high(simdjson::dom::object record) {
+  High high;
+  auto chunk = parse_chunk_ref(record);
+  if (!chunk) return fail(chunk.error());
+  high.chunk = std::move(*chunk);
+  auto position = get_string(record, field::position);
+  if (!position) return fail(position.error());
+  high.mark.position = std::move(*position);
+  auto rows = get_uint(record, field::rows);
+  if (!rows) return fail(rows.error());
+  high.rows = *rows;
+  get_coordinates(record, high.mark);
+  std::int64_t ts_ms = 0;
+  if (record[field::ts_ms].get_int64().get(ts_ms) == simdjson::SUCCESS) high.mark.ts_ms = ts_ms;
+  return high;
+}
+
+}  // namespace cdc::records
