@@ -91,7 +91,7 @@ Result<void> load_slice(std::uint32_t group, EffectCursor& cursor, std::uint64_t
 class RowIdentity {
  public:
   explicit RowIdentity(const TableInfo& table) : table_(table) {
-    prefix_ = R"({"op":"r","v":1,"db":)" + table.quoted_db + R"(,"table":)" + table.quoted_table + R"(,"key":)";
+    prefix_ = table.row_prefix;
   }
 
   // The identity text of an "r" line, or nullopt when the line lacks what it needs.

@@ -7,172 +7,49 @@
 #include <map>
 #include <tuple>
 
+#include "merge/positions.h"
 #include "ndjson/json_scan.h"
 #include "ndjson/line_reader.h"
-#include "merge/positions.h"
 #include "ndjson/writer.h"
+#include "records/kinds.h"
+#include "records/position.h"
+#include "records/row.h"
 
 namespace cdc::merge {
 
 namespace {
 
 // cdc-snapshot writes "r" lines with this prefix; anything else is parsed.
-constexpr std::string_view kRowPrefix = R"({"op":"r",)";
 
 bool is_blank(std::string_view line) { return ndjson::trim_json_space(line).empty(); }
 
-Result<std::string> get_string(simdjson::dom::object record, std::string_view field) {
-  std::string_view value;
-  if (record[field].get_string().get(value) != simdjson::SUCCESS)
-    return fail(Errc::corrupt_input, fmt::format("\"{}\" is missing or not a string", field));
-  return std::string(value);
-}
-
-Result<std::uint64_t> get_uint(simdjson::dom::object record, std::string_view field) {
-  std::uint64_t value = 0;
-  if (record[field].get_uint64().get(value) != simdjson::SUCCESS)
-    return fail(Errc::corrupt_input, fmt::format("\"{}\" is missing or not a non-negative integer", field));
-  return value;
-}
-
-Result<std::vector<std::string>> get_string_array(simdjson::dom::object record, std::string_view field) {
-  simdjson::dom::array array;
-  if (record[field].get_array().get(array) != simdjson::SUCCESS)
-    return fail(Errc::corrupt_input, fmt::format("\"{}\" is missing or not an array", field));
-  std::vector<std::string> out;
-  for (simdjson::dom::element item : array) {
-    std::string_view text;
-    if (item.get_string().get(text) != simdjson::SUCCESS)
-      return fail(Errc::corrupt_input, fmt::format("\"{}\" holds a value that is not a string", field));
-    out.emplace_back(text);
-  }
-  return out;
-}
-
-// A bound ("start"/"end") as raw JSON text per key column, from the line's own bytes.
-Result<std::optional<std::vector<std::string>>> get_bound(std::string_view line, std::string_view quoted_field,
-                                                          std::size_t columns) {
-  const auto raw = ndjson::find_member(line, quoted_field);
-  if (!raw) return fail(Errc::corrupt_input, fmt::format("{} is missing", quoted_field));
-  if (*raw == "null") return std::optional<std::vector<std::string>>{};
-  if (raw->empty() || raw->front() != '[')
-    return fail(Errc::corrupt_input, fmt::format("{} is not an array or null", quoted_field));
-  std::vector<std::string> values;
-  std::size_t pos = 1;
-  const std::string_view text = raw->substr(0, raw->size() - 1);  // without ']'
-  while (true) {
-    const std::string_view rest = ndjson::trim_json_space(text.substr(pos));
-    if (rest.empty()) break;
-    const std::size_t start = text.size() - rest.size();
-    std::size_t end = start;
-    if (!ndjson::skip_json_value(text, end))
-      return fail(Errc::corrupt_input, fmt::format("{} is not a JSON array", quoted_field));
-    values.emplace_back(text.substr(start, end - start));
-    pos = end;
-    const std::string_view after = ndjson::trim_json_space(text.substr(pos));
-    if (after.empty()) break;
-    if (after.front() != ',') return fail(Errc::corrupt_input, fmt::format("{} is not a JSON array", quoted_field));
-    pos = text.size() - after.size() + 1;
-  }
-  if (values.size() != columns)
-    return fail(Errc::corrupt_input,
-                fmt::format("{} has {} values for {} key columns", quoted_field, values.size(), columns));
-  return std::optional<std::vector<std::string>>{std::move(values)};
-}
-
-Result<gtid::Position> get_position(simdjson::dom::object record) {
-  auto text = get_string(record, "position");
-  if (!text) return fail(text.error());
-  auto position = gtid::Position::parse(*text);
-  if (!position) return fail(Errc::corrupt_input, fmt::format("\"position\": {}", position.error().message));
-  return position;
-}
-
 Result<void> read_low(simdjson::dom::object record, std::string_view line, ChunkInfo& chunk) {
-  auto db = get_string(record, "db");
-  if (!db) return fail(db.error());
-  auto table = get_string(record, "table");
-  if (!table) return fail(table.error());
-  auto index = get_uint(record, "index");
-  if (!index) return fail(index.error());
-  auto count = get_uint(record, "count");
-  if (!count) return fail(count.error());
-  if (*count == 0 || *index >= *count)
-    return fail(Errc::corrupt_input, fmt::format("chunk index {} is not below its count {}", *index, *count));
-  auto low = get_position(record);
+  auto low = records::parse_low(record, line);
   if (!low) return fail(low.error());
-  auto key = get_string_array(record, "key");
-  if (!key) return fail(key.error());
-  if (key->empty()) return fail(Errc::corrupt_input, "\"key\" is empty");
-  auto key_types = get_string_array(record, "key_types");
-  if (!key_types) return fail(key_types.error());
-  if (key_types->size() != key->size())
-    return fail(Errc::corrupt_input, "\"key_types\" does not have one type per key column");
-  simdjson::dom::array collations;
-  if (record["key_collations"].get_array().get(collations) != simdjson::SUCCESS)
-    return fail(Errc::corrupt_input, "\"key_collations\" is missing or not an array");
-  for (simdjson::dom::element item : collations) {
-    std::uint64_t id = 0;
-    if (item.get_uint64().get(id) != simdjson::SUCCESS || id > UINT32_MAX)
-      return fail(Errc::corrupt_input, "\"key_collations\" holds a value that is not a collation id");
-    chunk.key_collations.push_back(static_cast<std::uint32_t>(id));
-  }
-  if (chunk.key_collations.size() != key->size())
-    return fail(Errc::corrupt_input, "\"key_collations\" does not have one id per key column");
-  auto start = get_bound(line, "\"start\"", key->size());
-  if (!start) return fail(start.error());
-  auto end = get_bound(line, "\"end\"", key->size());
-  if (!end) return fail(end.error());
-  simdjson::dom::element identity;
-  if (record["identity"].get(identity) != simdjson::SUCCESS)
-    return fail(Errc::corrupt_input, "\"identity\" is missing");
-  if (!identity.is_null()) {
-    auto names = get_string_array(record, "identity");
-    if (!names) return fail(names.error());
-    if (names->empty()) return fail(Errc::corrupt_input, "\"identity\" is empty");
-    chunk.identity = std::move(*names);
-  }
-  std::string_view file;
-  if (record["file"].get_string().get(file) == simdjson::SUCCESS) chunk.low_file = std::string(file);
-  std::uint64_t offset = 0;
-  if (record["offset"].get_uint64().get(offset) == simdjson::SUCCESS) chunk.low_offset = offset;
-  chunk.db = std::move(*db);
-  chunk.table = std::move(*table);
-  chunk.index = *index;
-  chunk.count = *count;
-  chunk.low = std::move(*low);
-  chunk.key = std::move(*key);
-  chunk.key_types = std::move(*key_types);
-  chunk.start = std::move(*start);
-  chunk.end = std::move(*end);
+  auto position = records::parse_position(low->mark.position);
+  if (!position) return fail(position.error());
+  chunk.opened = std::move(*low);
+  chunk.low = std::move(*position);
   return {};
 }
 
 Result<void> read_high(simdjson::dom::object record, ChunkInfo& chunk) {
-  auto db = get_string(record, "db");
-  if (!db) return fail(db.error());
-  auto table = get_string(record, "table");
-  if (!table) return fail(table.error());
-  auto index = get_uint(record, "index");
-  if (!index) return fail(index.error());
-  if (*db != chunk.db || *table != chunk.table || *index != chunk.index)
+  auto high = records::parse_high(record);
+  if (!high) return fail(high.error());
+  const records::ChunkRef& named = high->chunk;
+  const records::ChunkRef& open = chunk.opened.chunk;
+  if (named.db != open.db || named.table != open.table || named.index != open.index)
     return fail(Errc::corrupt_input,
                 fmt::format("high line of {}.{} chunk {} while {} is open (its low is at line {}): the input "
                             "mixes chunks; give each chunk's lines together, as cdc-snapshot writes them",
-                            *db, *table, *index, chunk.describe(), chunk.low_line));
-  auto high = get_position(record);
-  if (!high) return fail(high.error());
-  if (high->kind != chunk.low.kind)
+                            named.db, named.table, named.index, chunk.describe(), chunk.low_line));
+  auto position = records::parse_position(high->mark.position);
+  if (!position) return fail(position.error());
+  if (position->kind != chunk.low.kind)
     return fail(Errc::corrupt_input, fmt::format("{}: the low watermark is {} but the high is {}", chunk.describe(),
-                                                 kind_name(chunk.low.kind), kind_name(high->kind)));
-  auto rows = get_uint(record, "rows");
-  if (!rows) return fail(rows.error());
-  std::string_view file;
-  if (record["file"].get_string().get(file) == simdjson::SUCCESS) chunk.high_file = std::string(file);
-  std::uint64_t offset = 0;
-  if (record["offset"].get_uint64().get(offset) == simdjson::SUCCESS) chunk.high_offset = offset;
-  chunk.high = std::move(*high);
-  chunk.rows = *rows;
+                                                 kind_name(chunk.low.kind), kind_name(position->kind)));
+  chunk.closed = std::move(*high);
+  chunk.high = std::move(*position);
   return {};
 }
 
@@ -183,8 +60,6 @@ Error unfinished(const InputFile& input, const ChunkInfo& chunk, std::string_vie
 }
 
 }  // namespace
-
-std::string ChunkInfo::describe() const { return fmt::format("{}.{} chunk {}/{}", db, table, index, count); }
 
 Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inputs) {
   std::vector<ChunkInfo> chunks;
@@ -197,7 +72,7 @@ Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inp
       if (!more) return fail(more.error());
       if (!*more) break;
       const std::string_view line = reader.line();
-      if (ndjson::starts_with_bytes(line, kRowPrefix)) {
+      if (ndjson::starts_with_bytes(line, records::kRowLineStart)) {
         if (!open)
           return fail(reader.error_here(
               "op:\"r\" line outside a chunk (no low line before it): give whole cdc-snapshot outputs"));
@@ -211,15 +86,15 @@ Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inp
         return fail(reader.error_here(fmt::format("malformed JSON: {}", simdjson::error_message(error))));
       }
       std::string_view op;
-      if (record["op"].get_string().get(op) != simdjson::SUCCESS)
+      if (record[records::field::op].get_string().get(op) != simdjson::SUCCESS)
         return fail(reader.error_here("no \"op\" string: not a cdc-snapshot output line"));
-      if (op == "r") {
+      if (op == records::op::row) {
         if (!open)
           return fail(reader.error_here(
               "op:\"r\" line outside a chunk (no low line before it): give whole cdc-snapshot outputs"));
         continue;
       }
-      if (op == "low") {
+      if (op == records::op::low) {
         if (open) return fail(unfinished(inputs[i], *open, fmt::format("line {} starts another chunk", reader.line_number())));
         ChunkInfo chunk;
         chunk.input = i;
@@ -229,7 +104,7 @@ Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inp
         open = std::move(chunk);
         continue;
       }
-      if (op == "high") {
+      if (op == records::op::high) {
         if (!open)
           return fail(reader.error_here("high line without its low line: give whole cdc-snapshot outputs"));
         if (auto read = read_high(record, *open); !read) return fail(reader.error_here(read.error().message));
@@ -238,15 +113,14 @@ Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inp
         open.reset();
         continue;
       }
-      if (op == "discard") {
+      if (op == records::op::discard) {
         // cdc-snapshot lost its connection during this chunk and reads it again: the lines
         // since the low line are void, and a new low line follows.
         if (!open)
           return fail(reader.error_here("discard line without its chunk's low line: give whole cdc-snapshot outputs"));
-        auto db = get_string(record, "db");
-        auto table = get_string(record, "table");
-        auto index = get_uint(record, "index");
-        if (!db || !table || !index || *db != open->db || *table != open->table || *index != open->index)
+        const auto named = records::parse_chunk_ref(record);
+        const records::ChunkRef& opened = open->opened.chunk;
+        if (!named || named->db != opened.db || named->table != opened.table || named->index != opened.index)
           return fail(reader.error_here(fmt::format(
               "discard line that does not name {}, the chunk open since line {}: the input mixes chunks; give each "
               "chunk's lines together, as cdc-snapshot writes them",
@@ -270,30 +144,31 @@ Result<std::vector<TableInfo>> group_tables(std::span<const ChunkInfo> chunks, s
   for (std::size_t c = 0; c < chunks.size(); ++c) {
     const ChunkInfo& chunk = chunks[c];
     const auto where = [&](const ChunkInfo& ch) { return fmt::format("{}:{}", inputs[ch.input].name, ch.low_line); };
-    auto [dup, fresh] = seen.emplace(std::tuple{chunk.db, chunk.table, chunk.index}, c);
+    auto [dup, fresh] = seen.emplace(std::tuple{chunk.opened.chunk.db, chunk.opened.chunk.table, chunk.opened.chunk.index}, c);
     if (!fresh)
       return fail(Errc::corrupt_input, fmt::format("{}: {} is also at {}: give each chunk once", where(chunk),
                                                    chunk.describe(), where(chunks[dup->second])));
-    auto [it, added] = by_name.emplace(std::pair{chunk.db, chunk.table}, tables.size());
+    auto [it, added] = by_name.emplace(std::pair{chunk.opened.chunk.db, chunk.opened.chunk.table}, tables.size());
     if (added) {
       TableInfo table;
-      table.db = chunk.db;
-      table.table = chunk.table;
-      table.quoted_db = ndjson::quoted(chunk.db);
-      table.quoted_table = ndjson::quoted(chunk.table);
-      table.key = chunk.key;
-      for (const std::string& name : chunk.key) table.quoted_key.push_back(ndjson::quoted(name));
-      table.identity = chunk.identity;
-      if (chunk.identity)
-        for (const std::string& name : *chunk.identity) table.quoted_identity.push_back(ndjson::quoted(name));
-      table.identity_is_key = chunk.identity && *chunk.identity == chunk.key;
+      table.db = chunk.opened.chunk.db;
+      table.table = chunk.opened.chunk.table;
+      table.quoted_db = ndjson::quoted(chunk.opened.chunk.db);
+      table.quoted_table = ndjson::quoted(chunk.opened.chunk.table);
+      table.row_prefix = records::row_line_prefix(table.quoted_db, table.quoted_table);
+      table.key = chunk.opened.key;
+      for (const std::string& name : chunk.opened.key) table.quoted_key.push_back(ndjson::quoted(name));
+      table.identity = chunk.opened.identity;
+      if (chunk.opened.identity)
+        for (const std::string& name : *chunk.opened.identity) table.quoted_identity.push_back(ndjson::quoted(name));
+      table.identity_is_key = chunk.opened.identity && *chunk.opened.identity == chunk.opened.key;
       table.min_low = chunk.low;
       tables.push_back(std::move(table));
     }
     TableInfo& table = tables[it->second];
     const ChunkInfo& first = chunks[table.chunks.empty() ? c : table.chunks.front()];
-    if (chunk.key != first.key || chunk.key_types != first.key_types || chunk.key_collations != first.key_collations ||
-        chunk.identity != first.identity || chunk.count != first.count)
+    if (chunk.opened.key != first.opened.key || chunk.opened.key_types != first.opened.key_types || chunk.opened.key_collations != first.opened.key_collations ||
+        chunk.opened.identity != first.opened.identity || chunk.opened.chunk.count != first.opened.chunk.count)
       return fail(Errc::corrupt_input,
                   fmt::format("{}: {} has another key, identity or chunk count than {} at {}: the chunks come from "
                               "different plans; plan and snapshot the table again",
@@ -311,12 +186,12 @@ Result<std::vector<TableInfo>> group_tables(std::span<const ChunkInfo> chunks, s
   }
   for (TableInfo& table : tables) {
     const ChunkInfo& first = chunks[table.chunks.front()];
-    if (!subset && table.chunks.size() != first.count) {
+    if (!subset && table.chunks.size() != first.opened.chunk.count) {
       // The gaps between the indexes given (count comes from the input: never allocate by it).
       std::vector<std::uint64_t> have;
-      for (const std::size_t c : table.chunks) have.push_back(chunks[c].index);
+      for (const std::size_t c : table.chunks) have.push_back(chunks[c].opened.chunk.index);
       std::sort(have.begin(), have.end());
-      have.push_back(first.count);
+      have.push_back(first.opened.chunk.count);
       std::string missing;
       std::uint64_t total = 0;
       std::uint64_t shown = 0;
@@ -331,12 +206,12 @@ Result<std::vector<TableInfo>> group_tables(std::span<const ChunkInfo> chunks, s
       return fail(Errc::corrupt_input,
                   fmt::format("{}.{}: chunk{} {} of {} missing: give every chunk of the table, or --subset to "
                               "merge only the given ones",
-                              table.db, table.table, total == 1 ? "" : "s", missing, first.count));
+                              table.db, table.table, total == 1 ? "" : "s", missing, first.opened.chunk.count));
     }
     // Key order per column.
     std::optional<Error> unsupported;
-    for (std::size_t k = 0; k < first.key.size(); ++k) {
-      auto order = KeyColumnOrder::make(first.key_types[k], first.key_collations[k]);
+    for (std::size_t k = 0; k < first.opened.key.size(); ++k) {
+      auto order = KeyColumnOrder::make(first.opened.key_types[k], first.opened.key_collations[k]);
       if (!order) {
         unsupported = order.error();
         break;
@@ -348,11 +223,11 @@ Result<std::vector<TableInfo>> group_tables(std::span<const ChunkInfo> chunks, s
       if (!table.same_lows || subset)
         return fail(unsupported->with_context(
             fmt::format("{}.{}: cannot tell which chunk a change belongs to (chunk key {}){}", table.db, table.table,
-                        fmt::join(first.key, ","),
+                        fmt::join(first.opened.key, ","),
                         subset ? "; --subset needs that" : "; the chunks have different low watermarks")));
       // All lows equal: a change applies to every chunk or none; no ordering needed.
       std::sort(table.chunks.begin(), table.chunks.end(),
-                [&](std::size_t a, std::size_t b) { return chunks[a].index < chunks[b].index; });
+                [&](std::size_t a, std::size_t b) { return chunks[a].opened.chunk.index < chunks[b].opened.chunk.index; });
       table.ranges.assign(table.chunks.size(), KeyRange{});
       continue;
     }
@@ -363,7 +238,7 @@ Result<std::vector<TableInfo>> group_tables(std::span<const ChunkInfo> chunks, s
       const ChunkInfo& chunk = chunks[c];
       KeyRange range;
       for (int side = 0; side < 2; ++side) {
-        const auto& bound = side == 0 ? chunk.start : chunk.end;
+        const auto& bound = side == 0 ? chunk.opened.start : chunk.opened.end;
         if (!bound) continue;
         std::vector<std::string_view> values(bound->begin(), bound->end());
         scratch.clear();

@@ -14,6 +14,7 @@
 
 #include "gtid/position.h"
 #include "merge/key_order.h"
+#include "records/snapshot_lines.h"
 #include "util/result.h"
 
 namespace cdc::merge {
@@ -23,30 +24,18 @@ struct InputFile {
   int fd = -1;
 };
 
+// One chunk of the inputs: its low and high lines, and where its rows are.
 struct ChunkInfo {
   std::size_t input = 0;  // index into the inputs
-  std::string db;
-  std::string table;
-  std::uint64_t index = 0;
-  std::uint64_t count = 0;
-  gtid::Position low;
+  records::Low opened;    // the low line
+  records::High closed;   // the high line
+  gtid::Position low;     // their watermarks' positions, parsed
   gtid::Position high;
-  std::string low_file;  // the low line's "file" and "offset": "" when it has none
-  std::uint64_t low_offset = 0;
-  std::string high_file;
-  std::uint64_t high_offset = 0;
-  std::vector<std::string> key;
-  std::vector<std::string> key_types;
-  std::vector<std::uint32_t> key_collations;
-  std::optional<std::vector<std::string>> start;  // raw JSON per key column; nullopt = open
-  std::optional<std::vector<std::string>> end;
-  std::optional<std::vector<std::string>> identity;  // nullopt = the whole row
   std::uint64_t low_line = 0;
   std::uint64_t rows_begin = 0;  // byte range of the lines between low and high
   std::uint64_t rows_end = 0;
-  std::uint64_t rows = 0;  // as the high line counts them
 
-  [[nodiscard]] std::string describe() const;  // "shop.orders chunk 3/12"
+  [[nodiscard]] std::string describe() const { return opened.chunk.describe(); }  // "shop.orders chunk 3/12"
 };
 
 // Reads every input once, checking the structure (a low before rows, a high for each low,
@@ -59,6 +48,7 @@ struct TableInfo {
   std::string table;
   std::string quoted_db;     // as ndjson::Writer writes it, quotes included
   std::string quoted_table;
+  std::string row_prefix;  // what each of its "r" lines starts with, up to the key (records::row_line_prefix)
   std::vector<std::string> key;
   std::vector<std::string> quoted_key;  // "\"id\"" per key column
   std::optional<std::vector<std::string>> identity;

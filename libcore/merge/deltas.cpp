@@ -9,15 +9,17 @@
 #include <unordered_map>
 
 #include "binlog/ddl_target.h"
-#include "ndjson/json_scan.h"
 #include "merge/positions.h"
+#include "ndjson/json_scan.h"
 #include "ndjson/writer.h"
+#include "records/kinds.h"
+#include "records/position.h"
+#include "records/row.h"
 
 namespace cdc::merge {
 
 namespace {
 
-constexpr std::string_view kOpPrefix = R"({"op":")";
 
 using Kind = gtid::Position::Kind;
 
@@ -36,13 +38,6 @@ struct ImageValues {
   std::vector<std::string_view> identity;
 };
 
-// Where a line is in the binlog, for the order check: "pos"'s file and offset, and the
-// transaction's GTID ("" for null).
-struct LinePos {
-  std::string_view file;
-  std::uint64_t offset = 0;
-  std::string_view gtid;
-};
 
 bool take(std::string_view text, std::size_t& at, std::string_view expected) noexcept {
   if (text.substr(at, expected.size()) != expected) return false;
@@ -78,7 +73,7 @@ bool take_plain_string(std::string_view text, std::size_t& at, std::string_view&
 // and the SQL (so the bytes of "pos" inside an image or a string cannot be mistaken for it).
 // False when the line is not in that form: the caller then parses it, which also catches a
 // torn line whose tail is another line's.
-bool scan_pos(std::string_view text, bool commit, LinePos& pos) noexcept {
+bool scan_pos(std::string_view text, bool commit, records::LinePos& pos) noexcept {
   static constexpr std::string_view kPos = R"("pos":{"file":)";
   // Backwards from the end, comparing inline at each quote: "pos" is a few dozen bytes away.
   if (text.size() < kPos.size()) return false;
@@ -171,9 +166,9 @@ class Applier {
           rerun())));
     }
     std::string_view op;
-    if (text.substr(0, kOpPrefix.size()) == kOpPrefix) {
-      const std::size_t end = text.find('"', kOpPrefix.size());
-      if (end != std::string_view::npos) op = text.substr(kOpPrefix.size(), end - kOpPrefix.size());
+    if (text.substr(0, records::kOpLineStart.size()) == records::kOpLineStart) {
+      const std::size_t end = text.find('"', records::kOpLineStart.size());
+      if (end != std::string_view::npos) op = text.substr(records::kOpLineStart.size(), end - records::kOpLineStart.size());
     } else if (ndjson::trim_json_space(text).empty()) {
       return {};
     }
@@ -209,8 +204,8 @@ class Applier {
     // A line is read without parsing only when it holds no second line's start (a torn line
     // continued by the next one; a line that is parsed fails to parse then) and its "pos" is in
     // cdc-stream's exact form.
-    if (skipped && text.find(kOpPrefix, 1) != std::string_view::npos) return parsed_line(text);
-    LinePos pos;
+    if (skipped && text.find(records::kOpLineStart, 1) != std::string_view::npos) return parsed_line(text);
+    records::LinePos pos;
     if (!scan_pos(text, commit, pos)) return parsed_line(text);
     if (auto ordered = check_order(pos); !ordered) return ordered;
     if (skipped) return {};
@@ -236,23 +231,15 @@ class Applier {
     if (!parsed) return fail(parsed.error());
     const simdjson::dom::object record = *parsed;
     std::string_view op;
-    if (record["op"].get_string().get(op) != simdjson::SUCCESS)
+    if (record[records::field::op].get_string().get(op) != simdjson::SUCCESS)
       return fail(reader_.error_here(fmt::format("no \"op\" string: not a line of cdc-stream; {}", rerun())));
     if (!is_deltas_kind(op)) return other_kind(op);
     if (op == "span_start") return span_start(record);
     if (auto in_span = check_in_span(op); !in_span) return in_span;
     if (op == "span_end") return span_end(record);
-    LinePos pos;
-    simdjson::dom::object pos_object;
-    if (record["pos"].get_object().get(pos_object) != simdjson::SUCCESS ||
-        pos_object["file"].get_string().get(pos.file) != simdjson::SUCCESS ||
-        pos_object["offset"].get_uint64().get(pos.offset) != simdjson::SUCCESS)
-      return fail(reader_.error_here("\"pos\" is missing, or lacks \"file\" or \"offset\""));
-    simdjson::dom::element gtid;
-    if ((op == "commit" ? record["gtid"] : pos_object["gtid"]).get(gtid) == simdjson::SUCCESS && !gtid.is_null() &&
-        gtid.get_string().get(pos.gtid) != simdjson::SUCCESS)
-      return fail(reader_.error_here("\"gtid\" is neither a string nor null"));
-    if (auto ordered = check_order(pos); !ordered) return ordered;
+    auto pos = records::read_pos(record, op != records::op::commit);
+    if (!pos) return fail(reader_.error_here(pos.error().message));
+    if (auto ordered = check_order(*pos); !ordered) return ordered;
     if (op == "commit" || op == "incident" || context_.check_only) return {};
     if (op == "ddl") return ddl(record);
     return apply_change(record, op, text, SIZE_MAX);
@@ -280,12 +267,8 @@ class Applier {
   }
 
   Result<gtid::Position> span_position(simdjson::dom::object record, std::string_view op) {
-    std::string_view text;
-    if (record["position"].get_string().get(text) != simdjson::SUCCESS)
-      return fail(reader_.error_here(fmt::format("a {} line without a \"position\" string", op)));
-    auto position = gtid::Position::parse(text);
-    if (!position)
-      return fail(reader_.error_here(fmt::format("{} \"position\": {}", op, position.error().message)));
+    auto position = records::read_position(record);
+    if (!position) return fail(reader_.error_here(fmt::format("{} {}", op, position.error().message)));
     return position;
   }
 
@@ -302,8 +285,8 @@ class Applier {
       bool covered = false;
       if (start->kind == chunk.low.kind) {
         covered = contains(chunk.low, *start);
-      } else if (start->kind == Kind::file && !chunk.low_file.empty()) {
-        covered = !file_before(chunk.low_file, chunk.low_offset, start->file.file, start->file.offset);
+      } else if (start->kind == Kind::file && !chunk.opened.mark.file.empty()) {
+        covered = !file_before(chunk.opened.mark.file, chunk.opened.mark.offset, start->file.file, start->file.offset);
       } else {
         return fail(reader_.error_here(fmt::format(
             "the deltas start at {} (span_start), {}, and the low watermark of {} is {}, {}: they cannot be "
@@ -317,7 +300,7 @@ class Applier {
             "missing; {}",
             start->to_string(), chunk.low.to_string(), chunk.describe(),
             chunk.low.kind == start->kind ? fmt::format(" (the lowest low is {})", context_.lowest_low.to_string())
-                                          : fmt::format(" (binlog {}:{})", chunk.low_file, chunk.low_offset),
+                                          : fmt::format(" (binlog {}:{})", chunk.opened.mark.file, chunk.opened.mark.offset),
             rerun())));
     }
     return {};
@@ -327,7 +310,7 @@ class Applier {
     end_line_ = reader_.line_number();
     auto end = span_position(record, "span_end");
     if (!end) return fail(end.error());
-    LinePos pos;
+    records::LinePos pos;
     simdjson::dom::object pos_object;
     const bool has_pos = record["pos"].get_object().get(pos_object) == simdjson::SUCCESS &&
                          pos_object["file"].get_string().get(pos.file) == simdjson::SUCCESS &&
@@ -361,17 +344,17 @@ class Applier {
     // GTID H* and deltas without GTIDs: by the binlog coordinates of every chunk's high.
     if (context_.high_is_until) return cannot_compare("--until has no binlog coordinates");
     for (const ChunkInfo& chunk : context_.chunks) {
-      if (chunk.high_file.empty()) return cannot_compare(fmt::format("the high line of {} has no \"file\"", chunk.describe()));
-      if (file_before(pos.file, pos.offset, chunk.high_file, chunk.high_offset))
+      if (chunk.closed.mark.file.empty()) return cannot_compare(fmt::format("the high line of {} has no \"file\"", chunk.describe()));
+      if (file_before(pos.file, pos.offset, chunk.closed.mark.file, chunk.closed.mark.offset))
         return short_of(reached, fmt::format("{} (the high of {} is at binlog {}:{})", high.to_string(),
-                                             chunk.describe(), chunk.high_file, chunk.high_offset));
+                                             chunk.describe(), chunk.closed.mark.file, chunk.closed.mark.offset));
     }
     return {};
   }
 
   // Lines in log order: "pos" never goes back, and MariaDB GTIDs grow per domain. Cheap for the
   // lines of one transaction, which share their file and GTID.
-  Result<void> check_order(const LinePos& pos) {
+  Result<void> check_order(const records::LinePos& pos) {
     if (last_line_ != 0 && file_before(pos.file, pos.offset, last_file_, last_offset_))
       return fail(reader_.error_here(fmt::format(
           "out of log order: pos {}:{} comes after {}:{} (line {}): transactions are swapped, or the deltas were "
@@ -565,8 +548,7 @@ class Applier {
     identity_text(table, after_values_, image);
     // The row as cdc-snapshot would have written it.
     line_.clear();
-    line_.append(R"({"op":"r","v":1,"db":)").append(table.quoted_db);
-    line_.append(R"(,"table":)").append(table.quoted_table).append(R"(,"key":)");
+    line_.append(table.row_prefix);
     append_object(table.quoted_key, after_values_.key, line_);
     line_.append(R"(,"before":null,"after":)");
     if (table.identity) {

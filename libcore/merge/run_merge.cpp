@@ -17,10 +17,11 @@
 #include "merge/chunk_input.h"
 #include "merge/deltas.h"
 #include "merge/effects.h"
-#include "ndjson/line_reader.h"
 #include "merge/positions.h"
 #include "merge/temp_dir.h"
+#include "ndjson/line_reader.h"
 #include "ndjson/writer.h"
+#include "records/snapshot_lines.h"
 #include "util/fd_io.h"
 
 namespace cdc::merge {
@@ -93,19 +94,19 @@ void high_file_offset(const std::vector<ChunkInfo>& chunks, const gtid::Position
   const std::string text = high.to_string();
   const ChunkInfo* best = nullptr;
   for (const ChunkInfo& chunk : chunks) {
-    if (chunk.high_file.empty()) continue;
+    if (chunk.closed.mark.file.empty()) continue;
     if (chunk.high.to_string() == text) {
       best = &chunk;
       break;
     }
     if (until) continue;
-    if (best == nullptr || gtid::FilePosition{best->high_file, best->high_offset} <
-                               gtid::FilePosition{chunk.high_file, chunk.high_offset})
+    if (best == nullptr || gtid::FilePosition{best->closed.mark.file, best->closed.mark.offset} <
+                               gtid::FilePosition{chunk.closed.mark.file, chunk.closed.mark.offset})
       best = &chunk;
   }
   if (best == nullptr || (until && best->high.to_string() != text)) return;
-  file = best->high_file;
-  offset = best->high_offset;
+  file = best->closed.mark.file;
+  offset = best->closed.mark.offset;
 }
 
 }  // namespace
@@ -322,23 +323,10 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
   std::string file;
   std::optional<std::uint64_t> offset;
   high_file_offset(*chunks, high, options.until.has_value(), file, offset);
+  records::MergedHigh merged{high.to_string(), std::nullopt, summary.chunks, summary.rows, now_ms()};
+  if (offset) merged.at = gtid::FilePosition{file, *offset};
   ndjson::Writer writer;
-  writer.begin_object();
-  writer.field("op", "high");
-  writer.field("v", 1);
-  writer.field("position", high.to_string());
-  if (offset) {
-    writer.field("file", file);
-    writer.field("offset", *offset);
-  } else {
-    writer.field_null("file");
-    writer.field_null("offset");
-  }
-  writer.field("chunks", summary.chunks);
-  writer.field("rows", summary.rows);
-  writer.field("ts_ms", now_ms());
-  writer.end_object();
-  writer.end_record();
+  records::write_merged_high(merged, writer);
   out.append(writer.buffered());
   if (auto flushed = out.flush(); !flushed) return fail(flushed.error());
   if (options.output) {

@@ -3,10 +3,10 @@
 
 #include <doctest/doctest.h>
 
-#include "ndjson/json_scan.h"
 #include "merge/positions.h"
 #include "merge/run_merge.h"
 #include "merge_support.h"
+#include "ndjson/json_scan.h"
 
 using merge_test::change;
 using merge_test::ChunkSpec;
