@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
-#include <charconv>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -15,6 +14,7 @@
 #include "records/kinds.h"
 #include "records/position.h"
 #include "records/row.h"
+#include "records/stream_lines.h"
 
 namespace cdc::merge {
 
@@ -38,64 +38,6 @@ struct ImageValues {
   std::vector<std::string_view> identity;
 };
 
-
-bool take(std::string_view text, std::size_t& at, std::string_view expected) noexcept {
-  if (text.substr(at, expected.size()) != expected) return false;
-  at += expected.size();
-  return true;
-}
-
-bool take_number(std::string_view text, std::size_t& at, std::uint64_t& value) noexcept {
-  const char* end = text.data() + text.size();
-  const auto [next, error] = std::from_chars(text.data() + at, end, value);
-  if (error != std::errc() || next == text.data() + at) return false;
-  at = static_cast<std::size_t>(next - text.data());
-  return true;
-}
-
-// A string without escapes (file names and GTIDs have none), or null as "".
-bool take_plain_string(std::string_view text, std::size_t& at, std::string_view& value, bool null_ok) noexcept {
-  if (null_ok && take(text, at, "null")) {
-    value = {};
-    return true;
-  }
-  if (at >= text.size() || text[at] != '"') return false;
-  const std::size_t close = text.find('"', at + 1);
-  if (close == std::string_view::npos) return false;
-  value = text.substr(at + 1, close - at - 1);
-  if (value.find('\\') != std::string_view::npos) return false;
-  at = close + 1;
-  return true;
-}
-
-// "pos" of a line exactly as cdc-stream writes it (change_writer.cpp), read without parsing the
-// line: from its end for change, ddl and incident lines, where "pos" comes after the images
-// and the SQL (so the bytes of "pos" inside an image or a string cannot be mistaken for it).
-// False when the line is not in that form: the caller then parses it, which also catches a
-// torn line whose tail is another line's.
-bool scan_pos(std::string_view text, bool commit, records::LinePos& pos) noexcept {
-  static constexpr std::string_view kPos = R"("pos":{"file":)";
-  // Backwards from the end, comparing inline at each quote: "pos" is a few dozen bytes away.
-  if (text.size() < kPos.size()) return false;
-  std::size_t found = text.size() - kPos.size() + 1;
-  do {
-    if (found-- == 0) return false;
-  } while (text[found] != '"' || !ndjson::starts_with_bytes(text.substr(found), kPos));
-  std::size_t at = found + kPos.size();
-  if (!take_plain_string(text, at, pos.file, false) || !take(text, at, R"(,"offset":)") ||
-      !take_number(text, at, pos.offset))
-    return false;
-  if (commit) {
-    static constexpr std::string_view kCommit = R"({"op":"commit","v":1,"gtid":)";
-    std::size_t gtid_at = kCommit.size();
-    return take(text, at, R"(},"position":")") && text.substr(0, kCommit.size()) == kCommit &&
-           take_plain_string(text, gtid_at, pos.gtid, true) && gtid_at < found;
-  }
-  std::uint64_t number = 0;
-  return take(text, at, R"(,"index":)") && take_number(text, at, number) && take(text, at, R"(,"gtid":)") &&
-         take_plain_string(text, at, pos.gtid, true) && take(text, at, R"(},"ts_ms":)") &&
-         take_number(text, at, number) && at + 1 == text.size() && text[at] == '}';
-}
 
 // A line of a cdc-stream output's kinds (man/cdc-stream.1, STDOUT).
 bool is_deltas_kind(std::string_view op) noexcept {
@@ -206,7 +148,7 @@ class Applier {
     // cdc-stream's exact form.
     if (skipped && text.find(records::kOpLineStart, 1) != std::string_view::npos) return parsed_line(text);
     records::LinePos pos;
-    if (!scan_pos(text, commit, pos)) return parsed_line(text);
+    if (!records::scan_line_pos(text, commit, pos)) return parsed_line(text);
     if (auto ordered = check_order(pos); !ordered) return ordered;
     if (skipped) return {};
     auto record = parse(text);

@@ -4,6 +4,9 @@
 
 #include <utility>
 
+#include "records/kinds.h"
+#include "records/row.h"
+#include "records/stream_lines.h"
 #include "util/bits.h"
 
 namespace cdc::stream {
@@ -22,15 +25,14 @@ bool shape_has_columns(const binlog::RowsEvent& event) {
 
 constexpr std::size_t kFlushThreshold = std::size_t{1} << 18;
 
-// The first member of a data line, as Writer::raw_members() takes it.
-std::string_view op_member(binlog::RowsKind kind) {
+records::ChangeOp change_op(binlog::RowsKind kind) {
   switch (kind) {
-    case binlog::RowsKind::write: return R"("op":"c")";
+    case binlog::RowsKind::write: return records::ChangeOp::insert;
     case binlog::RowsKind::update:
-    case binlog::RowsKind::partial_update: return R"("op":"u")";
-    case binlog::RowsKind::erase: return R"("op":"d")";
+    case binlog::RowsKind::partial_update: return records::ChangeOp::update;
+    case binlog::RowsKind::erase: return records::ChangeOp::erase;
   }
-  return R"("op":"u")";
+  return records::ChangeOp::update;
 }
 
 // The members a Writer wrote into one object, without the braces and the record's newline:
@@ -44,19 +46,6 @@ std::string_view members_of(const ndjson::Writer& writer) {
 
 ChangeWriter::ChangeWriter(int out_fd, std::string out_name) : out_fd_(out_fd), out_name_(std::move(out_name)) {}
 
-void ChangeWriter::write_position(const ChangePosition& position, std::uint64_t index) {
-  out_.key("pos");
-  out_.begin_object();
-  out_.field("file", position.file);
-  out_.field("offset", position.offset);
-  out_.field("index", index);
-  if (position.gtid.empty())
-    out_.field_null("gtid");
-  else
-    out_.field("gtid", position.gtid);
-  out_.end_object();
-}
-
 const ChangeWriter::TableEntry& ChangeWriter::table_entry(const binlog::TableMap& map) {
   for (const TableEntry& entry : tables_)
     if (entry.plan.built_for(map)) return entry;
@@ -68,38 +57,30 @@ const ChangeWriter::TableEntry& ChangeWriter::table_entry(const binlog::TableMap
     next_table_slot_ = (next_table_slot_ + 1) % kCachedTables;
   }
   entry->plan.build(map);
-  pieces_.clear();
-  pieces_.begin_object();
-  pieces_.field("v", 1);
-  pieces_.field("db", map.database);
-  pieces_.field("table", map.table);
-  pieces_.end_object();
-  pieces_.end_record();
-  entry->table_members.assign(members_of(pieces_));
-  pieces_.clear();
+  entry->table_members = records::table_members(map.database, map.table);
   return *entry;
 }
 
 void ChangeWriter::prepare_event(const ChangePosition& position, std::uint32_t timestamp) {
   pieces_.clear();
   pieces_.begin_object();
-  pieces_.field("file", position.file);
-  pieces_.field("offset", position.offset);
+  pieces_.field(records::field::file, position.file);
+  pieces_.field(records::field::offset, position.offset);
   pieces_.end_object();
   pieces_.end_record();
   pos_members_.assign(members_of(pieces_));
   pieces_.clear();
   pieces_.begin_object();
   if (position.gtid.empty())
-    pieces_.field_null("gtid");
+    pieces_.field_null(records::field::gtid);
   else
-    pieces_.field("gtid", position.gtid);
+    pieces_.field(records::field::gtid, position.gtid);
   pieces_.end_object();
   pieces_.end_record();
   gtid_member_.assign(members_of(pieces_));
   pieces_.clear();
   pieces_.begin_object();
-  pieces_.field("ts_ms", std::uint64_t{timestamp} * 1000U);
+  pieces_.field(records::field::ts_ms, std::uint64_t{timestamp} * 1000U);
   pieces_.end_object();
   pieces_.end_record();
   ts_member_.assign(members_of(pieces_));
@@ -108,7 +89,7 @@ void ChangeWriter::prepare_event(const ChangePosition& position, std::uint32_t t
 
 void ChangeWriter::write_key(const rowimage::TablePlan& plan, const std::vector<rowimage::ColumnSlice>& slices,
                              const std::vector<rowimage::ColumnSlice>* fallback, ByteReader& errors) {
-  out_.raw_comma_key(R"(,"key":)");
+  out_.raw_comma_key(records::comma_key::key);
   key_values_.clear();
   const binlog::TableMap& map = plan.map();
   if (map.primary_key.empty()) {
@@ -161,7 +142,7 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
                                                  rows.remaining()));
   while (!rows.empty()) {
     out_.begin_object();
-    out_.raw_members(op_member(event.kind));
+    out_.raw_members(records::change_op_member(change_op(event.kind)));
     out_.raw_members(table.table_members);
     if (event.has_before()) rowimage::scan_row_image(rows, plan, before_shape, scratch_.before, scratch_);
     if (event.has_after() && rows.ok()) {
@@ -175,7 +156,7 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
       write_key(plan, event.has_after() ? scratch_.after : scratch_.before,
                 event.has_after() && event.has_before() ? &scratch_.before : nullptr, rows);
     if (rows.ok()) {
-      out_.raw_comma_key(R"(,"before":)");
+      out_.raw_comma_key(records::comma_key::before);
       if (event.has_before())
         rowimage::write_row_image(plan, scratch_.before, out_, scratch_, rows, nullptr,
                                   event.has_after() ? std::span<const rowimage::WrittenValue>{} : key_values_);
@@ -183,7 +164,7 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
         out_.null();
     }
     if (rows.ok()) {
-      out_.raw_comma_key(R"(,"after":)");
+      out_.raw_comma_key(records::comma_key::after);
       if (event.has_after())
         unresolved_diffs = rowimage::write_row_image(plan, scratch_.after, out_, scratch_, rows,
                                                      event.has_before() ? &scratch_.before : nullptr, key_values_);
@@ -192,7 +173,7 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
     }
     if (rows.ok() && unresolved_diffs > 0) {
       // No before document to apply MySQL's JSON diffs to: the diffs themselves.
-      out_.key("json_diffs");
+      out_.key(records::field::json_diffs);
       rowimage::write_json_diffs(map, scratch_.after, &scratch_.before, out_, scratch_, rows);
     }
     if (!rows.ok()) {
@@ -203,12 +184,12 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
                                                    index - position.first_index, map.database, map.table,
                                                    rows.failure_text()));
     }
-    if (partial || unresolved_diffs > 0) out_.field("partial", true);
+    if (partial || unresolved_diffs > 0) out_.field(records::field::partial, true);
     if (scratch_.lossy_text && lossy_text_table_.empty()) lossy_text_table_ = map.database + "." + map.table;
-    out_.raw_comma_key(R"(,"pos":)");
+    out_.raw_comma_key(records::comma_key::pos);
     out_.begin_object();
     out_.raw_members(pos_members_);
-    out_.raw_comma_key(R"(,"index":)");
+    out_.raw_comma_key(records::comma_key::index);
     out_.unsigned_integer(index);
     out_.raw_members(gtid_member_);
     out_.end_object();
@@ -223,92 +204,30 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
 
 void ChangeWriter::write_ddl(std::string_view database, std::string_view sql, const ChangePosition& position,
                              std::uint32_t timestamp) {
-  out_.begin_object();
-  out_.field("op", "ddl");
-  out_.field("v", 1);
-  out_.field("db", database);
-  out_.field("sql", sql);
-  write_position(position, 0);
-  out_.field("ts_ms", std::uint64_t{timestamp} * 1000U);
-  out_.end_object();
-  out_.end_record();
-}
-
-void ChangeWriter::write_gtid_and_pos(std::string_view gtid, std::string_view file, std::uint64_t offset) {
-  if (gtid.empty())
-    out_.field_null("gtid");
-  else
-    out_.field("gtid", gtid);
-  out_.key("pos");
-  out_.begin_object();
-  out_.field("file", file);
-  out_.field("offset", offset);
-  out_.end_object();
+  records::write_ddl({database, sql, {position.file, position.offset, 0, position.gtid}, std::uint64_t{timestamp} * 1000U},
+                     out_);
 }
 
 void ChangeWriter::write_commit(std::string_view gtid, std::string_view file, std::uint64_t end_offset,
                                 std::string_view position, std::uint32_t timestamp, std::uint64_t rows) {
-  out_.begin_object();
-  out_.field("op", "commit");
-  out_.field("v", 1);
-  write_gtid_and_pos(gtid, file, end_offset);
-  out_.field("position", position);
-  out_.field("rows", rows);
-  out_.field("ts_ms", std::uint64_t{timestamp} * 1000U);
-  out_.end_object();
-  out_.end_record();
+  records::write_commit({gtid, file, end_offset, position, rows, std::uint64_t{timestamp} * 1000U}, out_);
 }
 
 void ChangeWriter::write_incident(std::string_view message, const ChangePosition& position, std::uint32_t timestamp) {
-  out_.begin_object();
-  out_.field("op", "incident");
-  out_.field("v", 1);
-  out_.field("message", message);
-  write_position(position, 0);
-  out_.field("ts_ms", std::uint64_t{timestamp} * 1000U);
-  out_.end_object();
-  out_.end_record();
+  records::write_incident({message, {position.file, position.offset, 0, position.gtid}, std::uint64_t{timestamp} * 1000U},
+                          out_);
 }
 
-void ChangeWriter::write_span_start(std::string_view position) {
-  out_.begin_object();
-  out_.field("op", "span_start");
-  out_.field("v", 1);
-  out_.field("position", position);
-  out_.end_object();
-  out_.end_record();
-}
+void ChangeWriter::write_span_start(std::string_view position) { records::write_span_start({position}, out_); }
 
 void ChangeWriter::write_span_end(std::string_view position, const std::optional<gtid::FilePosition>& at,
                                   std::string_view until) {
-  out_.begin_object();
-  out_.field("op", "span_end");
-  out_.field("v", 1);
-  out_.field("position", position);
-  if (at) {
-    out_.key("pos");
-    out_.begin_object();
-    out_.field("file", at->file);
-    out_.field("offset", at->offset);
-    out_.end_object();
-  } else {
-    out_.field_null("pos");
-  }
-  out_.field("until", until);
-  out_.end_object();
-  out_.end_record();
+  records::write_span_end({position, at, until}, out_);
 }
 
 void ChangeWriter::write_discard(std::string_view gtid, const gtid::FilePosition& began, std::string_view reason,
                                  std::uint32_t timestamp) {
-  out_.begin_object();
-  out_.field("op", "discard");
-  out_.field("v", 1);
-  write_gtid_and_pos(gtid, began.file, began.offset);
-  out_.field("reason", reason);
-  out_.field("ts_ms", std::uint64_t{timestamp} * 1000U);
-  out_.end_object();
-  out_.end_record();
+  records::write_stream_discard({gtid, began.file, began.offset, reason, std::uint64_t{timestamp} * 1000U}, out_);
 }
 
 Result<void> ChangeWriter::flush() {

@@ -24,8 +24,9 @@ struct ChangePosition {
   std::uint64_t first_index = 0;  // index of the event's first row (rows of a payload keep counting)
 };
 
-// Writes the NDJSON lines of man/cdc-ndjson.5: data lines (c/u/d) from row events,
-// ddl and commit lines. One instance is reused for a whole run: no per-row allocation.
+// Writes cdc-stream's lines (man/cdc-ndjson.5; records/row.h, records/stream_lines.h): data
+// lines (c/u/d) from row events, ddl, commit, incident, span and discard lines. One instance
+// is reused for a whole run: no per-row allocation.
 class ChangeWriter {
  public:
   ChangeWriter(int out_fd, std::string out_name);
@@ -80,9 +81,6 @@ class ChangeWriter {
   const TableEntry& table_entry(const binlog::TableMap& map);
   // Serializes the members of the event's lines that do not change from row to row.
   void prepare_event(const ChangePosition& position, std::uint32_t timestamp);
-  void write_position(const ChangePosition& position, std::uint64_t index);
-  // "gtid":"..."|null,"pos":{"file":..,"offset":..}: a commit's or a discard's transaction.
-  void write_gtid_and_pos(std::string_view gtid, std::string_view file, std::uint64_t offset);
   // Also notes in key_values_ where each key value taken from `slices` was written.
   void write_key(const rowimage::TablePlan& plan, const std::vector<rowimage::ColumnSlice>& slices,
                  const std::vector<rowimage::ColumnSlice>* fallback, ByteReader& errors);

@@ -1,0 +1,162 @@
+#include "records/stream_lines.h"
+
+#include <charconv>
+
+#include "ndjson/json_scan.h"
+#include "ndjson/writer.h"
+#include "records/kinds.h"
+
+namespace cdc::records {
+
+namespace {
+
+void write_event_pos(const EventPos& pos, ndjson::Writer& out) {
+  out.key(field::pos);
+  out.begin_object();
+  out.field(field::file, pos.file);
+  out.field(field::offset, pos.offset);
+  out.field(field::index, pos.index);
+  if (pos.gtid.empty())
+    out.field_null(field::gtid);
+  else
+    out.field(field::gtid, pos.gtid);
+  out.end_object();
+}
+
+// "gtid":"..."|null,"pos":{"file":..,"offset":..}: a commit's or a discard's transaction.
+void write_gtid_and_pos(std::string_view gtid, std::string_view file, std::uint64_t offset, ndjson::Writer& out) {
+  if (gtid.empty())
+    out.field_null(field::gtid);
+  else
+    out.field(field::gtid, gtid);
+  out.key(field::pos);
+  out.begin_object();
+  out.field(field::file, file);
+  out.field(field::offset, offset);
+  out.end_object();
+}
+
+void begin_line(std::string_view kind, ndjson::Writer& out) {
+  out.begin_object();
+  out.field(field::op, kind);
+  out.field(field::v, kVersion);
+}
+
+void end_line(ndjson::Writer& out) {
+  out.end_object();
+  out.end_record();
+}
+
+bool take(std::string_view text, std::size_t& at, std::string_view expected) noexcept {
+  if (text.substr(at, expected.size()) != expected) return false;
+  at += expected.size();
+  return true;
+}
+
+bool take_number(std::string_view text, std::size_t& at, std::uint64_t& value) noexcept {
+  const char* end = text.data() + text.size();
+  const auto [next, error] = std::from_chars(text.data() + at, end, value);
+  if (error != std::errc() || next == text.data() + at) return false;
+  at = static_cast<std::size_t>(next - text.data());
+  return true;
+}
+
+// A string without escapes (file names and GTIDs have none), or null as "".
+bool take_plain_string(std::string_view text, std::size_t& at, std::string_view& value, bool null_ok) noexcept {
+  if (null_ok && take(text, at, "null")) {
+    value = {};
+    return true;
+  }
+  if (at >= text.size() || text[at] != '"') return false;
+  const std::size_t close = text.find('"', at + 1);
+  if (close == std::string_view::npos) return false;
+  value = text.substr(at + 1, close - at - 1);
+  if (value.find('\\') != std::string_view::npos) return false;
+  at = close + 1;
+  return true;
+}
+
+}  // namespace
+
+bool scan_line_pos(std::string_view text, bool commit, LinePos& pos) noexcept {
+  static constexpr std::string_view kPos = R"("pos":{"file":)";
+  // Backwards from the end, comparing inline at each quote: "pos" is a few dozen bytes away.
+  if (text.size() < kPos.size()) return false;
+  std::size_t found = text.size() - kPos.size() + 1;
+  do {
+    if (found-- == 0) return false;
+  } while (text[found] != '"' || !ndjson::starts_with_bytes(text.substr(found), kPos));
+  std::size_t at = found + kPos.size();
+  if (!take_plain_string(text, at, pos.file, false) || !take(text, at, R"(,"offset":)") ||
+      !take_number(text, at, pos.offset))
+    return false;
+  if (commit) {
+    static constexpr std::string_view kCommit = R"({"op":"commit","v":1,"gtid":)";
+    std::size_t gtid_at = kCommit.size();
+    return take(text, at, R"(},"position":")") && text.substr(0, kCommit.size()) == kCommit &&
+           take_plain_string(text, gtid_at, pos.gtid, true) && gtid_at < found;
+  }
+  std::uint64_t number = 0;
+  return take(text, at, R"(,"index":)") && take_number(text, at, number) && take(text, at, R"(,"gtid":)") &&
+         take_plain_string(text, at, pos.gtid, true) && take(text, at, R"(},"ts_ms":)") &&
+         take_number(text, at, number) && at + 1 == text.size() && text[at] == '}';
+}
+
+
+void write_ddl(const Ddl& ddl, ndjson::Writer& out) {
+  begin_line(op::ddl, out);
+  out.field(field::db, ddl.db);
+  out.field(field::sql, ddl.sql);
+  write_event_pos(ddl.pos, out);
+  out.field(field::ts_ms, ddl.ts_ms);
+  end_line(out);
+}
+
+void write_commit(const Commit& commit, ndjson::Writer& out) {
+  begin_line(op::commit, out);
+  write_gtid_and_pos(commit.gtid, commit.file, commit.offset, out);
+  out.field(field::position, commit.position);
+  out.field(field::rows, commit.rows);
+  out.field(field::ts_ms, commit.ts_ms);
+  end_line(out);
+}
+
+void write_incident(const Incident& incident, ndjson::Writer& out) {
+  begin_line(op::incident, out);
+  out.field(field::message, incident.message);
+  write_event_pos(incident.pos, out);
+  out.field(field::ts_ms, incident.ts_ms);
+  end_line(out);
+}
+
+void write_span_start(const SpanStart& span, ndjson::Writer& out) {
+  begin_line(op::span_start, out);
+  out.field(field::position, span.position);
+  end_line(out);
+}
+
+void write_span_end(const SpanEnd& span, ndjson::Writer& out) {
+  begin_line(op::span_end, out);
+  out.field(field::position, span.position);
+  if (span.at) {
+    out.key(field::pos);
+    out.begin_object();
+    out.field(field::file, span.at->file);
+    out.field(field::offset, span.at->offset);
+    out.end_object();
+  } else {
+    out.field_null(field::pos);
+  }
+  out.field(field::until, span.until);
+  end_line(out);
+}
+
+void write_stream_discard(const StreamDiscard& discard, ndjson::Writer& out) {
+  begin_line(op::discard, out);
+  write_gtid_and_pos(discard.gtid, discard.file, discard.offset, out);
+  out.field(field::reason, discard.reason);
+  out.field(field::ts_ms, discard.ts_ms);
+  end_line(out);
+}
+
+}  // namespace cdc::records
