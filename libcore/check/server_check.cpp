@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "ndjson/writer.h"
+#include "records/check_lines.h"
 
 namespace cdc::check {
 
@@ -62,39 +63,12 @@ void write_report(const Report& report, ndjson::Writer& out) {
   std::vector<std::string_view> failed;
   std::vector<std::string_view> warnings;
   for (const CheckLine& line : report.lines) {
-    out.begin_object();
-    out.field("op", "check");
-    out.field("v", 1);
-    out.field("name", line.name);
-    out.field("status", status_name(line.status));
-    out.field("value", line.value);
-    out.field("want", line.want);
-    if (!line.message.empty()) {
-      out.field("message", line.message);
-    }
-    if (!line.fix.empty()) {
-      out.field("fix", line.fix);
-    }
-    out.end_object();
-    out.end_record();
+    records::write_check({line.name, status_name(line.status), line.value, line.want, line.message, line.fix}, out);
     if (line.status == Status::fail) failed.push_back(line.name);
     if (line.status == Status::warn) warnings.push_back(line.name);
   }
-  out.begin_object();
-  out.field("op", "check_summary");
-  out.field("v", 1);
-  out.field("flavor", report.flavor == Flavor::mariadb ? "mariadb" : "mysql");
-  out.field("usable", report.usable());
-  out.key("failed");
-  out.begin_array();
-  for (const auto name : failed) out.string(name);
-  out.end_array();
-  out.key("warnings");
-  out.begin_array();
-  for (const auto name : warnings) out.string(name);
-  out.end_array();
-  out.end_object();
-  out.end_record();
+  records::write_check_summary({report.flavor == Flavor::mariadb ? "mariadb" : "mysql", report.usable(), failed, warnings},
+                               out);
 }
 
 std::string describe_problem(const CheckLine& line) {

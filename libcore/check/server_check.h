@@ -48,7 +48,7 @@ struct Report {
 [[nodiscard]] Result<ServerFacts> gather_facts(mysql::Connection& connection);
 [[nodiscard]] Report evaluate(const ServerFacts& facts);
 
-// NDJSON: one {"op":"check",...} line per CheckLine, then {"op":"check_summary",...}.
+// NDJSON: one check line per CheckLine, then the check_summary line (records/check_lines.h).
 void write_report(const Report& report, ndjson::Writer& out);
 // One human line per warning or failure, for stderr.
 [[nodiscard]] std::string describe_problem(const CheckLine& line);

@@ -41,14 +41,15 @@ struct ImageValues {
 
 // A line of a cdc-stream output's kinds (man/cdc-stream.1, STDOUT).
 bool is_deltas_kind(std::string_view op) noexcept {
-  return op == "c" || op == "u" || op == "d" || op == "ddl" || op == "commit" || op == "incident" ||
-         op == "span_start" || op == "span_end";
+  namespace o = records::op;
+  return op == o::insert || op == o::update || op == o::erase || op == o::ddl || op == o::commit || op == o::incident ||
+         op == o::span_start || op == o::span_end;
 }
 
 // What a line of another kind most likely comes from.
 std::string_view source_of(std::string_view op) noexcept {
-  if (op == "chunk") return " (a line of a cdc-plan plan)";
-  if (op == "low" || op == "r" || op == "high") return " (a line of a cdc-snapshot chunk output or of a merged snapshot)";
+  if (op == records::op::chunk) return " (a line of a cdc-plan plan)";
+  if (op == records::op::low || op == records::op::row || op == records::op::high) return " (a line of a cdc-snapshot chunk output or of a merged snapshot)";
   return "";
 }
 
@@ -115,16 +116,16 @@ class Applier {
       return {};
     }
     if (op.empty()) return parsed_line(text);
-    const bool change = op == "c" || op == "u" || op == "d";
-    const bool commit = op == "commit";
-    if (!change && !commit && op != "ddl" && op != "incident") {
+    const bool change = op == records::op::insert || op == records::op::update || op == records::op::erase;
+    const bool commit = op == records::op::commit;
+    if (!change && !commit && op != records::op::ddl && op != records::op::incident) {
       if (!is_deltas_kind(op)) return other_kind(op);
       return parsed_line(text);  // span_start, span_end
     }
     if (auto in_span = check_in_span(op); !in_span) return in_span;
     // The table, for a change: db and table come right after op and v, found without parsing.
     std::size_t table_index = SIZE_MAX;
-    bool skipped = !change && op != "ddl";  // commit, incident
+    bool skipped = !change && op != records::op::ddl;  // commit, incident
     if (change) {
       ndjson::MemberScanner scanner(text);
       std::string_view key;
@@ -154,7 +155,7 @@ class Applier {
     auto record = parse(text);
     if (!record) return fail(record.error());
     if (context_.check_only) return {};
-    if (op == "ddl") return ddl(*record);
+    if (op == records::op::ddl) return ddl(*record);
     return apply_change(*record, op, text, table_index);
   }
 
@@ -176,14 +177,14 @@ class Applier {
     if (record[records::field::op].get_string().get(op) != simdjson::SUCCESS)
       return fail(reader_.error_here(fmt::format("no \"op\" string: not a line of cdc-stream; {}", rerun())));
     if (!is_deltas_kind(op)) return other_kind(op);
-    if (op == "span_start") return span_start(record);
+    if (op == records::op::span_start) return span_start(record);
     if (auto in_span = check_in_span(op); !in_span) return in_span;
-    if (op == "span_end") return span_end(record);
+    if (op == records::op::span_end) return span_end(record);
     auto pos = records::read_pos(record, op != records::op::commit);
     if (!pos) return fail(reader_.error_here(pos.error().message));
     if (auto ordered = check_order(*pos); !ordered) return ordered;
-    if (op == "commit" || op == "incident" || context_.check_only) return {};
-    if (op == "ddl") return ddl(record);
+    if (op == records::op::commit || op == records::op::incident || context_.check_only) return {};
+    if (op == records::op::ddl) return ddl(record);
     return apply_change(record, op, text, SIZE_MAX);
   }
 
@@ -220,7 +221,7 @@ class Applier {
           "a second span_start line (the first is at line {}): two cdc-stream outputs were put together; {}",
           start_line_, rerun())));
     start_line_ = reader_.line_number();
-    auto start = span_position(record, "span_start");
+    auto start = span_position(record, records::op::span_start);
     if (!start) return fail(start.error());
     // At or before every chunk's low: in the watermarks' form, else by binlog coordinates.
     for (const ChunkInfo& chunk : context_.chunks) {
@@ -250,7 +251,7 @@ class Applier {
 
   Result<void> span_end(simdjson::dom::object record) {
     end_line_ = reader_.line_number();
-    auto end = span_position(record, "span_end");
+    auto end = span_position(record, records::op::span_end);
     if (!end) return fail(end.error());
     records::LinePos pos;
     simdjson::dom::object pos_object;
@@ -376,12 +377,12 @@ class Applier {
     if (scanner.failed()) return fail(reader_.error_here("not a JSON object"));
     if (ts_ms.empty()) return fail(reader_.error_here("a change without \"ts_ms\""));
     bool applied = false;
-    if (op != "c") {
+    if (op != records::op::insert) {
       auto side = remove_side(before, table, *position);
       if (!side) return fail(side.error());
       applied = applied || *side;
     }
-    if (op != "d") {
+    if (op != records::op::erase) {
       auto side = put_side(after, table, *position, ts_ms);
       if (!side) return fail(side.error());
       applied = applied || *side;

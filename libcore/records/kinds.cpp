@@ -8,46 +8,35 @@ namespace {
 
 using F = std::string_view;
 
-constexpr std::array<F, 13> kChunkFields{"op", "v", "db", "table", "key", "key_types", "start", "end", "index",
-                                         "count", "columns", "identity", "rows_estimate"};
-constexpr std::array<F, 3> kChunkColumnFields{"columns[].name", "columns[].type", "columns[].collation_id"};
+constexpr std::array<F, 16> kChunkFields{"op", "v", "db", "table", "key", "key_types", "start", "end", "index",
+                                         "count", "columns", "columns[].name", "columns[].type",
+                                         "columns[].collation_id", "identity", "rows_estimate"};
 constexpr std::array<F, 8> kCheckFields{"op", "v", "name", "status", "value", "want", "message", "fix"};
 constexpr std::array<F, 6> kCheckSummaryFields{"op", "v", "flavor", "usable", "failed", "warnings"};
-constexpr std::array<F, 16> kLowFields{"op",  "v",         "db",        "table",          "index", "count",
-                                       "position", "file", "offset",    "key", "key_types", "key_collations",
-                                       "start", "end", "identity", "ts_ms"};
+constexpr std::array<F, 16> kLowFields{"op", "v", "db", "table", "index", "count", "position", "file", "offset",
+                                       "key", "key_types", "key_collations", "start", "end", "identity", "ts_ms"};
 constexpr std::array<F, 8> kRowFields{"op", "v", "db", "table", "key", "before", "after", "ts_ms"};
-constexpr std::array<F, 11> kHighFields{"op",   "v",      "db",   "table", "index", "count",
-                                        "position", "file", "offset", "rows", "ts_ms"};
+constexpr std::array<F, 11> kHighFields{"op", "v", "db", "table", "index", "count", "position", "file", "offset",
+                                        "rows", "ts_ms"};
 constexpr std::array<F, 8> kSnapshotDiscardFields{"op", "v", "db", "table", "index", "count", "reason", "ts_ms"};
 constexpr std::array<F, 8> kMergedHighFields{"op", "v", "position", "file", "offset", "chunks", "rows", "ts_ms"};
-constexpr std::array<F, 15> kChangeFields{"op",       "v",        "db",         "table",     "key",
-                                          "before",   "after",    "json_diffs", "partial",   "pos",
-                                          "pos.file", "pos.offset", "pos.index", "pos.gtid", "ts_ms"};
+constexpr std::array<F, 15> kChangeFields{"op", "v", "db", "table", "key", "before", "after", "json_diffs", "partial",
+                                          "pos", "pos.file", "pos.offset", "pos.index", "pos.gtid", "ts_ms"};
 constexpr std::array<F, 10> kDdlFields{"op", "v", "db", "sql", "pos", "pos.file", "pos.offset", "pos.index",
                                        "pos.gtid", "ts_ms"};
 constexpr std::array<F, 9> kCommitFields{"op", "v", "gtid", "pos", "pos.file", "pos.offset", "position", "rows",
                                          "ts_ms"};
-constexpr std::array<F, 9> kIncidentFields{"op",        "v",         "message",  "pos",  "pos.file",
-                                           "pos.offset", "pos.index", "pos.gtid", "ts_ms"};
+constexpr std::array<F, 9> kIncidentFields{"op", "v", "message", "pos", "pos.file", "pos.offset", "pos.index",
+                                           "pos.gtid", "ts_ms"};
 constexpr std::array<F, 3> kSpanStartFields{"op", "v", "position"};
 constexpr std::array<F, 7> kSpanEndFields{"op", "v", "position", "pos", "pos.file", "pos.offset", "until"};
 constexpr std::array<F, 8> kStreamDiscardFields{"op", "v", "gtid", "pos", "pos.file", "pos.offset", "reason",
                                                 "ts_ms"};
-constexpr std::array<F, 10> kStateFields{"v",    "position", "file",   "offset",    "gtid",
-                                         "output_bytes", "span", "server", "server_id", "saved_at"};
-
-// The chunk line's own fields, then its columns' members.
-constexpr auto kChunkAllFields = [] {
-  std::array<F, kChunkFields.size() + kChunkColumnFields.size()> all{};
-  std::size_t i = 0;
-  for (const F name : kChunkFields) all[i++] = name;
-  for (const F name : kChunkColumnFields) all[i++] = name;
-  return all;
-}();
+constexpr std::array<F, 10> kStateFields{"v", "position", "file", "offset", "gtid", "output_bytes", "span", "server",
+                                         "server_id", "saved_at"};
 
 constexpr std::array<KindInfo, 18> kKinds{{
-    {Kind::chunk, "chunk", op::chunk, "cdc-plan", kChunkAllFields},
+    {Kind::chunk, "chunk", op::chunk, "cdc-plan", kChunkFields},
     {Kind::check, "check", op::check, "cdc-plan", kCheckFields},
     {Kind::check_summary, "check_summary", op::check_summary, "cdc-plan", kCheckSummaryFields},
     {Kind::low, "low", op::low, "cdc-snapshot", kLowFields},

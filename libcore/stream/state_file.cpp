@@ -7,13 +7,11 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
-#include <simdjson.h>
 
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 
-#include "ndjson/writer.h"
 #include "util/fd_io.h"
 
 namespace cdc::stream {
@@ -39,79 +37,6 @@ std::string utc_now() {
 }
 
 }  // namespace
-
-std::string format_state(const StreamState& state) {
-  ndjson::Writer out;
-  out.begin_object();
-  out.key("v");
-  out.integer(1);
-  out.key("position");
-  out.string(state.position);
-  out.key("file");
-  out.string(state.file);
-  out.key("offset");
-  out.unsigned_integer(state.offset);
-  out.key("gtid");
-  out.string(state.gtid);
-  if (state.output_bytes) {
-    out.key("output_bytes");
-    out.unsigned_integer(*state.output_bytes);
-  }
-  if (!state.span.empty()) {
-    out.key("span");
-    out.string(state.span);
-  }
-  out.key("server");
-  out.string(state.server);
-  if (state.server_id) {
-    out.key("server_id");
-    out.unsigned_integer(*state.server_id);
-  }
-  out.key("saved_at");
-  out.string(state.saved_at);
-  out.end_object();
-  out.end_record();
-  return std::string(out.buffered());
-}
-
-Result<StreamState> parse_state(std::string_view text, std::string_view name) {
-  const auto bad = [&](std::string_view why) {
-    return fail(Errc::corrupt_input, fmt::format("{}: not a cdc-stream state file ({}); it is left as it is: fix or "
-                                                 "remove it, or give another --state",
-                                                 name, why));
-  };
-  simdjson::dom::parser parser;
-  simdjson::padded_string padded(text);
-  simdjson::dom::object object;
-  if (parser.parse(padded).get_object().get(object) != simdjson::SUCCESS) return bad("not a JSON object");
-  StreamState state;
-  std::int64_t version = 0;
-  if (object["v"].get_int64().get(version) != simdjson::SUCCESS || version != 1) return bad("\"v\" is not 1");
-  std::string_view value;
-  if (object["position"].get_string().get(value) != simdjson::SUCCESS || value.empty())
-    return bad("no \"position\"");
-  state.position = std::string(value);
-  if (object["file"].get_string().get(value) == simdjson::SUCCESS) state.file = std::string(value);
-  std::uint64_t number = 0;
-  if (object["offset"].get_uint64().get(number) == simdjson::SUCCESS) state.offset = number;
-  if (object["gtid"].get_string().get(value) == simdjson::SUCCESS) state.gtid = std::string(value);
-  if (object["server"].get_string().get(value) == simdjson::SUCCESS) state.server = std::string(value);
-  if (object["saved_at"].get_string().get(value) == simdjson::SUCCESS) state.saved_at = std::string(value);
-  if (object["span"].get_string().get(value) == simdjson::SUCCESS) {
-    if (value != "open" && value != "closed") return bad("\"span\" is neither \"open\" nor \"closed\"");
-    state.span = std::string(value);
-  }
-  if (object["server_id"].get_uint64().get(number) == simdjson::SUCCESS) {
-    if (number == 0 || number > 0xFFFFFFFFU) return bad("\"server_id\" is not a server id");
-    state.server_id = static_cast<std::uint32_t>(number);
-  }
-  auto output = object["output_bytes"];
-  if (output.error() == simdjson::SUCCESS) {
-    if (output.get_uint64().get(number) != simdjson::SUCCESS) return bad("\"output_bytes\" is not a number");
-    state.output_bytes = number;
-  }
-  return state;
-}
 
 Result<StateFile> StateFile::open(std::string path) {
   const std::string lock_path = path + ".lock";
