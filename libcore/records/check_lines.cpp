@@ -2,44 +2,28 @@
 
 #include "ndjson/writer.h"
 #include "records/kinds.h"
+#include "records/members.h"
 
 namespace cdc::records {
 
-namespace {
-
-void write_names(std::string_view name, std::span<const std::string_view> names, ndjson::Writer& out) {
-  out.key(name);
-  out.begin_array();
-  for (const std::string_view value : names) out.string(value);
-  out.end_array();
-}
-
-}  // namespace
-
 void write_check(const Check& check, ndjson::Writer& out) {
-  out.begin_object();
-  out.field(field::op, op::check);
-  out.field(field::v, kVersion);
+  begin_line(op::check, out);
   out.field(field::name, check.name);
   out.field(field::status, check.status);
   out.field(field::value, check.value);
   out.field(field::want, check.want);
   if (!check.message.empty()) out.field(field::message, check.message);
   if (!check.fix.empty()) out.field(field::fix, check.fix);
-  out.end_object();
-  out.end_record();
+  end_line(out);
 }
 
 void write_check_summary(const CheckSummary& summary, ndjson::Writer& out) {
-  out.begin_object();
-  out.field(field::op, op::check_summary);
-  out.field(field::v, kVersion);
+  begin_line(op::check_summary, out);
   out.field(field::flavor, summary.flavor);
   out.field(field::usable, summary.usable);
-  write_names(field::failed, summary.failed, out);
-  write_names(field::warnings, summary.warnings, out);
-  out.end_object();
-  out.end_record();
+  write_strings(field::failed, summary.failed, out);
+  write_strings(field::warnings, summary.warnings, out);
+  end_line(out);
 }
 
 }  // namespace cdc::records

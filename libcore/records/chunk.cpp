@@ -6,6 +6,7 @@
 
 #include "ndjson/writer.h"
 #include "records/kinds.h"
+#include "records/members.h"
 
 namespace cdc::records {
 
@@ -14,31 +15,21 @@ namespace {
 Unexpected bad(std::string message) { return fail(Errc::corrupt_input, std::move(message)); }
 
 Result<std::string> get_string(simdjson::dom::object record, std::string_view name) {
-  std::string_view text;
-  if (record[name].get_string().get(text) != simdjson::SUCCESS)
-    return bad(fmt::format("chunk field \"{}\" must be a string", name));
-  return std::string(text);
+  auto value = string_member(record, name);
+  if (!value) return bad(fmt::format("chunk field \"{}\" must be a string", name));
+  return std::move(*value);
 }
 
 Result<std::uint64_t> get_count(simdjson::dom::object record, std::string_view name) {
-  std::uint64_t value = 0;
-  if (record[name].get_uint64().get(value) != simdjson::SUCCESS)
-    return bad(fmt::format("chunk field \"{}\" must be a non-negative integer", name));
-  return value;
+  const auto value = uint_member(record, name);
+  if (!value) return bad(fmt::format("chunk field \"{}\" must be a non-negative integer", name));
+  return *value;
 }
 
 Result<std::vector<std::string>> get_strings(simdjson::dom::object record, std::string_view name) {
-  simdjson::dom::array array;
-  if (record[name].get_array().get(array) != simdjson::SUCCESS)
-    return bad(fmt::format("chunk field \"{}\" must be an array of strings", name));
-  std::vector<std::string> out;
-  for (const auto element : array) {
-    std::string_view text;
-    if (element.get_string().get(text) != simdjson::SUCCESS)
-      return bad(fmt::format("chunk field \"{}\" must be an array of strings", name));
-    out.emplace_back(text);
-  }
-  return out;
+  auto values = strings_member(record, name);
+  if (!values) return bad(fmt::format("chunk field \"{}\" must be an array of strings", name));
+  return std::move(*values);
 }
 
 Result<Bound> get_bound(simdjson::dom::object record, std::string_view name, std::size_t key_columns) {
@@ -60,13 +51,6 @@ Result<Bound> get_bound(simdjson::dom::object record, std::string_view name, std
   return Bound(std::move(values));
 }
 
-void write_strings(std::string_view name, const std::vector<std::string>& values, ndjson::Writer& out) {
-  out.key(name);
-  out.begin_array();
-  for (const std::string& value : values) out.string(value);
-  out.end_array();
-}
-
 }  // namespace
 
 std::string describe_chunk(std::string_view db, std::string_view table, std::uint64_t index, std::uint64_t count) {
@@ -86,9 +70,7 @@ void write_bound(const Bound& bound, ndjson::Writer& out) {
 }
 
 void write_chunk(const Chunk& chunk, ndjson::Writer& out) {
-  out.begin_object();
-  out.field(field::op, op::chunk);
-  out.field(field::v, kVersion);
+  begin_line(op::chunk, out);
   out.field(field::db, chunk.db);
   out.field(field::table, chunk.table);
   write_strings(field::key, chunk.key, out);
@@ -114,8 +96,7 @@ void write_chunk(const Chunk& chunk, ndjson::Writer& out) {
   else
     out.field_null(field::identity);
   out.field(field::rows_estimate, chunk.rows_estimate);
-  out.end_object();
-  out.end_record();
+  end_line(out);
 }
 
 Result<Chunk> parse_chunk(simdjson::dom::object record) {

@@ -5,6 +5,7 @@
 #include "ndjson/json_scan.h"
 #include "ndjson/writer.h"
 #include "records/kinds.h"
+#include "records/members.h"
 
 namespace cdc::records {
 
@@ -13,31 +14,23 @@ namespace {
 Unexpected bad(std::string message) { return fail(Errc::corrupt_input, std::move(message)); }
 
 Result<std::string> get_string(simdjson::dom::object record, std::string_view name) {
-  std::string_view value;
-  if (record[name].get_string().get(value) != simdjson::SUCCESS)
-    return bad(fmt::format("\"{}\" is missing or not a string", name));
-  return std::string(value);
+  auto value = string_member(record, name);
+  if (!value) return bad(fmt::format("\"{}\" is missing or not a string", name));
+  return std::move(*value);
 }
 
 Result<std::uint64_t> get_uint(simdjson::dom::object record, std::string_view name) {
-  std::uint64_t value = 0;
-  if (record[name].get_uint64().get(value) != simdjson::SUCCESS)
-    return bad(fmt::format("\"{}\" is missing or not a non-negative integer", name));
-  return value;
+  const auto value = uint_member(record, name);
+  if (!value) return bad(fmt::format("\"{}\" is missing or not a non-negative integer", name));
+  return *value;
 }
 
 Result<std::vector<std::string>> get_string_array(simdjson::dom::object record, std::string_view name) {
-  simdjson::dom::array array;
-  if (record[name].get_array().get(array) != simdjson::SUCCESS)
-    return bad(fmt::format("\"{}\" is missing or not an array", name));
-  std::vector<std::string> out;
-  for (simdjson::dom::element item : array) {
-    std::string_view text;
-    if (item.get_string().get(text) != simdjson::SUCCESS)
-      return bad(fmt::format("\"{}\" holds a value that is not a string", name));
-    out.emplace_back(text);
-  }
-  return out;
+  bool not_strings = false;
+  auto values = strings_member(record, name, &not_strings);
+  if (!values && not_strings) return bad(fmt::format("\"{}\" holds a value that is not a string", name));
+  if (!values) return bad(fmt::format("\"{}\" is missing or not an array", name));
+  return std::move(*values);
 }
 
 // A bound ("start"/"end") as raw JSON text per key column, from the line's own bytes.
@@ -77,9 +70,7 @@ void get_coordinates(simdjson::dom::object record, Watermark& mark) {
 }
 
 void write_chunk_ref(std::string_view kind, const ChunkRef& chunk, ndjson::Writer& out) {
-  out.begin_object();
-  out.field(field::op, kind);
-  out.field(field::v, kVersion);
+  begin_line(kind, out);
   out.field(field::db, chunk.db);
   out.field(field::table, chunk.table);
   out.field(field::index, chunk.index);
@@ -90,13 +81,6 @@ void write_mark_position(const Watermark& mark, ndjson::Writer& out) {
   out.field(field::position, mark.position);
   out.field(field::file, mark.file);
   out.field(field::offset, mark.offset);
-}
-
-void write_strings(std::string_view name, const std::vector<std::string>& values, ndjson::Writer& out) {
-  out.key(name);
-  out.begin_array();
-  for (const std::string& value : values) out.string(value);
-  out.end_array();
 }
 
 }  // namespace
@@ -131,8 +115,7 @@ void write_low(const Low& low, ndjson::Writer& out) {
   else
     out.field_null(field::identity);
   out.field(field::ts_ms, low.mark.ts_ms);
-  out.end_object();
-  out.end_record();
+  end_line(out);
 }
 
 void write_high(const High& high, ndjson::Writer& out) {
@@ -140,22 +123,18 @@ void write_high(const High& high, ndjson::Writer& out) {
   write_mark_position(high.mark, out);
   out.field(field::rows, high.rows);
   out.field(field::ts_ms, high.mark.ts_ms);
-  out.end_object();
-  out.end_record();
+  end_line(out);
 }
 
 void write_snapshot_discard(const SnapshotDiscard& discard, ndjson::Writer& out) {
   write_chunk_ref(op::discard, discard.chunk, out);
   out.field(field::reason, discard.reason);
   out.field(field::ts_ms, discard.ts_ms);
-  out.end_object();
-  out.end_record();
+  end_line(out);
 }
 
 void write_merged_high(const MergedHigh& high, ndjson::Writer& out) {
-  out.begin_object();
-  out.field(field::op, op::high);
-  out.field(field::v, kVersion);
+  begin_line(op::high, out);
   out.field(field::position, high.position);
   if (high.at) {
     out.field(field::file, high.at->file);
@@ -167,8 +146,7 @@ void write_merged_high(const MergedHigh& high, ndjson::Writer& out) {
   out.field(field::chunks, high.chunks);
   out.field(field::rows, high.rows);
   out.field(field::ts_ms, high.ts_ms);
-  out.end_object();
-  out.end_record();
+  end_line(out);
 }
 
 Result<ChunkRef> parse_chunk_ref(simdjson::dom::object record) {

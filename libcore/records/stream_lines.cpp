@@ -5,6 +5,7 @@
 #include "ndjson/json_scan.h"
 #include "ndjson/writer.h"
 #include "records/kinds.h"
+#include "records/members.h"
 
 namespace cdc::records {
 
@@ -23,12 +24,8 @@ void write_event_pos(const EventPos& pos, ndjson::Writer& out) {
   out.end_object();
 }
 
-// "gtid":"..."|null,"pos":{"file":..,"offset":..}: a commit's or a discard's transaction.
-void write_gtid_and_pos(std::string_view gtid, std::string_view file, std::uint64_t offset, ndjson::Writer& out) {
-  if (gtid.empty())
-    out.field_null(field::gtid);
-  else
-    out.field(field::gtid, gtid);
+// "pos":{"file":..,"offset":..}
+void write_file_pos(std::string_view file, std::uint64_t offset, ndjson::Writer& out) {
   out.key(field::pos);
   out.begin_object();
   out.field(field::file, file);
@@ -36,15 +33,13 @@ void write_gtid_and_pos(std::string_view gtid, std::string_view file, std::uint6
   out.end_object();
 }
 
-void begin_line(std::string_view kind, ndjson::Writer& out) {
-  out.begin_object();
-  out.field(field::op, kind);
-  out.field(field::v, kVersion);
-}
-
-void end_line(ndjson::Writer& out) {
-  out.end_object();
-  out.end_record();
+// "gtid":"..."|null,"pos":{"file":..,"offset":..}: a commit's or a discard's transaction.
+void write_gtid_and_pos(std::string_view gtid, std::string_view file, std::uint64_t offset, ndjson::Writer& out) {
+  if (gtid.empty())
+    out.field_null(field::gtid);
+  else
+    out.field(field::gtid, gtid);
+  write_file_pos(file, offset, out);
 }
 
 bool take(std::string_view text, std::size_t& at, std::string_view expected) noexcept {
@@ -102,7 +97,6 @@ bool scan_line_pos(std::string_view text, bool commit, LinePos& pos) noexcept {
          take_number(text, at, number) && at + 1 == text.size() && text[at] == '}';
 }
 
-
 void write_ddl(const Ddl& ddl, ndjson::Writer& out) {
   begin_line(op::ddl, out);
   out.field(field::db, ddl.db);
@@ -139,11 +133,7 @@ void write_span_end(const SpanEnd& span, ndjson::Writer& out) {
   begin_line(op::span_end, out);
   out.field(field::position, span.position);
   if (span.at) {
-    out.key(field::pos);
-    out.begin_object();
-    out.field(field::file, span.at->file);
-    out.field(field::offset, span.at->offset);
-    out.end_object();
+    write_file_pos(span.at->file, span.at->offset, out);
   } else {
     out.field_null(field::pos);
   }

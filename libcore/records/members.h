@@ -1,0 +1,72 @@
+#pragma once
+
+// What the codecs share: typed reads of one member of a record, and arrays of strings written.
+// The reads give nullopt for a member that is missing or of another type; each codec words its
+// own error, naming the member.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "ndjson/writer.h"
+#include "records/kinds.h"
+
+namespace cdc::records {
+
+[[nodiscard]] inline std::optional<std::string> string_member(simdjson::dom::object record, std::string_view name) {
+  std::string_view value;
+  if (record[name].get_string().get(value) != simdjson::SUCCESS) return std::nullopt;
+  return std::string(value);
+}
+
+[[nodiscard]] inline std::optional<std::uint64_t> uint_member(simdjson::dom::object record, std::string_view name) {
+  std::uint64_t value = 0;
+  if (record[name].get_uint64().get(value) != simdjson::SUCCESS) return std::nullopt;
+  return value;
+}
+
+// An array of strings; nullopt also when an element is not a string (*not_strings is then
+// set, for the callers that word the two cases apart).
+[[nodiscard]] inline std::optional<std::vector<std::string>> strings_member(simdjson::dom::object record,
+                                                                            std::string_view name,
+                                                                            bool* not_strings = nullptr) {
+  simdjson::dom::array array;
+  if (record[name].get_array().get(array) != simdjson::SUCCESS) return std::nullopt;
+  std::vector<std::string> out;
+  for (simdjson::dom::element item : array) {
+    std::string_view text;
+    if (item.get_string().get(text) != simdjson::SUCCESS) {
+      if (not_strings != nullptr) *not_strings = true;
+      return std::nullopt;
+    }
+    out.emplace_back(text);
+  }
+  return out;
+}
+
+// {"op":KIND,"v":1 -- how every line begins; the codec adds its members and calls end_line().
+inline void begin_line(std::string_view kind, ndjson::Writer& out) {
+  out.begin_object();
+  out.field(field::op, kind);
+  out.field(field::v, kVersion);
+}
+
+inline void end_line(ndjson::Writer& out) {
+  out.end_object();
+  out.end_record();
+}
+
+// "name":["a","b"]
+template <typename Strings>
+void write_strings(std::string_view name, const Strings& values, ndjson::Writer& out) {
+  out.key(name);
+  out.begin_array();
+  for (const auto& value : values) out.string(value);
+  out.end_array();
+}
+
+}  // namespace cdc::records
