@@ -391,21 +391,11 @@ class Applier {
     return {};
   }
 
-  Result<EventPosition> event_position(simdjson::dom::object record) {
-    simdjson::dom::object pos;
-    if (record["pos"].get_object().get(pos) != simdjson::SUCCESS)
-      return fail(reader_.error_here("\"pos\" is missing or not an object"));
-    EventPosition position;
-    simdjson::dom::element gtid;
-    if (pos["gtid"].get(gtid) == simdjson::SUCCESS && !gtid.is_null()) {
-      if (gtid.get_string().get(position.gtid) != simdjson::SUCCESS)
-        return fail(reader_.error_here("\"pos\".\"gtid\" is not a string"));
-    }
-    if (pos["file"].get_string().get(position.file) != simdjson::SUCCESS ||
-        pos["offset"].get_uint64().get(position.offset) != simdjson::SUCCESS)
-      return fail(reader_.error_here("\"pos\" lacks \"file\" or \"offset\""));
+  Result<records::LinePos> event_position(simdjson::dom::object record) {
+    auto position = records::read_pos(record, true);
+    if (!position) return fail(reader_.error_here(position.error().message));
     if (context_.high.kind != gtid::Position::Kind::file)
-      if (auto set = gtids_.set(context_.high.kind, position.gtid); !set)
+      if (auto set = gtids_.set(context_.high.kind, position->gtid); !set)
         return fail(reader_.error_here(set.error().message));
     return position;
   }
@@ -448,7 +438,7 @@ class Applier {
 
   // The group the row belongs to, when the change is after that chunk's low.
   Result<std::optional<std::uint32_t>> group_for(const TableInfo& table, const ImageValues& values,
-                                                 const EventPosition& position) {
+                                                 const records::LinePos& position) {
     auto chunk = find_chunk(table, values.key, sort_key_);
     if (!chunk) return fail(reader_.error_here(chunk.error().message));
     if (!*chunk) return std::optional<std::uint32_t>{};
@@ -464,7 +454,7 @@ class Applier {
       append_object(table.quoted_identity, values.identity, identity_);
   }
 
-  Result<bool> remove_side(std::string_view image, const TableInfo& table, const EventPosition& position) {
+  Result<bool> remove_side(std::string_view image, const TableInfo& table, const records::LinePos& position) {
     if (image.empty() || image.front() != '{')
       return fail(reader_.error_here("the before image is missing or not an object"));
     if (auto got = check_values(before_values_, "before", table); !got) return fail(got.error());
@@ -480,7 +470,7 @@ class Applier {
     return true;
   }
 
-  Result<bool> put_side(std::string_view image, const TableInfo& table, const EventPosition& position,
+  Result<bool> put_side(std::string_view image, const TableInfo& table, const records::LinePos& position,
                         std::string_view ts_ms) {
     if (image.empty() || image.front() != '{')
       return fail(reader_.error_here("the after image is missing or not an object"));

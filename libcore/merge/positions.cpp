@@ -28,7 +28,7 @@ Result<void> EventGtidCache::set(Kind kind, std::string_view gtid) {
   return {};
 }
 
-bool is_after(const EventPosition& event, const EventGtidCache& gtids, const gtid::Position& watermark) noexcept {
+bool is_after(const records::LinePos& event, const EventGtidCache& gtids, const gtid::Position& watermark) noexcept {
   switch (watermark.kind) {
     case Kind::mariadb_gtids:
       return !watermark.mariadb_gtids.contains(gtids.mariadb());

@@ -12,16 +12,11 @@
 #include <string_view>
 
 #include "gtid/position.h"
+#include "records/position.h"
 #include "util/result.h"
 
 namespace cdc::merge {
 
-// Where a change is in the binlog: a data or ddl line's "pos" object.
-struct EventPosition {
-  std::string_view gtid;  // "" for null
-  std::string_view file;
-  std::uint64_t offset = 0;
-};
 
 // The transaction of an event, parsed once for all the lines of that transaction.
 class EventGtidCache {
@@ -42,7 +37,7 @@ class EventGtidCache {
 // True when the event is after the watermark: GTID positions, its GTID is not contained in
 // the watermark; FILE:OFFSET, (file, offset) >= the watermark's (the watermark names the next
 // event to read). For GTID watermarks, gtids must have been set() for this event.
-[[nodiscard]] bool is_after(const EventPosition& event, const EventGtidCache& gtids,
+[[nodiscard]] bool is_after(const records::LinePos& event, const EventGtidCache& gtids,
                             const gtid::Position& watermark) noexcept;
 
 // The highest of the positions: per-domain maximum (MariaDB), union (MySQL), maximum

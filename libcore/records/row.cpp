@@ -7,15 +7,6 @@
 
 namespace cdc::records {
 
-std::string_view change_op_member(ChangeOp op) noexcept {
-  switch (op) {
-    case ChangeOp::insert: return R"("op":"c")";
-    case ChangeOp::update: return R"("op":"u")";
-    case ChangeOp::erase: return R"("op":"d")";
-  }
-  return R"("op":"u")";
-}
-
 std::string table_members(std::string_view db, std::string_view table) {
   return fmt::format(R"("v":{},"db":{},"table":{})", kVersion, ndjson::quoted(db), ndjson::quoted(table));
 }

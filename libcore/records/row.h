@@ -36,7 +36,15 @@ inline constexpr std::string_view ts_ms = R"(,"ts_ms":)";
 }  // namespace comma_key
 
 // "op":"c", "op":"u" or "op":"d": a change line's first member, as Writer::raw_members() takes it.
-[[nodiscard]] std::string_view change_op_member(ChangeOp op) noexcept;
+// Inline: it is called for every row.
+[[nodiscard]] constexpr std::string_view change_op_member(ChangeOp op) noexcept {
+  switch (op) {
+    case ChangeOp::insert: return R"("op":"c")";
+    case ChangeOp::update: return R"("op":"u")";
+    case ChangeOp::erase: return R"("op":"d")";
+  }
+  return R"("op":"u")";
+}
 
 // "v":1,"db":..,"table":..: the members after "op" that every row line of a table repeats,
 // serialized once per table.

@@ -229,4 +229,24 @@ Result<High> parse_high(simdjson::dom::object record) {
   return high;
 }
 
+Result<MergedHigh> parse_merged_high(simdjson::dom::object record) {
+  MergedHigh high;
+  std::string_view kind;
+  if (record[field::op].get_string().get(kind) != simdjson::SUCCESS || kind != op::high)
+    return bad("not an op:\"high\" line");
+  auto position = get_string(record, field::position);
+  if (!position) return fail(position.error());
+  high.position = std::move(*position);
+  const auto file = string_member(record, field::file);
+  const auto offset = uint_member(record, field::offset);
+  if (file && offset) high.at = gtid::FilePosition{*file, *offset};
+  high.chunks = uint_member(record, field::chunks).value_or(0);
+  auto rows = get_uint(record, field::rows);
+  if (!rows) return fail(rows.error());
+  high.rows = *rows;
+  std::int64_t ts_ms = 0;
+  if (record[field::ts_ms].get_int64().get(ts_ms) == simdjson::SUCCESS) high.ts_ms = ts_ms;
+  return high;
+}
+
 }  // namespace cdc::records

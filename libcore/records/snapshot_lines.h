@@ -92,5 +92,7 @@ void write_merged_high(const MergedHigh& high, ndjson::Writer& out);
 [[nodiscard]] Result<ChunkRef> parse_chunk_ref(simdjson::dom::object record);
 [[nodiscard]] Result<Low> parse_low(simdjson::dom::object record, std::string_view line);
 [[nodiscard]] Result<High> parse_high(simdjson::dom::object record);
+// A merged snapshot's last line (cdc-sync reads H* from it); null "file"/"offset" give no `at`.
+[[nodiscard]] Result<MergedHigh> parse_merged_high(simdjson::dom::object record);
 
 }  // namespace cdc::records

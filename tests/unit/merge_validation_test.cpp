@@ -208,11 +208,11 @@ TEST_CASE("merge: events after a watermark in the three position forms") {
   cdc::merge::EventGtidCache gtids;
   const auto mariadb = *Position::parse("0-1-10,1-2-5");
   REQUIRE(gtids.set(Position::Kind::mariadb_gtids, "0-1-10"));
-  CHECK_FALSE(cdc::merge::is_after({"0-1-10", "b", 1}, gtids, mariadb));
+  CHECK_FALSE(cdc::merge::is_after({.file = "b", .offset = 1, .gtid = "0-1-10"}, gtids, mariadb));
   REQUIRE(gtids.set(Position::Kind::mariadb_gtids, "0-2-11"));
-  CHECK(cdc::merge::is_after({"0-2-11", "b", 1}, gtids, mariadb));
+  CHECK(cdc::merge::is_after({.file = "b", .offset = 1, .gtid = "0-2-11"}, gtids, mariadb));
   REQUIRE(gtids.set(Position::Kind::mariadb_gtids, "3-1-1"));
-  CHECK(cdc::merge::is_after({"3-1-1", "b", 1}, gtids, mariadb));
+  CHECK(cdc::merge::is_after({.file = "b", .offset = 1, .gtid = "3-1-1"}, gtids, mariadb));
   CHECK_FALSE(gtids.set(Position::Kind::mariadb_gtids, "").has_value());
   const auto mysql = *Position::parse("3e11fa47-71ca-11e1-9e33-c80aa9429562:1-10:12");
   REQUIRE(gtids.set(Position::Kind::mysql_gtids, "3e11fa47-71ca-11e1-9e33-c80aa9429562:11"));
@@ -220,11 +220,11 @@ TEST_CASE("merge: events after a watermark in the three position forms") {
   REQUIRE(gtids.set(Position::Kind::mysql_gtids, "3e11fa47-71ca-11e1-9e33-c80aa9429562:12"));
   CHECK_FALSE(cdc::merge::is_after({}, gtids, mysql));
   const auto file = *Position::parse("binlog.000009:400");
-  CHECK(cdc::merge::is_after({"", "binlog.000009", 400}, gtids, file));
-  CHECK_FALSE(cdc::merge::is_after({"", "binlog.000009", 399}, gtids, file));
-  CHECK(cdc::merge::is_after({"", "binlog.000010", 4}, gtids, file));
-  CHECK(cdc::merge::is_after({"", "binlog.1000000", 4}, gtids, file));
-  CHECK_FALSE(cdc::merge::is_after({"", "binlog.000008", 9999}, gtids, file));
+  CHECK(cdc::merge::is_after({.file = "binlog.000009", .offset = 400, .gtid = ""}, gtids, file));
+  CHECK_FALSE(cdc::merge::is_after({.file = "binlog.000009", .offset = 399, .gtid = ""}, gtids, file));
+  CHECK(cdc::merge::is_after({.file = "binlog.000010", .offset = 4, .gtid = ""}, gtids, file));
+  CHECK(cdc::merge::is_after({.file = "binlog.1000000", .offset = 4, .gtid = ""}, gtids, file));
+  CHECK_FALSE(cdc::merge::is_after({.file = "binlog.000008", .offset = 9999, .gtid = ""}, gtids, file));
 }
 
 TEST_CASE("merge: a chunk cdc-snapshot discarded and read again counts once, from its second read") {

@@ -151,6 +151,19 @@ TEST_CASE("records: cdc-snapshot's lines are listed, and low and high read back"
                }));
   cdc::records::MergedHigh merged{"0-1-42", cdc::gtid::FilePosition{"binlog.000003", 1234}, 2, 5, 6};
   check_listed(Kind::merged_high, written([&](auto& out) { cdc::records::write_merged_high(merged, out); }));
+  {
+    const std::string line = written([&](auto& out) { cdc::records::write_merged_high(merged, out); });
+    simdjson::dom::parser parser;
+    simdjson::dom::object record;
+    REQUIRE(parser.parse(line).get_object().get(record) == simdjson::SUCCESS);
+    auto read = cdc::records::parse_merged_high(record);
+    REQUIRE_MESSAGE(read.has_value(), read.error().message);
+    CHECK(read->position == "0-1-42");
+    REQUIRE(read->at.has_value());
+    CHECK(read->at->offset == 1234);
+    CHECK(read->rows == 5);
+    CHECK(written([&](auto& out) { cdc::records::write_merged_high(*read, out); }) == line);
+  }
   merged.at.reset();
   CHECK(written([&](auto& out) { cdc::records::write_merged_high(merged, out); }) ==
         "{\"op\":\"high\",\"v\":1,\"position\":\"0-1-42\",\"file\":null,\"offset\":null,\"chunks\":2,\"rows\":5,"
