@@ -8,6 +8,7 @@
 #include "merge/deltas.h"
 #include "ndjson/json_scan.h"
 #include "ndjson/line_reader.h"
+#include "records/row.h"
 #include "util/fd_io.h"
 
 namespace cdc::merge {
@@ -123,11 +124,10 @@ class RowIdentity {
 
  private:
   std::optional<std::string_view> after_of(std::string_view line) const {
-    static constexpr std::string_view kBeforeAfter = R"(,"before":null,"after":)";
     if (line.size() > prefix_.size() && ndjson::starts_with_bytes(line, prefix_)) {
       std::size_t pos = prefix_.size();
-      if (ndjson::skip_json_value(line, pos) && line.substr(pos, kBeforeAfter.size()) == kBeforeAfter) {
-        const std::size_t start = pos + kBeforeAfter.size();
+      if (ndjson::skip_json_value(line, pos) && line.substr(pos, records::kRowBeforeAfter.size()) == records::kRowBeforeAfter) {
+        const std::size_t start = pos + records::kRowBeforeAfter.size();
         std::size_t end = start;
         if (start < line.size() && line[start] == '{' && ndjson::skip_json_value(line, end))
           return line.substr(start, end - start);

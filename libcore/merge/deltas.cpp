@@ -483,20 +483,20 @@ class Applier {
     line_.clear();
     line_.append(table.row_prefix);
     append_object(table.quoted_key, after_values_.key, line_);
-    line_.append(R"(,"before":null,"after":)");
+    line_.append(records::kRowBeforeAfter);
     if (table.identity) {
       // The image, most of the line, is read back from the mapped deltas when they are a file.
       const std::uint64_t image_offset =
           reader_.line_offset() + static_cast<std::uint64_t>(image.data() - reader_.line().data());
       if (effects_.has_source(image_offset, image.size())) {
-        tail_.assign(R"(,"ts_ms":)").append(ts_ms).append("}\n");
+        tail_.assign(records::comma_key::ts_ms).append(ts_ms).append("}\n");
         if (auto set = effects_.set_present_split(**group, identity_, line_, image_offset, image.size(), tail_); !set)
           return fail(set.error());
         return true;
       }
     }
     line_.append(image);
-    line_.append(R"(,"ts_ms":)").append(ts_ms).append("}\n");
+    line_.append(records::comma_key::ts_ms).append(ts_ms).append("}\n");
     if (table.identity) {
       if (auto set = effects_.set_present(**group, identity_, line_); !set) return fail(set.error());
     } else if (auto set = effects_.add_count(**group, identity_, 1, line_); !set) {

@@ -3,10 +3,10 @@
 // Raw JSON text scanning for hot paths that read NDJSON lines (cdc-merge's): find a member of
 // an object and the exact bytes of its value, without parsing the line. cdc-merge copies
 // values as bytes (the same row gives byte-identical values in cdc-snapshot and cdc-stream
-// output, man/cdc-ndjson.5, VALUES), so
-// it needs the text, not a decoded value. The scanner only follows the structure: strings
-// (with their escapes), nesting, and whitespace between tokens. It does not validate numbers
-// or literals; lines whose validity matters are checked with simdjson by the callers.
+// output, man/cdc-ndjson.5, VALUES), so it needs the text, not a decoded value. The scanner
+// only follows the structure: strings (with their escapes), nesting, and whitespace between
+// tokens. It does not validate numbers or literals; lines whose validity matters are checked
+// with simdjson by the callers.
 
 #include <cstddef>
 #include <cstdint>

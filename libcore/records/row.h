@@ -34,6 +34,8 @@ inline constexpr std::string_view pos = R"(,"pos":)";
 inline constexpr std::string_view index = R"(,"index":)";
 inline constexpr std::string_view ts_ms = R"(,"ts_ms":)";
 }  // namespace comma_key
+// What an "r" line has between its key and its after image.
+inline constexpr std::string_view kRowBeforeAfter = R"(,"before":null,"after":)";
 
 // "op":"c", "op":"u" or "op":"d": a change line's first member, as Writer::raw_members() takes it.
 // Inline: it is called for every row.

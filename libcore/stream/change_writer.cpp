@@ -25,6 +25,7 @@ bool shape_has_columns(const binlog::RowsEvent& event) {
 
 constexpr std::size_t kFlushThreshold = std::size_t{1} << 18;
 
+// A rows event's line kind: a partial update (MySQL's PARTIAL_UPDATE_ROWS) is an update too.
 records::ChangeOp change_op(binlog::RowsKind kind) {
   switch (kind) {
     case binlog::RowsKind::write: return records::ChangeOp::insert;
