@@ -317,9 +317,9 @@ Result<ChunkResult> read_chunk(mysql::Connection& connection, const records::Chu
       key_values[k] = Span{from, out.bytes_buffered() - from};
     }
     out.end_object();
-    out.raw_comma_key(records::comma_key::before);
-    out.null();
-    out.raw_comma_key(records::comma_key::after);
+    // ,"before":null,"after": in one copy: the before member is constant, so it goes with the
+    // next key (the bytes cdc-merge looks for, records::kRowBeforeAfter).
+    out.raw_comma_key(records::kRowBeforeAfter);
     out.begin_object();
     for (std::size_t i = 0; i < cells.size(); ++i) {
       out.raw_key(quoted_names[i]);
