@@ -129,6 +129,11 @@ std::optional<int> ToolCli::parse(int argc, const char* const* argv) {
   } catch (const CLI::CallForHelp&) {
     return print_and_finish(app_.help(), "the help");
   } catch (const CLI::Success&) {
+    if (version_requested_ && version_text_) {
+      auto text = version_text_();
+      if (!text) return report(text.error());
+      return print_and_finish(*text, "the version");
+    }
     if (version_requested_) return print_and_finish(version_text(tool_name_), "the version");
     return static_cast<int>(ExitCode::success);
   } catch (const CLI::ParseError& error) {

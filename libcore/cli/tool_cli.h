@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,8 @@ class ToolCli {
   void add_connection_options(mysql::ConnectionOptions& options);
   // Shown after the options in --help: two or three pipelines.
   void set_examples(std::string examples);
+  // Replaces what --version prints (default: version_text()); an error is reported as usual.
+  void set_version_text(std::function<Result<std::string>()> make_text) { version_text_ = std::move(make_text); }
 
   // Parses argv. Returns the exit code when the tool must stop now: 0 after --help or
   // --version (printed to stdout), 2 after a usage error (printed to stderr).
@@ -66,6 +69,7 @@ class ToolCli {
   bool version_requested_ = false;
   std::optional<std::string> argv_password_;
   std::string ssl_mode_text_;
+  std::function<Result<std::string>()> version_text_;
 };
 
 // A CLI11 transform for a whole decimal number from min to max (use it with ->transform:

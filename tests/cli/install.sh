@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# cmake --install puts the four binaries, the cdc-sync script, their man pages and
-# cdc-ndjson(5) where packagers expect them; the installed cdc-sync finds the tools beside it.
+# cmake --install puts the five binaries, their man pages and cdc-ndjson(5) where
+# packagers expect them; the installed cdc-sync finds the tools beside it.
 set -euo pipefail
 tools_dir=$1
 build_dir=$(dirname "$tools_dir")

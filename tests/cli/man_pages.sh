@@ -10,8 +10,7 @@
 # parsed; 2 means the example is a usage error.
 # A bare -p or --password is dropped (it would prompt). HOME is a scratch directory, and the
 # files that FILE options name (--defaults-file ~/.cdc.cnf) are created there, empty.
-# cdc-sync is a script of the source tree (scripts/cdc-sync): it is checked the same way,
-# running the tools of TOOLS_DIR (CDC_TOOLS_DIR).
+# cdc-sync runs the tools of TOOLS_DIR (CDC_TOOLS_DIR).
 # man/cdc-ndjson.5, the format of the lines, has no tool: it gets check 1 only
 # (tests/cli/ndjson_documented.sh checks what it documents).
 # Usage: man_pages.sh TOOLS_DIR SOURCE_DIR
@@ -44,7 +43,6 @@ lint=$(mandoc -Tlint -W warning "$source_dir/man/cdc-ndjson.5" 2>&1) && [[ -z $l
 for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync; do
   page="$source_dir/man/$tool.1"
   bin="$tools_dir/$tool"
-  [[ $tool == cdc-sync ]] && bin="$source_dir/scripts/cdc-sync"
   [[ -x $bin ]] || { fail "$tool: $bin is not an executable" && continue; }
   lint=$(mandoc -Tlint -W warning "$page" 2>&1) && [[ -z $lint ]] ||
     { fail "$tool: mandoc -Tlint -W warning man/$tool.1 is not clean:" && printf '    %s\n' "$lint"; }

@@ -61,7 +61,7 @@ fault_proxy_tool="$tools_dir/../tests/tools/cdc-test-proxy"
 plan_tool=$tools_dir/cdc-plan
 snapshot_tool=$tools_dir/cdc-snapshot
 merge_tool=$tools_dir/cdc-merge
-sync_tool=$source_dir/scripts/cdc-sync
+sync_tool=$tools_dir/cdc-sync
 export CDC_TOOLS_DIR=$tools_dir # cdc-sync runs the tools under test
 
 fault_kind=

@@ -18,7 +18,7 @@
 plan=$tools_dir/cdc-plan
 snapshot=$tools_dir/cdc-snapshot
 merge=$tools_dir/cdc-merge
-sync_tool=$source_dir/scripts/cdc-sync
+sync_tool=$tools_dir/cdc-sync
 export CDC_TOOLS_DIR=$tools_dir  # cdc-sync runs the tools under test (build/ or build-sanitize/)
 proof_rows_initial=${PROOF_ROWS:-3000}
 proof_chunk_size=${PROOF_CHUNK_SIZE:-150}

@@ -18,7 +18,7 @@ source "$(dirname "$0")/lib.sh" "$@"
 source "$(dirname "$0")/live_lib.sh"
 require_live_mode
 throwaway_start "$srv" || exit 1
-sync_bin="$source_dir/scripts/cdc-sync"
+sync_bin="$tools_dir/cdc-sync"
 
 root <<'SQL' >/dev/null || exit 1
 CREATE DATABASE s;

@@ -93,7 +93,7 @@ as() {
       sync_runs=$((sync_runs + 1))
       # --retry-for 1: cdc-sync runs a tool that exits 69 again, and a refused TLS setting
       # exits 69 like a server that is down (for 60 s by default).
-      command=(env CDC_TOOLS_DIR="$tools_dir" "$source_dir/scripts/cdc-sync" --tables t.a --mode initial_only
+      command=(env CDC_TOOLS_DIR="$tools_dir" "$tools_dir/cdc-sync" --tables t.a --mode initial_only
         --no-progress --retry-for 1 --dir "$work/sync.$sync_runs") ;;
   esac
   MYSQL_PWD=$password timeout -k 5 120 "${command[@]}" -u "$user" "$@"

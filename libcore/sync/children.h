@@ -1,0 +1,91 @@
+#pragma once
+
+// The tools cdc-sync runs, as child processes: started with posix_spawn, waited for with
+// waitpid when a SIGCHLD wakes the wait (never polled with sleeps), and stopped with SIGTERM
+// when cdc-sync gets SIGINT or SIGTERM. Children run in cdc-sync's process group (a SIGKILL
+// to the group ends them all), read /dev/null, inherit the environment (MYSQL_PWD) and the
+// --dir lock, and get the default dispositions of the signals cdc-sync handles or ignores.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.h"
+
+namespace cdc::sync {
+
+// cdc-sync's standard error: its own notes and errors, the progress line drawn in place, and
+// the children's lines it relays. A note first clears a progress line that is shown.
+class Console {
+ public:
+  void note(std::string_view message);   // "cdc-sync: MESSAGE"
+  void error(std::string_view message);  // "cdc-sync: error: MESSAGE"
+  void progress(std::string_view line);  // "\r" LINE "\x1b[K", left in place
+  void end_progress();                   // a newline after a progress line: it stays
+  void clear_progress();                 // "\r\x1b[K" after a progress line: it goes
+  void relay(std::string_view bytes);    // a child's whole lines
+
+ private:
+  bool progress_shown_ = false;
+};
+
+struct ChildSpec {
+  std::vector<std::string> argv;  // argv[0]: the program, a path (or a name looked up in PATH)
+  std::string stdout_file;        // "": cdc-sync's stdout; else created or emptied
+  bool stdout_to_stderr = false;
+  std::string stderr_file;        // "": cdc-sync's stderr; else created or emptied
+  // Through a pipe that cdc-sync relays to its stderr line by line, dropping the lines for
+  // which this returns false (a terminal on stderr then is cdc-sync's alone).
+  std::function<bool(std::string_view line)> relay_stderr;
+  std::vector<std::string> environment;  // NAME=VALUE added to cdc-sync's
+};
+
+class Children {
+ public:
+  // Installs the SIGINT, SIGTERM and SIGCHLD handlers; one instance per process.
+  explicit Children(Console& console);
+  Children(const Children&) = delete;
+  Children& operator=(const Children&) = delete;
+  ~Children();
+
+  // Starts a child; Errc::io when it cannot be started (the program is missing, a file cannot
+  // be opened). A child started after a stop signal came is sent SIGTERM at once.
+  [[nodiscard]] Result<pid_t> start(const ChildSpec& spec);
+  // Waits until every started child has ended. on_exit(index, status) is called as each
+  // ends, index in start order; tick() every tick_every when given. The status is the exit
+  // status, or 128 + the signal that killed it.
+  void wait_all(const std::function<void(std::size_t index, int status)>& on_exit,
+                const std::function<void()>& tick = {},
+                std::chrono::milliseconds tick_every = std::chrono::milliseconds(200));
+  // start + wait_all for one child: its status, 127 (with a message) when it could not start.
+  [[nodiscard]] int run(const ChildSpec& spec);
+  // SIGTERM to every running child.
+  void terminate_all() noexcept;
+  // Sleeps, or less when a stop signal comes: false then.
+  bool sleep(std::chrono::seconds duration);
+
+  // The stop signal that came (SIGINT or SIGTERM), 0 for none.
+  [[nodiscard]] static int stop_signal() noexcept;
+
+ private:
+  struct Running;
+  void wake_wait(std::chrono::milliseconds timeout);
+  void drain_relays(bool at_end);
+
+  Console& console_;
+  std::vector<std::unique_ptr<Running>> running_;
+};
+
+// "SIGTERM", "SIGINT".
+[[nodiscard]] std::string_view signal_name(int signal) noexcept;
+
+// The directory of the running executable (/proc/self/exe).
+[[nodiscard]] std::string executable_dir();
+
+}  // namespace cdc::sync

@@ -1,0 +1,54 @@
+#pragma once
+
+// cdc-sync: cdc-plan, cdc-snapshot (-j processes), cdc-merge and cdc-stream run in the order
+// of man cdc-sync ("The flow"), each step's result kept in the state directory
+// (sync/state_dir.h), the next step chosen by sync/resume.h from what the directory holds.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sync/resume.h"
+#include "util/result.h"
+
+namespace cdc::sync {
+
+enum class ProgressMode { automatic, always, never };
+
+struct Options {
+  // Connection options for every tool that connects, as --name=value; the password is not
+  // among them: it goes to the tools in MYSQL_PWD.
+  std::vector<std::string> connection;
+  std::optional<std::string> password;
+  std::string tables;
+  std::string exclude;
+  std::string dir;
+  Mode mode = Mode::initial;
+  std::uint64_t jobs = 2;
+  std::optional<std::uint64_t> chunk_size;
+  std::vector<std::string> chunk_keys;
+  std::string on_phase;
+  ProgressMode progress = ProgressMode::automatic;
+  std::string output;
+  std::optional<std::string> until;
+  // For every cdc-stream run (--server-id=..., --require-read-only, ...), --retry-for included.
+  std::vector<std::string> stream_options;
+  // --retry-for=N when given: for cdc-plan and cdc-snapshot too.
+  std::vector<std::string> retry_options;
+  // How long a tool that exits 69 is run again: --retry-for when given and not 0, else 60.
+  std::uint64_t rerun_for_seconds = 60;
+};
+
+// The directory of cdc-plan, cdc-snapshot, cdc-merge and cdc-stream: $CDC_TOOLS_DIR, else the
+// directory of this executable. Errc::failure-like (exit 1) when neither has them.
+[[nodiscard]] Result<std::string> find_tools();
+
+// "cdc-sync VERSION", the tools' directory and each tool's version line (--version).
+[[nodiscard]] Result<std::string> version_report(std::string_view own_version_line);
+
+// Runs the flow; returns cdc-sync's exit status (a tool's, an --on-phase command's, or one of
+// the exit-code table). Diagnostics go to stderr.
+[[nodiscard]] int run(Options options);
+
+}  // namespace cdc::sync

@@ -1,0 +1,244 @@
+#include "sync/state_dir.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "util/fd_io.h"
+
+namespace cdc::sync {
+
+namespace {
+
+Unexpected system_error(std::string_view what, std::string_view path) {
+  return fail(Errc::io, fmt::format("{} {}: {}", what, path, std::strerror(errno)));
+}
+
+bool is_regular_file(const std::string& path) {
+  struct stat status {};
+  return ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode);
+}
+
+// fsync of a file or directory by path; errors are the caller's to report.
+bool fsync_path(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool synced = ::fsync(fd) == 0;
+  ::close(fd);
+  return synced;
+}
+
+}  // namespace
+
+std::string logical_absolute(std::string_view path) {
+  std::filesystem::path absolute(path);
+  if (absolute.is_relative()) {
+    std::filesystem::path base;
+    // $PWD keeps the symbolic links the user went through; getcwd() resolves them.
+    const char* pwd = std::getenv("PWD");
+    struct stat from_env {};
+    struct stat here {};
+    if (pwd != nullptr && pwd[0] == '/' && ::stat(pwd, &from_env) == 0 && ::stat(".", &here) == 0 &&
+        from_env.st_dev == here.st_dev && from_env.st_ino == here.st_ino) {
+      base = pwd;
+    } else {
+      std::error_code ignored;
+      base = std::filesystem::current_path(ignored);
+    }
+    absolute = base / absolute;
+  }
+  std::string text = absolute.lexically_normal().string();
+  while (text.size() > 1 && text.back() == '/') text.pop_back();
+  return text;
+}
+
+Result<SyncState> SyncState::open(std::string_view path) {
+  const std::string dir = logical_absolute(path);
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error || !std::filesystem::is_directory(dir, error))
+    return fail(Errc::io, fmt::format("cannot create --dir {}", path));
+  const std::string lock_path = dir + "/lock";
+  // Not O_CLOEXEC: the tools inherit the lock, so a tool left running by a killed cdc-sync
+  // still holds it.
+  const int fd = ::open(lock_path.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0666);  // NOLINT(hicpp-signed-bitwise)
+  if (fd < 0) return fail(Errc::io, fmt::format("cannot open {}", lock_path));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return fail(Errc::usage, fmt::format("{} is in use by another cdc-sync (it holds {}); one --dir belongs to one run",
+                                         dir, lock_path));
+  }
+  return SyncState(dir, fd);
+}
+
+SyncState SyncState::at(std::string absolute_path) { return SyncState(std::move(absolute_path), -1); }
+
+SyncState::SyncState(SyncState&& other) noexcept : dir_(std::move(other.dir_)), lock_fd_(other.lock_fd_) {
+  other.lock_fd_ = -1;
+}
+
+SyncState::~SyncState() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+std::string SyncState::path(std::string_view name) const { return fmt::format("{}/{}", dir_, name); }
+
+bool SyncState::has(std::string_view name) const { return is_regular_file(path(name)); }
+
+DirFacts SyncState::facts() const {
+  DirFacts facts;
+  facts.plan = has("plan.ndjson");
+  facts.span = has("span");
+  facts.deltas = has("deltas.ndjson");
+  facts.deltas_state = has("deltas.state");
+  facts.deltas_done = has("deltas.done");
+  facts.snapshot = has("snapshot.ndjson");
+  facts.snapshot_emitted = has("snapshot.emitted");
+  facts.stream_state = has("stream.state");
+  return facts;
+}
+
+Result<void> SyncState::write_whole(std::string_view name, std::string_view text) const {
+  const std::string temporary = path(name) + ".tmp";
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);  // NOLINT
+  if (fd < 0) return system_error("cannot write", temporary);
+  auto written = write_all(fd, text, temporary);
+  if (::close(fd) != 0 && written) return system_error("cannot write", temporary);
+  if (!written) return fail(written.error());
+  return publish(temporary, name);
+}
+
+Result<void> SyncState::publish(const std::string& temporary, std::string_view name) const {
+  const std::string target = path(name);
+  if (!fsync_path(temporary)) return system_error("fsync failed on", temporary);
+  if (::rename(temporary.c_str(), target.c_str()) != 0)
+    return fail(Errc::io, fmt::format("cannot rename {} to {}: {}", temporary, target, std::strerror(errno)));
+  const std::string parent = std::filesystem::path(target).parent_path().string();
+  if (!fsync_path(parent)) return system_error("fsync failed on", parent);
+  return {};
+}
+
+std::optional<std::string> SyncState::read_text(std::string_view name) const {
+  const std::string file = path(name);
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string text;
+  char buffer[4096];
+  for (;;) {
+    auto got = read_some(fd, buffer, sizeof buffer, file);
+    if (!got || *got == 0) break;
+    text.append(buffer, *got);
+  }
+  ::close(fd);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+void SyncState::remove(std::initializer_list<std::string_view> names) const {
+  for (const std::string_view name : names) ::unlink(path(name).c_str());
+}
+
+std::vector<std::string> SyncState::chunk_files() const {
+  std::vector<std::string> files;
+  const std::string chunks = path("chunks");
+  DIR* listing = ::opendir(chunks.c_str());
+  if (listing == nullptr) return files;
+  while (const dirent* entry = ::readdir(listing)) {
+    const std::string_view name = entry->d_name;
+    if (name.size() > 7 && name.ends_with(".ndjson")) {
+      std::string file = fmt::format("{}/{}", chunks, name);
+      if (is_regular_file(file)) files.push_back(std::move(file));
+    }
+  }
+  ::closedir(listing);
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+Result<std::uint64_t> count_lines(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return system_error("cannot read", path);
+  std::uint64_t lines = 0;
+  bool empty = true;
+  char buffer[1 << 16];
+  for (;;) {
+    auto got = read_some(fd, buffer, sizeof buffer, path);
+    if (!got) {
+      ::close(fd);
+      return fail(got.error());
+    }
+    if (*got == 0) break;
+    for (std::size_t i = 0; i < *got; ++i) {
+      if (buffer[i] == '\n') {
+        if (!empty) ++lines;
+        empty = true;
+      } else {
+        empty = false;
+      }
+    }
+  }
+  ::close(fd);
+  if (!empty) ++lines;
+  return lines;
+}
+
+Result<std::string> last_line(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return system_error("cannot read", path);
+  struct stat status {};
+  if (::fstat(fd, &status) != 0) {
+    ::close(fd);
+    return system_error("cannot read", path);
+  }
+  auto end = static_cast<std::uint64_t>(status.st_size);
+  std::string tail;
+  // Reads backwards in blocks until a newline before the last line turns up.
+  constexpr std::uint64_t kBlock = 1 << 16;
+  std::uint64_t at = end;
+  for (;;) {
+    const std::uint64_t from = at > kBlock ? at - kBlock : 0;
+    std::string block(at - from, '\0');
+    const ssize_t got = ::pread(fd, block.data(), block.size(), static_cast<off_t>(from));
+    if (got < 0 || static_cast<std::uint64_t>(got) != block.size()) {
+      ::close(fd);
+      return system_error("cannot read", path);
+    }
+    tail.insert(0, block);
+    at = from;
+    std::string_view text = tail;
+    if (text.ends_with('\n')) text.remove_suffix(1);
+    if (text.rfind('\n') != std::string_view::npos || at == 0) break;
+  }
+  ::close(fd);
+  std::string_view text = tail;
+  if (text.ends_with('\n')) text.remove_suffix(1);
+  const std::size_t newline = text.rfind('\n');
+  if (newline != std::string_view::npos) text.remove_prefix(newline + 1);
+  return std::string(text);
+}
+
+std::optional<LineFields> read_line_fields(std::string_view line) {
+  simdjson::dom::parser parser;
+  const simdjson::padded_string padded(line);
+  simdjson::dom::object object;
+  if (parser.parse(padded).get_object().get(object) != simdjson::SUCCESS) return std::nullopt;
+  LineFields fields;
+  std::string_view text;
+  if (object["op"].get_string().get(text) == simdjson::SUCCESS) fields.op = text;
+  if (object["position"].get_string().get(text) == simdjson::SUCCESS) fields.position = text;
+  std::uint64_t rows = 0;
+  if (object["rows"].get_uint64().get(rows) == simdjson::SUCCESS) fields.rows = rows;
+  return fields;
+}
+
+}  // namespace cdc::sync

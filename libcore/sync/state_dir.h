@@ -1,0 +1,97 @@
+#pragma once
+
+// cdc-sync's state directory (man cdc-sync, FILES): the files each step leaves, each written
+// whole (a temporary file beside it, fsync, rename, fsync of the directory) or by a tool that
+// keeps its own resume point. The format is that of the shell version of cdc-sync, so that a
+// directory it wrote resumes here:
+//   settings          family=, tables=, exclude=, chunk-size=, chunk-key= lines
+//   plan.ndjson       cdc-plan's chunk lines
+//   plan.part.*       the plan dealt to the -j processes (remade on every snapshot run)
+//   chunks/           cdc-snapshot --output-dir: DB.TABLE.N.ndjson per finished chunk
+//   span              "FROM UNTIL\n"
+//   deltas.ndjson, deltas.state, deltas.done ("UNTIL\n")
+//   merge.err, deltas.check   cdc-merge's messages while the deltas are judged
+//   snapshot.ndjson   the merged snapshot, ending with its high line
+//   snapshot.emitted  "H*\n": the snapshot went out whole
+//   stream.started    "-\n" or "FILE\n": the final stream was started, writing there
+//   stream.state      cdc-stream's state file of the final stream
+//   lock              flock(2)ed for the run, inherited by the tools
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sync/resume.h"
+#include "util/result.h"
+
+namespace cdc::sync {
+
+class SyncState {
+ public:
+  // Creates the directory (and its parents) when missing and takes its lock; Errc::usage when
+  // another run holds it, Errc::io when it cannot be created or opened. path is made absolute
+  // without resolving symbolic links (as `cd DIR && pwd` does), because the tools' messages
+  // name the files by the paths given to them.
+  [[nodiscard]] static Result<SyncState> open(std::string_view path);
+  // The directory without taking the lock (reading facts in tests, --version).
+  [[nodiscard]] static SyncState at(std::string absolute_path);
+
+  SyncState(SyncState&& other) noexcept;
+  SyncState& operator=(SyncState&&) = delete;
+  SyncState(const SyncState&) = delete;
+  SyncState& operator=(const SyncState&) = delete;
+  ~SyncState();
+
+  [[nodiscard]] const std::string& dir() const noexcept { return dir_; }
+  // DIR/name.
+  [[nodiscard]] std::string path(std::string_view name) const;
+  [[nodiscard]] bool has(std::string_view name) const;
+
+  // Which steps are done, from the files that are there.
+  [[nodiscard]] DirFacts facts() const;
+
+  // Writes text to name whole: name.tmp, fsync, rename, fsync of the directory.
+  [[nodiscard]] Result<void> write_whole(std::string_view name, std::string_view text) const;
+  // A marker file: text and a newline, written whole.
+  [[nodiscard]] Result<void> mark(std::string_view name, std::string_view text) const {
+    return write_whole(name, std::string(text) + "\n");
+  }
+  // temporary (a full path, written by a tool) flushed and renamed over name, then the
+  // directory flushed.
+  [[nodiscard]] Result<void> publish(const std::string& temporary, std::string_view name) const;
+  // The file's text without its trailing newlines (as the shell's $(<FILE) reads it); nullopt
+  // when it is not there.
+  [[nodiscard]] std::optional<std::string> read_text(std::string_view name) const;
+  // Removes the files; missing ones are fine.
+  void remove(std::initializer_list<std::string_view> names) const;
+
+  // The finished chunk files, chunks/*.ndjson, in byte order of their names.
+  [[nodiscard]] std::vector<std::string> chunk_files() const;
+
+ private:
+  SyncState(std::string dir, int lock_fd) : dir_(std::move(dir)), lock_fd_(lock_fd) {}
+  std::string dir_;
+  int lock_fd_ = -1;
+};
+
+// The lines of a file with something on them (grep -c .).
+[[nodiscard]] Result<std::uint64_t> count_lines(const std::string& path);
+// The last line of a file, without its newline ("" for an empty file).
+[[nodiscard]] Result<std::string> last_line(const std::string& path);
+
+// What cdc-sync reads of a tool's JSON line: "op", "position" and "rows" when present.
+struct LineFields {
+  std::string op;
+  std::string position;
+  std::optional<std::uint64_t> rows;
+};
+// nullopt when the text is not a JSON object.
+[[nodiscard]] std::optional<LineFields> read_line_fields(std::string_view line);
+
+// Absolute without resolving symbolic links: relative to $PWD when it names the working
+// directory, "." and ".." taken out lexically.
+[[nodiscard]] std::string logical_absolute(std::string_view path);
+
+}  // namespace cdc::sync

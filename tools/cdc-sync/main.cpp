@@ -1,0 +1,204 @@
+// cdc-sync: the whole change-data-capture flow in one command, over cdc-plan, cdc-snapshot,
+// cdc-merge and cdc-stream, resumable from its state directory. This file only reads the
+// options; the flow is libcore/sync/.
+
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "cli/tool_cli.h"
+#include "sync/run_sync.h"
+
+namespace {
+
+bool is_count(const std::string& text) {
+  return !text.empty() && text.size() <= 18 && text.find_first_not_of("0123456789") == std::string::npos &&
+         text.find_first_not_of('0') != std::string::npos;
+}
+
+// The connection options as given, --name=value, for the tools (the password aside).
+std::vector<std::string> connection_arguments(const cdc::mysql::ConnectionOptions& options, const CLI::App& app) {
+  std::vector<std::string> args;
+  const auto add = [&](std::string_view name, const std::optional<std::string>& value) {
+    if (value) args.push_back(fmt::format("--{}={}", name, *value));
+  };
+  add("host", options.host);
+  if (options.port) args.push_back(fmt::format("--port={}", *options.port));
+  add("user", options.user);
+  add("socket", options.socket);
+  add("defaults-file", options.defaults_file);
+  if (app.count("--defaults-group") > 0) args.push_back("--defaults-group=" + options.defaults_group);
+  static constexpr std::string_view kModes[] = {"", "DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY"};
+  if (options.ssl_mode != cdc::mysql::SslMode::unset)
+    args.push_back(fmt::format("--ssl-mode={}", kModes[static_cast<int>(options.ssl_mode)]));
+  add("ssl-ca", options.ssl_ca);
+  add("ssl-cert", options.ssl_cert);
+  add("ssl-key", options.ssl_key);
+  if (app.count("--connect-timeout") > 0)
+    args.push_back(fmt::format("--connect-timeout={}", options.connect_timeout_seconds));
+  return args;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cdc::cli::ToolCli cli("cdc-sync",
+                        "cdc-sync - a consistent snapshot of MySQL/MariaDB tables, then their changes, as NDJSON: "
+                        "cdc-plan, cdc-snapshot, cdc-merge and cdc-stream in one command, resumable (state in --dir).\n"
+                        "Prints NDJSON on stdout (or the stream to --output).");
+  auto& app = cli.app();
+  cdc::mysql::ConnectionOptions connection;
+  cli.add_connection_options(connection);
+  cli.set_version_text([] {
+    const std::string own = cdc::cli::version_text("cdc-sync");
+    return cdc::sync::version_report(own.substr(0, own.find('\n')));
+  });
+
+  cdc::sync::Options options;
+  std::string mode = "initial";
+  std::string jobs = "2";
+  std::string chunk_size;
+  std::string retry_for;
+  std::string server_id, heartbeat, stats, on_ddl;
+  std::vector<std::string> accept_ddl;
+  bool require_read_only = false;
+  bool watch_dns = false;
+  bool progress = false;
+  bool no_progress = false;
+  const std::string where = "What and where";
+  app.add_option("--tables", options.tables, "Comma-separated DB.TABLE globs (* and ?), e.g. 'shop.*,crm.users'")
+      ->type_name("TEXT (required)")
+      ->group(where);
+  app.add_option("--exclude", options.exclude, "Leave out these tables (same globs); wins over --tables")->group(where);
+  app.add_option("--dir", options.dir,
+                 "State directory (created): plan, chunks, deltas, merged snapshot, stream state. The same command "
+                 "with the same --dir resumes")
+      ->type_name("DIR (required)")
+      ->group(where);
+  app.add_option("--mode", mode,
+                 "initial: snapshot, then stream for ever; initial_only: snapshot, then exit 0; no_data: stream from "
+                 "now, no snapshot. Default: initial")
+      ->type_name("TEXT:{initial,initial_only,no_data}")
+      ->group(where);
+  const std::string snapshot = "Snapshot";
+  app.add_option("-j,--jobs", jobs, "cdc-snapshot processes reading chunks in parallel. Default: 2")
+      ->type_name("UINT")
+      ->group(snapshot);
+  app.add_option("--chunk-size", chunk_size, "Rows per chunk (cdc-plan). Default: 8096")
+      ->type_name("UINT")
+      ->group(snapshot);
+  app.add_option("--chunk-key", options.chunk_keys,
+                 "DB.TABLE=COL[,COL]: split this table by these columns (cdc-plan); repeatable")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->group(snapshot);
+  const std::string output = "Output";
+  app.add_option("--output", options.output,
+                 "Stream to FILE, exactly once across restarts (cdc-stream --output); the snapshot stays in "
+                 "DIR/snapshot.ndjson. initial_only: the snapshot is copied to FILE")
+      ->group(output);
+  app.add_flag("--progress", progress,
+               "Progress line on stderr during the snapshot even when stderr is not a terminal")
+      ->group(output);
+  app.add_flag("--no-progress", no_progress, "No progress line, even on a terminal")->group(output);
+  app.add_option("--on-phase", options.on_phase,
+                 "Shell command run as CMD PHASE POSITION at snapshot_start, snapshot_end and stream_start; a failure "
+                 "stops cdc-sync with its status")
+      ->group(output);
+  const std::string stream = "Stream (passed to cdc-stream)";
+  CLI::Option* until = app.add_option("--until", options.until,
+                                      "Stop the stream cleanly (exit 0) once everything up to here is written: now, a "
+                                      "GTID set or position, or FILE:OFFSET")
+                           ->group(stream);
+  app.add_option("--server-id", server_id, "Replica server id to register with (default: cdc-stream's)")
+      ->type_name("UINT")
+      ->group(stream);
+  app.add_option("--heartbeat", heartbeat, "Seconds between server heartbeats on an idle stream (default 1)")
+      ->type_name("UINT")
+      ->group(stream);
+  app.add_option("--retry-for", retry_for,
+                 "Give up (exit 69) when reconnecting has failed for this many seconds (default 0: never); cdc-plan, "
+                 "cdc-snapshot and cdc-stream. Also bounds cdc-sync's reruns of a tool that exits 69 (default 60)")
+      ->type_name("UINT")
+      ->group(stream);
+  app.add_option("--stats", stats, "Every SECONDS, a stats line on stderr")->type_name("UINT")->group(stream);
+  app.add_option("--on-ddl", on_ddl, "emit: a ddl line for each schema change; stop: exit 3 just before it, state saved")
+      ->type_name("TEXT:{emit,stop}")
+      ->group(stream);
+  app.add_option("--accept-ddl", accept_ddl,
+                 "With --on-ddl stop: let this DDL through (its GTID or FILE:OFFSET); repeatable")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->group(stream);
+  app.add_flag("--require-read-only", require_read_only, "Exit 4 when the server is or turns writable (a primary)")
+      ->group(stream);
+  app.add_flag("--watch-dns", watch_dns, "Exit 4 when --host resolves to other addresses than at start")->group(stream);
+  app.get_option("--version")->description("Print the version and the tools it runs, then exit");
+  app.allow_extras();
+  cli.set_examples(
+      "Examples:\n"
+      "  MYSQL_PWD=secret cdc-sync -h replica1 -u cdc --tables 'shop.*' --dir /var/lib/cdc/shop | kcat -P -b broker "
+      "-t shop\n"
+      "  cdc-sync -h replica1 -u cdc --tables shop.orders --dir orders.sync --mode initial_only > orders.ndjson\n"
+      "  cdc-sync -h replica1 -u cdc --tables 'shop.*' --dir shop.sync --mode no_data --output shop.ndjson\n");
+  if (const auto code = cli.parse(argc, argv)) return *code;
+
+  if (const auto extras = app.remaining(); !extras.empty()) {
+    const std::string& first = extras.front();
+    return cli.usage_error(first.starts_with("-") && first.size() > 1
+                               ? fmt::format("unknown option '{}'", first)
+                               : fmt::format("unexpected operand '{}': cdc-sync takes options only", first));
+  }
+  const auto parsed_mode = cdc::sync::parse_mode(mode);
+  if (!parsed_mode)
+    return cli.usage_error(fmt::format("--mode: '{}' is not a mode: give initial, initial_only or no_data", mode));
+  options.mode = *parsed_mode;
+  if (options.dir.empty())
+    return cli.usage_error("give --dir DIR, the directory that keeps the state (the same --dir resumes)");
+  if (options.tables.empty()) return cli.usage_error("give --tables PATTERN[,...], e.g. --tables 'shop.*'");
+  if (!is_count(jobs)) return cli.usage_error(fmt::format("-j: '{}' is not a number of processes (1 or more)", jobs));
+  options.jobs = std::stoull(jobs);
+  if (!chunk_size.empty()) {
+    if (!is_count(chunk_size))
+      return cli.usage_error(fmt::format("--chunk-size: '{}' is not a number of rows (1 or more)", chunk_size));
+    options.chunk_size = std::stoull(chunk_size);
+  }
+  if (options.mode == cdc::sync::Mode::no_data &&
+      (app.count("-j") > 0 || options.chunk_size || !options.chunk_keys.empty()))
+    return cli.usage_error("-j, --chunk-size and --chunk-key shape a snapshot, and --mode no_data takes none");
+  if (options.mode == cdc::sync::Mode::initial_only && until->count() > 0)
+    return cli.usage_error("--until stops the stream, and --mode initial_only has none: it ends after the snapshot");
+  if (options.until && options.until->empty())
+    return cli.usage_error("--until needs a position (now, a GTID set or position, or FILE:OFFSET)");
+  if (app.count("--retry-for") > 0) {
+    if (retry_for.empty() || retry_for.size() > 18 || retry_for.find_first_not_of("0123456789") != std::string::npos)
+      return cli.usage_error(fmt::format("--retry-for: '{}' is not a number of seconds", retry_for));
+    if (const auto seconds = std::stoull(retry_for); seconds > 0) options.rerun_for_seconds = seconds;
+    options.stream_options.push_back("--retry-for=" + retry_for);
+    options.retry_options.push_back("--retry-for=" + retry_for);
+  }
+  const auto pass = [&](std::string_view name, const std::string& value) {
+    if (app.count(std::string(name)) > 0) options.stream_options.push_back(fmt::format("{}={}", name, value));
+  };
+  pass("--server-id", server_id);
+  pass("--heartbeat", heartbeat);
+  pass("--stats", stats);
+  pass("--on-ddl", on_ddl);
+  for (const std::string& ddl : accept_ddl) options.stream_options.push_back("--accept-ddl=" + ddl);
+  if (require_read_only) options.stream_options.emplace_back("--require-read-only");
+  if (watch_dns) options.stream_options.emplace_back("--watch-dns");
+  // The last of --progress and --no-progress wins, as in the shell version.
+  if (progress || no_progress) {
+    const bool last_is_progress = !no_progress || (progress && [&] {
+      for (int i = argc - 1; i > 0; --i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--progress") return true;
+        if (arg == "--no-progress") return false;
+      }
+      return true;
+    }());
+    options.progress = last_is_progress ? cdc::sync::ProgressMode::always : cdc::sync::ProgressMode::never;
+  }
+  options.connection = connection_arguments(connection, app);
+  options.password = connection.password;
+  return cli.finish_success(cdc::sync::run(std::move(options)));
+}
