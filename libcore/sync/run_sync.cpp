@@ -555,6 +555,9 @@ class Flow {
     // A run that lost the server after saving its state has pinned the start: not again.
     const int status = retrying("cdc-stream", [&] { return state_.has("stream.state") ? 0 : children_.run(spec); });
     if (const Stop stop = after_step(status)) return stop;
+    if (!state_.has("stream.state"))
+      return die(kInternal, fmt::format("cdc-stream --from now --until now ended without saving {}",
+                                        state_.path("stream.state")));
     return std::nullopt;
   }
 
