@@ -36,7 +36,7 @@ echo "# cdc-plan --check exited $status (0: the server is usable for CDC)" >&2
 # error for it would say.
 sync_dir="$server_dir/shop.sync"
 echo "# \$ cdc-sync ${connection[*]} --tables 'shop.*' --exclude shop.audit_log --dir shop.sync --mode initial_only -j 2" >&2
-CDC_TOOLS_DIR="$tools" "$CDC_ROOT/scripts/cdc-sync" "${connection[@]}" --tables 'shop.*' --exclude shop.audit_log --dir "$sync_dir" --mode initial_only -j 2 \
+"$tools/cdc-sync" "${connection[@]}" --tables 'shop.*' --exclude shop.audit_log --dir "$sync_dir" --mode initial_only -j 2 \
   --chunk-size 2 || status=$?
 # Some changes, then the same directory in initial mode: the snapshot is done, so it streams
 # from the snapshot's high position on and prints just these changes (--until now: then stops).
@@ -47,7 +47,7 @@ INSERT INTO customers (email, name) VALUES ('linus@example.com', 'Linus');
 ALTER TABLE customers ADD COLUMN vip BOOLEAN NOT NULL DEFAULT FALSE;
 SQL
 echo "# \$ cdc-sync ${connection[*]} --tables 'shop.*' --exclude shop.audit_log --dir shop.sync --mode initial --until now   (after four changes)" >&2
-CDC_TOOLS_DIR="$tools" "$CDC_ROOT/scripts/cdc-sync" "${connection[@]}" --tables 'shop.*' --exclude shop.audit_log --dir "$sync_dir" --mode initial \
+"$tools/cdc-sync" "${connection[@]}" --tables 'shop.*' --exclude shop.audit_log --dir "$sync_dir" --mode initial \
   --chunk-size 2 --until now || status=$?
 echo "# \$ cat shop.sync/stream.state" >&2
 cat "$sync_dir/stream.state" >&2

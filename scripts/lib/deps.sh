@@ -35,8 +35,8 @@ cdc_install_packages() {
   echo "cdc: the packages are installed" >&2
 }
 
-# The programs users run; scripts/cdc-sync runs these four.
-CDC_TOOL_TARGETS=(cdc-plan cdc-snapshot cdc-merge cdc-stream)
+# The programs users run; cdc-sync runs the other four.
+CDC_TOOL_TARGETS=(cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync)
 
 # Configures and builds everything (tools and tests) into $1, with the extra CMake arguments
 # that follow. cmake's percentage lines go to stderr: a first build takes minutes.

@@ -2,7 +2,7 @@
 # scripts/lib/deps.sh, shared by scripts/demo.sh and scripts/test.sh, with apt-get, dpkg-query,
 # id and cmake replaced by stubs that log their arguments: a fresh machine's long steps say
 # what they do on stderr (packages named, "a few minutes", cmake's progress passed through),
-# the demo builds only the four tools, and test.sh still builds everything.
+# the demo builds only the five tools, and test.sh still builds everything.
 set -uo pipefail
 source_dir=$2
 work=$(mktemp -d)
@@ -48,7 +48,7 @@ check "install: apt-get is not silenced (-qq)" test "$(grep -c -- '-qq' "$work/c
 check "install: stdout stays empty (the demo's stdout is NDJSON)" test ! -s "$work/install.out"
 
 run tools 'cdc_build_tools /tmp/build'
-check "demo build: only the four tools" grep -qx "cmake --build /tmp/build -j [0-9]* --target cdc-plan cdc-snapshot cdc-merge cdc-stream" "$work/calls"
+check "demo build: only the five tools" grep -qx "cmake --build /tmp/build -j [0-9]* --target cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync" "$work/calls"
 check "demo build: says what it builds" grep -q "building cdc-plan cdc-snapshot cdc-merge cdc-stream" "$work/tools.err"
 check "demo build: cmake's progress reaches stderr" grep -q "^\[ 50%\] Building" "$work/tools.err"
 check "demo build: stdout stays empty" test ! -s "$work/tools.out"
