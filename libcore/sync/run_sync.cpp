@@ -90,6 +90,8 @@ class Flow {
     if (const Stop stop = check_settings()) return *stop;
     RunProgress progress;
     for (;;) {
+      // A stop signal between two steps: the next one is not begun.
+      if (Children::stop_signal() != 0) return *after_step(0);
       const Action action = next_action(options_.mode, !options_.output.empty(), state_.facts(), progress);
       Stop stop;
       switch (action) {
@@ -503,7 +505,8 @@ class Flow {
       }
     }
     Result<void> copied;
-    std::vector<char> buffer(std::size_t{1} << 20);
+    // Blocks of a pipe's size: a stop signal is seen after each, even with a slow reader.
+    std::vector<char> buffer(std::size_t{64} << 10);
     while (Children::stop_signal() == 0) {
       auto got = read_some(in, buffer.data(), buffer.size(), source);
       if (!got) copied = fail(got.error());
