@@ -106,24 +106,28 @@ Children::Children(Console& console) : console_(console) {
     g_wake_write = fds[1];
   }
   g_stop_signal = 0;
+  // Installed even when SIGINT came ignored (a background job of a script): cdc-sync must
+  // pass it on and stop its tools.
   struct sigaction action {};
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
   action.sa_handler = on_stop_signal;
-  ::sigaction(SIGINT, &action, nullptr);
-  ::sigaction(SIGTERM, &action, nullptr);
+  ::sigaction(SIGINT, &action, &previous_[0]);
+  ::sigaction(SIGTERM, &action, &previous_[1]);
   action.sa_handler = on_child_exit;
   action.sa_flags = SA_RESTART | SA_NOCLDSTOP;
-  ::sigaction(SIGCHLD, &action, nullptr);
+  ::sigaction(SIGCHLD, &action, &previous_[2]);
 }
 
 Children::~Children() {
-  struct sigaction action {};
-  sigemptyset(&action.sa_mask);
-  action.sa_handler = SIG_DFL;
-  ::sigaction(SIGCHLD, &action, nullptr);
+  ::sigaction(SIGINT, &previous_[0], nullptr);
+  ::sigaction(SIGTERM, &previous_[1], nullptr);
+  ::sigaction(SIGCHLD, &previous_[2], nullptr);
   for (const auto& child : running_)
     if (child->relay_fd >= 0) ::close(child->relay_fd);
+  if (g_wake_read >= 0) ::close(g_wake_read);
+  if (g_wake_write >= 0) ::close(g_wake_write);
+  g_wake_read = g_wake_write = -1;
 }
 
 int Children::stop_signal() noexcept { return g_stop_signal; }

@@ -6,6 +6,7 @@
 // to the group ends them all), read /dev/null, inherit the environment (MYSQL_PWD) and the
 // --dir lock, and get the default dispositions of the signals cdc-sync handles or ignores.
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -80,6 +81,7 @@ class Children {
 
   Console& console_;
   std::vector<std::unique_ptr<Running>> running_;
+  struct sigaction previous_[3] {};  // SIGINT, SIGTERM, SIGCHLD as they were
 };
 
 // "SIGTERM", "SIGINT".

@@ -1,6 +1,7 @@
 #include "sync/run_sync.h"
 
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +21,8 @@
 #include "sync/state_dir.h"
 #include "util/exit_code.h"
 #include "util/fd_io.h"
+
+extern char** environ;  // NOLINT: POSIX
 
 namespace cdc::sync {
 
@@ -630,14 +633,15 @@ Result<std::string> version_report(std::string_view own_version_line) {
     // The tool's first --version line, through a pipe.
     int pipe_fds[2];
     if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return fail(Errc::io, "cannot make a pipe");
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      ::dup2(pipe_fds[1], STDOUT_FILENO);
-      const int null_fd = ::open("/dev/null", O_WRONLY);
-      if (null_fd >= 0) ::dup2(null_fd, STDERR_FILENO);
-      ::execl(path.c_str(), path.c_str(), "--version", static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    std::string flag = "--version";
+    char* argv[] = {const_cast<char*>(path.c_str()), flag.data(), nullptr};  // NOLINT
+    pid_t pid = 0;
+    if (::posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ) != 0) pid = 0;
+    posix_spawn_file_actions_destroy(&actions);
     ::close(pipe_fds[1]);
     std::string text;
     char buffer[4096];

@@ -1,0 +1,111 @@
+// cdc-sync's child processes (sync/children.h) with sh standing in for the tools: exit
+// statuses, stdout and stderr files, the relayed stderr with its filter, the environment, and
+// a stop signal passed on as SIGTERM.
+
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <chrono>
+#include <string>
+
+#include "merge_support.h"
+#include "sync/children.h"
+
+using cdc::sync::ChildSpec;
+using cdc::sync::Children;
+using cdc::sync::Console;
+using merge_test::TempFiles;
+
+namespace {
+
+ChildSpec shell(const std::string& script) {
+  ChildSpec spec;
+  spec.argv = {"sh", "-c", script};
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("sync children: exit statuses, a signal's death as 128 + its number, a missing program as 127") {
+  Console console;
+  Children children(console);
+  CHECK(children.run(shell("exit 0")) == 0);
+  CHECK(children.run(shell("exit 69")) == 69);
+  CHECK(children.run(shell("kill -KILL $$")) == 128 + SIGKILL);
+  ChildSpec missing;
+  missing.argv = {"/nonexistent/cdc-plan"};
+  CHECK(children.run(missing) == 127);
+  CHECK(Children::stop_signal() == 0);
+}
+
+TEST_CASE("sync children: stdout and stderr to files, stdin empty, extra environment") {
+  TempFiles files;
+  Console console;
+  Children children(console);
+  ChildSpec spec = shell("read line; echo \"[$line] $CDC_SYNC_PHASE\"; echo oops >&2");
+  spec.stdout_file = files.dir() + "/out";
+  spec.stderr_file = files.dir() + "/err";
+  spec.environment = {"CDC_SYNC_PHASE=snapshot_end"};
+  CHECK(children.run(spec) == 0);
+  CHECK(files.read(spec.stdout_file) == "[] snapshot_end\n");
+  CHECK(files.read(spec.stderr_file) == "oops\n");
+}
+
+TEST_CASE("sync children: the first of several to fail, the others stopped") {
+  Console console;
+  Children children(console);
+  REQUIRE(children.start(shell("exec sleep 30")));
+  REQUIRE(children.start(shell("exit 65")));
+  int first_failure = 0;
+  const auto started = std::chrono::steady_clock::now();
+  children.wait_all([&](std::size_t index, int status) {
+    if (status != 0 && first_failure == 0) {
+      first_failure = status;
+      CHECK(index == 1);
+      children.terminate_all();
+    }
+  });
+  CHECK(first_failure == 65);
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+}
+
+TEST_CASE("sync children: SIGTERM to cdc-sync reaches the running child as SIGTERM") {
+  Console console;
+  Children children(console);
+  REQUIRE(children.start(shell("exec sleep 30")));
+  std::raise(SIGTERM);
+  int status = -1;
+  children.wait_all([&](std::size_t, int child_status) { status = child_status; });
+  CHECK(status == 128 + SIGTERM);
+  CHECK(Children::stop_signal() == SIGTERM);
+  // A child started after the signal is stopped at once; a pause is cut short.
+  CHECK(children.run(shell("exec sleep 30")) == 128 + SIGTERM);
+  CHECK_FALSE(children.sleep(std::chrono::seconds(30)));
+}
+
+TEST_CASE("sync children: a relayed stderr drops the lines the filter refuses, keeps the rest whole") {
+  TempFiles files;
+  const std::string captured = files.write("stderr", "");
+  const int saved = ::dup(STDERR_FILENO);
+  const int into = ::open(captured.c_str(), O_WRONLY | O_CLOEXEC);
+  REQUIRE((saved >= 0 && into >= 0));
+  ::dup2(into, STDERR_FILENO);
+  int status = -1;
+  {
+    Console console;
+    Children children(console);
+    ChildSpec spec = shell(
+        "echo 'cdc-stream: notice: reached --until 0-1-9'; echo 'cdc-stream: error: kept'; printf 'no newline'");
+    spec.relay_stderr = [](std::string_view line) { return !line.starts_with("cdc-stream: notice: reached --until"); };
+    spec.argv[2] = "exec 1>&2; " + spec.argv[2];
+    status = children.run(spec);
+    console.note("done");
+  }
+  ::dup2(saved, STDERR_FILENO);
+  ::close(saved);
+  ::close(into);
+  CHECK(status == 0);
+  CHECK(files.read(captured) == "cdc-stream: error: kept\nno newlinecdc-sync: done\n");
+}
