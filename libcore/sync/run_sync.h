@@ -40,6 +40,20 @@ struct Options {
   std::uint64_t rerun_for_seconds = 60;
 };
 
+// The options cdc-sync checks itself, as the command line gave them.
+struct CommandLine {
+  std::string mode = "initial";
+  std::string jobs = "2";
+  bool jobs_given = false;
+  std::string chunk_size;                // "": not given
+  std::optional<std::string> retry_for;  // nullopt: not given
+  bool until_given = false;
+};
+// Checks them against each other and the rest of options (--dir, --tables, --until, the
+// snapshot options), and sets options.mode, jobs, chunk_size and the --retry-for options.
+// Errc::usage, with the one-line message, for the first that is wrong.
+[[nodiscard]] Result<void> apply_command_line(const CommandLine& line, Options& options);
+
 // The directory of cdc-plan, cdc-snapshot, cdc-merge and cdc-stream: $CDC_TOOLS_DIR, else the
 // directory of this executable. Errc::failure-like (exit 1) when neither has them.
 [[nodiscard]] Result<std::string> find_tools();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sync/resume.h"
+#include "sync/run_sync.h"
 
 using cdc::sync::Action;
 using cdc::sync::DirFacts;
@@ -246,4 +247,55 @@ TEST_CASE("sync progress: the line the tests and the man page show") {
   CHECK(cdc::sync::progress_text(12, 40, 1200000, 10, 850000, 1000000) ==
         "cdc-sync: snapshot 12/40 chunks, 1.2M rows, 850k rows/s, ETA 0:02");
   CHECK(cdc::sync::progress_text(3, 40, 0, 0, 0, 0) == "cdc-sync: snapshot 3/40 chunks, 0 rows, 0 rows/s, ETA -");
+}
+
+TEST_CASE("sync command line: cdc-sync's own checks, in the shell version's order and words") {
+  using cdc::sync::CommandLine;
+  using cdc::sync::Options;
+  const auto message = [](CommandLine line, Options options) {
+    auto checked = cdc::sync::apply_command_line(line, options);
+    if (checked) return std::string();
+    CHECK(checked.error().code == cdc::Errc::usage);
+    return checked.error().message;
+  };
+  Options base;
+  base.tables = "s.items";
+  base.dir = "d";
+  CommandLine line;
+  CHECK(message(line, base).empty());
+  CHECK(message(line, Options{}).starts_with("give --dir DIR"));
+  line.mode = "everything";
+  CHECK(message(line, base) == "--mode: 'everything' is not a mode: give initial, initial_only or no_data");
+  line = {};
+  line.jobs = "99999999999999999999";  // past 18 digits: not wrapped around
+  CHECK(message(line, base) == "-j: '99999999999999999999' is not a number of processes (1 or more)");
+  line.jobs = "09";  // nine, not octal
+  line.chunk_size = "0";
+  CHECK(message(line, base) == "--chunk-size: '0' is not a number of rows (1 or more)");
+  line = {};
+  line.mode = "no_data";
+  line.jobs_given = true;
+  CHECK(message(line, base) == "-j, --chunk-size and --chunk-key shape a snapshot, and --mode no_data takes none");
+  line = {};
+  line.mode = "initial_only";
+  line.until_given = true;
+  CHECK(message(line, base).starts_with("--until stops the stream"));
+  line = {};
+  line.retry_for = "-1";
+  CHECK(message(line, base) == "--retry-for: '-1' is not a number of seconds");
+
+  Options options = base;
+  line = {};
+  line.jobs = "09";
+  line.chunk_size = "050";
+  line.retry_for = "0";  // the tools never give up; cdc-sync's reruns keep their 60 s
+  REQUIRE(cdc::sync::apply_command_line(line, options));
+  CHECK(options.jobs == 9);
+  CHECK(options.chunk_size == 50u);
+  CHECK(options.rerun_for_seconds == 60);
+  CHECK(options.retry_options == std::vector<std::string>{"--retry-for=0"});
+  options = base;
+  line.retry_for = "5";
+  REQUIRE(cdc::sync::apply_command_line(line, options));
+  CHECK(options.rerun_for_seconds == 5);
 }

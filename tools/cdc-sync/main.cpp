@@ -12,11 +12,6 @@
 
 namespace {
 
-bool is_count(const std::string& text) {
-  return !text.empty() && text.size() <= 18 && text.find_first_not_of("0123456789") == std::string::npos &&
-         text.find_first_not_of('0') != std::string::npos;
-}
-
 // The connection options as given, --name=value, for the tools (the password aside).
 std::vector<std::string> connection_arguments(const cdc::mysql::ConnectionOptions& options, const CLI::App& app) {
   std::vector<std::string> args;
@@ -56,9 +51,7 @@ int main(int argc, char** argv) {
   });
 
   cdc::sync::Options options;
-  std::string mode = "initial";
-  std::string jobs = "2";
-  std::string chunk_size;
+  cdc::sync::CommandLine line;
   std::string retry_for;
   std::string server_id, heartbeat, stats, on_ddl;
   std::vector<std::string> accept_ddl;
@@ -76,16 +69,16 @@ int main(int argc, char** argv) {
                  "with the same --dir resumes")
       ->type_name("DIR (required)")
       ->group(where);
-  app.add_option("--mode", mode,
+  app.add_option("--mode", line.mode,
                  "initial: snapshot, then stream for ever; initial_only: snapshot, then exit 0; no_data: stream from "
                  "now, no snapshot. Default: initial")
       ->type_name("TEXT:{initial,initial_only,no_data}")
       ->group(where);
   const std::string snapshot = "Snapshot";
-  app.add_option("-j,--jobs", jobs, "cdc-snapshot processes reading chunks in parallel. Default: 2")
+  app.add_option("-j,--jobs", line.jobs, "cdc-snapshot processes reading chunks in parallel. Default: 2")
       ->type_name("UINT")
       ->group(snapshot);
-  app.add_option("--chunk-size", chunk_size, "Rows per chunk (cdc-plan). Default: 8096")
+  app.add_option("--chunk-size", line.chunk_size, "Rows per chunk (cdc-plan). Default: 8096")
       ->type_name("UINT")
       ->group(snapshot);
   app.add_option("--chunk-key", options.chunk_keys,
@@ -148,34 +141,11 @@ int main(int argc, char** argv) {
                                ? fmt::format("unknown option '{}'", first)
                                : fmt::format("unexpected operand '{}': cdc-sync takes options only", first));
   }
-  const auto parsed_mode = cdc::sync::parse_mode(mode);
-  if (!parsed_mode)
-    return cli.usage_error(fmt::format("--mode: '{}' is not a mode: give initial, initial_only or no_data", mode));
-  options.mode = *parsed_mode;
-  if (options.dir.empty())
-    return cli.usage_error("give --dir DIR, the directory that keeps the state (the same --dir resumes)");
-  if (options.tables.empty()) return cli.usage_error("give --tables PATTERN[,...], e.g. --tables 'shop.*'");
-  if (!is_count(jobs)) return cli.usage_error(fmt::format("-j: '{}' is not a number of processes (1 or more)", jobs));
-  options.jobs = std::stoull(jobs);
-  if (!chunk_size.empty()) {
-    if (!is_count(chunk_size))
-      return cli.usage_error(fmt::format("--chunk-size: '{}' is not a number of rows (1 or more)", chunk_size));
-    options.chunk_size = std::stoull(chunk_size);
-  }
-  if (options.mode == cdc::sync::Mode::no_data &&
-      (app.count("-j") > 0 || options.chunk_size || !options.chunk_keys.empty()))
-    return cli.usage_error("-j, --chunk-size and --chunk-key shape a snapshot, and --mode no_data takes none");
-  if (options.mode == cdc::sync::Mode::initial_only && until->count() > 0)
-    return cli.usage_error("--until stops the stream, and --mode initial_only has none: it ends after the snapshot");
-  if (options.until && options.until->empty())
-    return cli.usage_error("--until needs a position (now, a GTID set or position, or FILE:OFFSET)");
-  if (app.count("--retry-for") > 0) {
-    if (retry_for.empty() || retry_for.size() > 18 || retry_for.find_first_not_of("0123456789") != std::string::npos)
-      return cli.usage_error(fmt::format("--retry-for: '{}' is not a number of seconds", retry_for));
-    if (const auto seconds = std::stoull(retry_for); seconds > 0) options.rerun_for_seconds = seconds;
-    options.stream_options.push_back("--retry-for=" + retry_for);
-    options.retry_options.push_back("--retry-for=" + retry_for);
-  }
+  line.jobs_given = app.count("-j") > 0;
+  line.until_given = until->count() > 0;
+  if (app.count("--retry-for") > 0) line.retry_for = retry_for;
+  if (auto checked = cdc::sync::apply_command_line(line, options); !checked)
+    return cli.usage_error(checked.error().message);
   const auto pass = [&](std::string_view name, const std::string& value) {
     if (app.count(std::string(name)) > 0) options.stream_options.push_back(fmt::format("{}={}", name, value));
   };
@@ -187,16 +157,12 @@ int main(int argc, char** argv) {
   if (require_read_only) options.stream_options.emplace_back("--require-read-only");
   if (watch_dns) options.stream_options.emplace_back("--watch-dns");
   // The last of --progress and --no-progress wins, as in the shell version.
-  if (progress || no_progress) {
-    const bool last_is_progress = !no_progress || (progress && [&] {
-      for (int i = argc - 1; i > 0; --i) {
-        const std::string_view arg = argv[i];
-        if (arg == "--progress") return true;
-        if (arg == "--no-progress") return false;
-      }
-      return true;
-    }());
-    options.progress = last_is_progress ? cdc::sync::ProgressMode::always : cdc::sync::ProgressMode::never;
+  for (int i = argc - 1; i > 0 && (progress || no_progress); --i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--progress" || arg == "--no-progress") {
+      options.progress = arg == "--progress" ? cdc::sync::ProgressMode::always : cdc::sync::ProgressMode::never;
+      break;
+    }
   }
   options.connection = connection_arguments(connection, app);
   options.password = connection.password;
