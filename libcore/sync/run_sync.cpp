@@ -16,7 +16,7 @@
 #include <functional>
 #include <map>
 
-#include "stream/state_file.h"
+#include "records/state.h"
 #include "sync/children.h"
 #include "sync/state_dir.h"
 #include "util/exit_code.h"
@@ -243,12 +243,9 @@ class Flow {
 
   // H*: the position of snapshot.ndjson's high line.
   std::pair<std::string, Stop> read_high() {
-    const std::string file = state_.path("snapshot.ndjson");
-    auto line = last_line(file);
-    const auto fields = line ? read_line_fields(*line) : std::nullopt;
-    if (!fields || fields->op != "high" || fields->position.empty())
-      return {"", die(kDataError, fmt::format("{} does not end with a high line holding a position", file))};
-    return {fields->position, std::nullopt};
+    auto high = read_merged_high(state_.path("snapshot.ndjson"));
+    if (!high) return {"", die(kDataError, high.error().message)};
+    return {high->position, std::nullopt};
   }
 
   // ---- step 1: the plan ----
@@ -275,9 +272,7 @@ class Flow {
     for (const std::string& file : state_.chunk_files()) {
       ++chunks_done_;
       if (chunk_rows_.contains(file)) continue;
-      std::uint64_t rows = 0;
-      if (auto line = last_line(file))
-        if (auto fields = read_line_fields(*line); fields && fields->op == "high" && fields->rows) rows = *fields->rows;
+      const std::uint64_t rows = chunk_file_rows(file);
       chunk_rows_.emplace(file, rows);
       rows_done_ += rows;
     }
@@ -477,10 +472,8 @@ class Flow {
     state_.remove({"merge.err", "deltas.check"});
     if (const Stop stop = after_step(status)) return stop;
     const std::string temporary = state_.path("snapshot.ndjson.tmp");
-    auto line = last_line(temporary);
-    const auto fields = line ? read_line_fields(*line) : std::nullopt;
-    if (!fields || fields->op != "high")
-      return die(kInternal, fmt::format("cdc-merge's output does not end with its high line: {}", temporary));
+    if (auto high = read_merged_high(temporary); !high)
+      return die(kInternal, fmt::format("cdc-merge's output does not end with its high line: {}", high.error().message));
     if (auto published = state_.publish(temporary, "snapshot.ndjson"); !published)
       return die(kIoError, published.error().message);
     return std::nullopt;
@@ -576,7 +569,7 @@ class Flow {
     std::string from;
     if (state_.has("stream.state")) {
       const std::string file = state_.path("stream.state");
-      auto state = stream::parse_state(state_.read_text("stream.state").value_or(""), file);
+      auto state = records::parse_state(state_.read_text("stream.state").value_or(""), file);
       if (!state) return *die(kDataError, state.error().message);
       from = state->position;
     } else {

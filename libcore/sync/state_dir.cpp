@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "records/kinds.h"
 #include "util/fd_io.h"
 
 namespace cdc::sync {
@@ -227,18 +228,34 @@ Result<std::string> last_line(const std::string& path) {
   return std::string(text);
 }
 
-std::optional<LineFields> read_line_fields(std::string_view line) {
+namespace {
+
+// The last line of a file as a JSON object whose "op" is "high", handed to parse.
+template <typename Parse>
+auto parse_last_high(const std::string& path, Parse parse) -> decltype(parse(simdjson::dom::object{})) {
+  auto line = last_line(path);
+  if (!line) return fail(line.error());
   simdjson::dom::parser parser;
-  const simdjson::padded_string padded(line);
-  simdjson::dom::object object;
-  if (parser.parse(padded).get_object().get(object) != simdjson::SUCCESS) return std::nullopt;
-  LineFields fields;
-  std::string_view text;
-  if (object["op"].get_string().get(text) == simdjson::SUCCESS) fields.op = text;
-  if (object["position"].get_string().get(text) == simdjson::SUCCESS) fields.position = text;
-  std::uint64_t rows = 0;
-  if (object["rows"].get_uint64().get(rows) == simdjson::SUCCESS) fields.rows = rows;
-  return fields;
+  const simdjson::padded_string padded(*line);
+  simdjson::dom::object record;
+  std::string_view kind;
+  if (parser.parse(padded).get_object().get(record) != simdjson::SUCCESS ||
+      record[records::field::op].get_string().get(kind) != simdjson::SUCCESS || kind != records::op::high)
+    return fail(Errc::corrupt_input, fmt::format("{} does not end with a high line", path));
+  auto parsed = parse(record);
+  if (!parsed) return fail(parsed.error().with_context(fmt::format("{}: its last line", path)));
+  return parsed;
+}
+
+}  // namespace
+
+Result<records::MergedHigh> read_merged_high(const std::string& path) {
+  return parse_last_high(path, records::parse_merged_high);
+}
+
+std::uint64_t chunk_file_rows(const std::string& path) {
+  auto high = parse_last_high(path, records::parse_high);
+  return high ? high->rows : 0;
 }
 
 }  // namespace cdc::sync

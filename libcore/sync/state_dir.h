@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "records/snapshot_lines.h"
 #include "sync/resume.h"
 #include "util/result.h"
 
@@ -81,14 +82,12 @@ class SyncState {
 // The last line of a file, without its newline ("" for an empty file).
 [[nodiscard]] Result<std::string> last_line(const std::string& path);
 
-// What cdc-sync reads of a tool's JSON line: "op", "position" and "rows" when present.
-struct LineFields {
-  std::string op;
-  std::string position;
-  std::optional<std::uint64_t> rows;
-};
-// nullopt when the text is not a JSON object.
-[[nodiscard]] std::optional<LineFields> read_line_fields(std::string_view line);
+// H*: the last line of a merged snapshot (cdc-merge's op "high", records::MergedHigh).
+// Errc::corrupt_input naming the file when its last line is not one.
+[[nodiscard]] Result<records::MergedHigh> read_merged_high(const std::string& path);
+// The rows of a finished chunk file, from its last line (cdc-snapshot's op "high",
+// records::High); 0 when that line cannot be read as one.
+[[nodiscard]] std::uint64_t chunk_file_rows(const std::string& path);
 
 // Absolute without resolving symbolic links: relative to $PWD when it names the working
 // directory, "." and ".." taken out lexically.

@@ -53,7 +53,9 @@ TEST_CASE("sync state: a directory the shell version wrote is read as it left it
   std::filesystem::create_directories(files.dir() + "/dir/chunks");
   files.write("dir/settings", "family=snapshot\ntables=s.items\nexclude=\nchunk-size=50\n");
   files.write("dir/plan.ndjson", "{\"op\":\"chunk\"}\n{\"op\":\"chunk\"}\n\n{\"op\":\"chunk\"}");
-  files.write("dir/chunks/s.items.1.ndjson", "{\"op\":\"low\"}\n{\"op\":\"high\",\"v\":1,\"rows\":50,\"position\":\"0-1-7\"}\n");
+  files.write("dir/chunks/s.items.1.ndjson",
+              "{\"op\":\"low\"}\n{\"rows\":50,\"op\":\"high\",\"v\":1,\"db\":\"s\",\"table\":\"items\",\"index\":1,"
+              "\"count\":2,\"position\":\"0-1-7\"}\n");
   files.write("dir/chunks/s.items.0.ndjson", "{\"op\":\"low\"}\n{\"op\":\"high\",\"rows\":3}\n");
   files.write("dir/span", "0-1-5 0-1-9\n");
   files.write("dir/deltas.ndjson", "{\"op\":\"span_start\"}\n");
@@ -72,11 +74,8 @@ TEST_CASE("sync state: a directory the shell version wrote is read as it left it
   const auto chunks = state->chunk_files();
   REQUIRE(chunks.size() == 2);
   CHECK(chunks[0].ends_with("/chunks/s.items.0.ndjson"));
-  const auto high = cdc::sync::read_line_fields(*cdc::sync::last_line(chunks[1]));
-  REQUIRE(high);
-  CHECK(high->op == "high");
-  CHECK(high->rows == 50u);
-  CHECK(high->position == "0-1-7");  // read by name, whatever the key order
+  CHECK(cdc::sync::chunk_file_rows(chunks[1]) == 50);  // read by name, whatever the key order
+  CHECK(cdc::sync::chunk_file_rows(chunks[0]) == 0);   // not a whole high line: not counted
 }
 
 TEST_CASE("sync state: the last line of a file, with or without its newline, past one read block") {
@@ -87,8 +86,21 @@ TEST_CASE("sync state: the last line of a file, with or without its newline, pas
   CHECK(*cdc::sync::last_line(files.write("c", "")) == "");
   CHECK(*cdc::sync::last_line(files.write("d", "first\n" + long_line + "\n")) == long_line);
   CHECK_FALSE(cdc::sync::last_line(files.dir() + "/missing"));
-  CHECK_FALSE(cdc::sync::read_line_fields("{\"op\":\"hi").has_value());  // a torn line
-  CHECK_FALSE(cdc::sync::read_line_fields("[1]").has_value());
+}
+
+TEST_CASE("sync state: H* from a merged snapshot's high line, and a clear error without one") {
+  TempFiles files;
+  const auto high = cdc::sync::read_merged_high(files.write(
+      "snapshot.ndjson", "{\"op\":\"r\"}\n{\"rows\":1,\"chunks\":1,\"position\":\"0-1-9\",\"v\":1,\"op\":\"high\"}\n"));
+  REQUIRE(high);
+  CHECK(high->position == "0-1-9");
+  for (const char* end : {"{\"op\":\"r\"}\n", "{\"op\":\"high\",\"posi", "[1]\n", ""}) {
+    CAPTURE(end);
+    const auto refused = cdc::sync::read_merged_high(files.write("cut.ndjson", std::string("{\"op\":\"r\"}\n") + end));
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == cdc::Errc::corrupt_input);
+    CHECK(refused.error().message.find("cut.ndjson") != std::string::npos);
+  }
 }
 
 TEST_CASE("sync state: one run per directory") {
