@@ -74,7 +74,7 @@ class Connection {
   // ---- cdc-snapshot: one statement's result streamed row by row (binary protocol) ----
  public:
   // A result column as the server describes it. type is the protocol's field type (the same
-  // numbers as rowimage::ColumnType: 1 TINY ... 254 STRING, 255 GEOMETRY); flags the
+  // numbers as ColumnType: 1 TINY ... 254 STRING, 255 GEOMETRY); flags the
   // protocol's column flags (32 UNSIGNED, 128 BINARY, 256 ENUM, 2048 SET); charsetnr the
   // collation id the values come in (the column's own with character_set_results = NULL).
   struct StreamColumn {

@@ -164,6 +164,6 @@ void decode_value(ByteReader& in, const binlog::TableMap& map, std::size_t index
                   RowScratch& scratch);
 
 // How many bytes the value of `column` takes at the front of `in`, without decoding it.
-std::size_t value_size(const ByteReader& in, const rowimage::Column& column);
+std::size_t value_size(const ByteReader& in, const Column& column);
 
 }  // namespace cdc::rowimage

@@ -29,8 +29,8 @@
 
 #include <cstdint>
 
+#include "column/column_type.h"
 #include "ndjson/writer.h"
-#include "rowimage/column_type.h"
 #include "util/byte_reader.h"
 
 namespace cdc::rowimage {

@@ -14,8 +14,6 @@ namespace cdc::schema {
 
 namespace {
 
-using rowimage::ColumnType;
-
 std::string lower(std::string_view text) {
   std::string out(text);
   for (char& c : out)
@@ -144,11 +142,11 @@ std::uint16_t set_pack_length(std::size_t labels) {
 }
 
 // Why column `index` of the map cannot be this schema column, or "" when it can.
-std::string column_mismatch(const ColumnSchema& column, const rowimage::Column& logged, std::size_t index) {
+std::string column_mismatch(const ColumnSchema& column, const Column& logged, std::size_t index) {
   const auto allowed = binlog_types(column.data_type);
   const auto describe = [&] {
     return fmt::format("column {} ({}) is {} in information_schema but {} in the TABLE_MAP", index + 1, column.name,
-                       column.data_type, rowimage::column_type_name(logged.type));
+                       column.data_type, column_type_name(logged.type));
   };
   if (allowed && std::find(allowed->begin(), allowed->end(), logged.type) == allowed->end()) return describe();
   const auto differs = [&](std::string_view what, std::uint64_t schema_value, std::uint64_t map_value) {

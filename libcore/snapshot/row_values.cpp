@@ -4,7 +4,7 @@
 
 #include <array>
 
-#include "rowimage/column_type.h"
+#include "column/column_type.h"
 #include "rowimage/scalar_values.h"
 #include "util/byte_reader.h"
 
@@ -16,8 +16,6 @@ namespace {
 constexpr std::uint32_t kUnsignedFlag = 32;
 constexpr std::uint32_t kEnumFlag = 256;
 constexpr std::uint32_t kSetFlag = 2048;
-
-using rowimage::ColumnType;
 
 ColumnType type_of(std::uint8_t type) { return static_cast<ColumnType>(type); }
 
@@ -192,7 +190,7 @@ Result<std::vector<ColumnWriter>> plan_columns(const std::vector<StreamColumn>& 
       default:
         return fail(Errc::unsupported,
                     fmt::format("column {} has type {} ({}), which cdc-snapshot cannot read yet", column.name,
-                                rowimage::column_type_name(type_of(column.type)), column.type));
+                                column_type_name(type_of(column.type)), column.type));
     }
     writer.fast = fast_path(writer);
     out.push_back(writer);

@@ -18,8 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   map.table = "t";
   const std::uint8_t columns = static_cast<std::uint8_t>(in.u8() % 4 + 1);
   for (std::uint8_t i = 0; i < columns; ++i) {
-    cdc::rowimage::Column column;
-    column.type = static_cast<cdc::rowimage::ColumnType>(in.u8());
+    cdc::Column column;
+    column.type = static_cast<cdc::ColumnType>(in.u8());
     column.meta = in.u16();
     const std::uint8_t flags = in.u8();
     column.is_unsigned = (flags & 1U) != 0;

@@ -16,8 +16,8 @@ TEST_CASE("change writer: rows with no present columns are a corrupt event, not 
   cdc::binlog::TableMap map;
   map.database = "db";
   map.table = "t";
-  map.columns = {{cdc::rowimage::ColumnType::long_int, 0, false, false, 0},
-                 {cdc::rowimage::ColumnType::long_int, 0, false, false, 0}};
+  map.columns = {{cdc::ColumnType::long_int, 0, false, false, 0},
+                 {cdc::ColumnType::long_int, 0, false, false, 0}};
   const std::vector<std::uint8_t> rows = {0x00, 0x01, 0x02};
   static const std::uint8_t kNoColumns[1] = {0xfc};  // bits only past the 2 columns
   cdc::binlog::RowsEvent event;

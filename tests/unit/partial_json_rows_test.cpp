@@ -29,8 +29,8 @@ TEST_CASE("partial JSON update rows: diffs applied to the FULL before image give
   cdc::binlog::TableMap map;
   map.database = "db";
   map.table = "t";
-  map.columns = {{cdc::rowimage::ColumnType::long_int, 0, false, false, 0},
-                 {cdc::rowimage::ColumnType::json, 4, false, true, 63}};
+  map.columns = {{cdc::ColumnType::long_int, 0, false, false, 0},
+                 {cdc::ColumnType::json, 4, false, true, 63}};
   map.column_names = {"id", "doc"};
   map.primary_key = {0};
 

@@ -21,8 +21,8 @@
 
 #include <fmt/format.h>
 
+#include "column/column_type.h"
 #include "ndjson/writer.h"
-#include "rowimage/column_type.h"
 #include "rowimage/scalar_values.h"
 #include "util/byte_reader.h"
 
@@ -30,7 +30,7 @@ namespace {
 
 using cdc::ByteReader;
 using cdc::ndjson::Writer;
-using cdc::rowimage::ColumnType;
+using cdc::ColumnType;
 namespace rowimage = cdc::rowimage;
 
 using Bytes = std::vector<std::uint8_t>;

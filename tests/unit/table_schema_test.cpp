@@ -8,7 +8,7 @@
 
 namespace {
 
-using cdc::rowimage::ColumnType;
+using cdc::ColumnType;
 using Row = std::vector<std::optional<std::string>>;
 
 const std::vector<std::string> kColumnHeaders = {"TABLE_SCHEMA",      "TABLE_NAME",    "COLUMN_NAME",

@@ -6,8 +6,6 @@
 
 namespace cdc::binlog {
 
-using rowimage::ColumnType;
-
 // Which columns the signedness bitmap has a bit for. MySQL: its is_numeric_type list. MariaDB
 // asks each field (binlog_type_info), and YEAR, a Field_tiny there, answers too (seen with
 // mariadb-binlog --print-table-metadata on 10.11: a YEAR column shifts the bits after it).
@@ -52,8 +50,6 @@ bool is_character(ColumnType type) {
 bool is_enum_or_set(ColumnType type) { return type == ColumnType::enum_type || type == ColumnType::set; }
 
 namespace {
-
-using rowimage::Column;
 
 // Optional metadata field types (Table_map_log_event::Optional_metadata_field_type).
 enum class OptionalField : std::uint8_t {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "binlog/format_description.h"
-#include "rowimage/column_type.h"
+#include "column/column_type.h"
 #include "util/byte_reader.h"
 
 namespace cdc::binlog {
@@ -19,7 +19,7 @@ struct TableMap {
   std::uint16_t flags = 0;
   std::string database;
   std::string table;
-  std::vector<rowimage::Column> columns;
+  std::vector<Column> columns;
 
   // Optional metadata; empty when the server did not write it.
   std::vector<std::string> column_names;
@@ -48,9 +48,9 @@ struct TableMap {
 // Which columns each optional metadata field covers, as the servers write them: the
 // signedness bitmap, the charset fields (CHAR, VARCHAR, TEXT/BLOB, VECTOR) and the ENUM/SET
 // ones. The catalog (schema/) fills the same columns when the binlog has no metadata.
-[[nodiscard]] bool has_signedness_bit(rowimage::ColumnType type, ServerFlavor flavor);
-[[nodiscard]] bool is_character(rowimage::ColumnType type);
-[[nodiscard]] bool is_enum_or_set(rowimage::ColumnType type);
+[[nodiscard]] bool has_signedness_bit(ColumnType type, ServerFlavor flavor);
+[[nodiscard]] bool is_character(ColumnType type);
+[[nodiscard]] bool is_enum_or_set(ColumnType type);
 
 // Decodes into `out` (reusing its storage). Failures are left in `body`.
 void decode_table_map(ByteReader& body, const FormatDescription& format, TableMap& out);

@@ -3,7 +3,11 @@
 #include <cstdint>
 #include <string_view>
 
-namespace cdc::rowimage {
+// The column vocabulary every layer shares: binlog/ decodes it from TABLE_MAP, rowimage/ decodes
+// values by it, schema/ and snapshot/ fill it from the catalog. A leaf below all of them (it
+// includes nothing of libcore), so they depend on it one way; in namespace cdc, as util's
+// Result is, because every layer names it.
+namespace cdc {
 
 // Column types as the server writes them in TABLE_MAP events (include/field_types.h,
 // enum_field_types). The numbers are on the wire.
@@ -64,4 +68,4 @@ struct Column {
   std::uint16_t collation = 0;
 };
 
-}  // namespace cdc::rowimage
+}  // namespace cdc

@@ -1,6 +1,6 @@
-#include "rowimage/column_type.h"
+#include "column/column_type.h"
 
-namespace cdc::rowimage {
+namespace cdc {
 
 std::string_view column_type_name(ColumnType type) noexcept {
   switch (type) {
@@ -43,4 +43,4 @@ std::string_view column_type_name(ColumnType type) noexcept {
   return "UNKNOWN";
 }
 
-}  // namespace cdc::rowimage
+}  // namespace cdc
