@@ -1,23 +1,12 @@
 #include "check/grants.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "util/text.h"
 
 namespace cdc::check {
 
 namespace {
-
-std::string upper(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
-  return text;
-}
 
 // "SELECT (a, b), INSERT" -> {"SELECT", "INSERT"}: column lists hold commas of their own.
 std::vector<std::string> split_privileges(std::string_view list) {
@@ -31,7 +20,7 @@ std::vector<std::string> split_privileges(std::string_view list) {
     if (c == ',' && depth == 0) {
       std::string_view item = trim(list.substr(start, i - start));
       if (const auto paren = item.find('('); paren != std::string_view::npos) item = trim(item.substr(0, paren));
-      if (!item.empty()) out.push_back(upper(item));
+      if (!item.empty()) out.push_back(to_upper(item));
       start = i + 1;
     }
   }
@@ -44,10 +33,7 @@ std::size_t find_keyword(std::string_view text, std::string_view keyword) {
   for (std::size_t i = 0; i + keyword.size() <= text.size(); ++i) {
     if (text[i] == '`') quoted = !quoted;
     if (quoted) continue;
-    bool match = true;
-    for (std::size_t k = 0; k < keyword.size() && match; ++k)
-      match = std::toupper(static_cast<unsigned char>(text[i + k])) == keyword[k];
-    if (match) return i;
+    if (iequals(text.substr(i, keyword.size()), keyword)) return i;
   }
   return std::string_view::npos;
 }
@@ -62,7 +48,7 @@ Grants parse_grants(const std::vector<std::string>& statements) {
   Grants grants;
   for (const std::string& statement : statements) {
     std::string_view text = trim(statement);
-    if (upper(text.substr(0, 6)) != "GRANT ") continue;
+    if (to_upper(text.substr(0, 6)) != "GRANT ") continue;
     text.remove_prefix(6);
     const std::size_t on = find_keyword(text, " ON ");
     const std::size_t to = find_keyword(text, " TO ");

@@ -9,6 +9,7 @@
 #include "check/grants.h"
 #include "check/server_check.h"
 #include "util/server_version.h"
+#include "util/text.h"
 
 namespace cdc::check {
 
@@ -20,12 +21,6 @@ std::optional<std::string> variable(const ServerFacts& facts, const std::string&
 }
 
 bool is_on(std::string_view value) { return value == "ON" || value == "1" || value == "TRUE"; }
-
-std::string upper_copy(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // A setting that can be changed at runtime: the statement for now, the line for restarts.
 std::string set_and_persist(std::string_view name, std::string_view value) {
@@ -72,7 +67,7 @@ CheckLine log_bin_line(const ServerFacts& facts) {
 CheckLine must_equal(const ServerFacts& facts, const std::string& name, std::string_view want,
                      std::string_view why) {
   CheckLine line{name, Status::ok, variable(facts, name).value_or("(unknown)"), std::string(want), {}, {}};
-  if (upper_copy(line.value) != want) {
+  if (to_upper(line.value) != want) {
     line.status = Status::fail;
     line.message = std::string(why);
     line.fix = set_and_persist(name, want);
@@ -88,7 +83,7 @@ CheckLine row_metadata_line(const ServerFacts& facts) {
     line.message = "this server cannot log column names (MySQL 8.0.1+ and MariaDB 10.5+ can); they will "
                    "come from information_schema, which can disagree with older events after a DDL";
     line.fix = "upgrade the server, then set binlog_row_metadata = FULL";
-  } else if (upper_copy(*value) != "FULL") {
+  } else if (to_upper(*value) != "FULL") {
     line.status = Status::warn;
     line.message = "column names and ENUM/SET strings are not in the binlog; they will come from "
                    "information_schema, which can disagree with older events after a DDL";
@@ -117,7 +112,7 @@ void gtid_lines(const ServerFacts& facts, Flavor flavor, std::vector<CheckLine>&
   if (flavor == Flavor::mysql) {
     CheckLine line{"gtid_mode", Status::ok, variable(facts, "gtid_mode").value_or("(not available)"), "ON",
                    {}, {}};
-    if (upper_copy(line.value) != "ON") {
+    if (to_upper(line.value) != "ON") {
       line.status = Status::warn;
       line.message = "without GTIDs positions are FILE:OFFSET, which do not survive a failover to another server";
       line.fix = "SET GLOBAL enforce_gtid_consistency = ON; then SET GLOBAL gtid_mode = OFF_PERMISSIVE, "
@@ -129,7 +124,7 @@ void gtid_lines(const ServerFacts& facts, Flavor flavor, std::vector<CheckLine>&
   }
   CheckLine strict{"gtid_strict_mode", Status::ok, variable(facts, "gtid_strict_mode").value_or("(unknown)"),
                    "ON", {}, {}};
-  if (!is_on(upper_copy(strict.value))) {
+  if (!is_on(to_upper(strict.value))) {
     strict.status = Status::warn;
     strict.message = "without strict mode a domain's sequence numbers can go backwards, so a GTID "
                      "position may not name one point in the binlog";
@@ -179,7 +174,7 @@ CheckLine server_id_line(const ServerFacts& facts) {
 CheckLine checksum_line(const ServerFacts& facts) {
   CheckLine line{"binlog_checksum", Status::ok, variable(facts, "binlog_checksum").value_or("NONE"),
                  "CRC32 or NONE", {}, {}};
-  const std::string value = upper_copy(line.value);
+  const std::string value = to_upper(line.value);
   if (value != "CRC32" && value != "NONE") {
     line.status = Status::warn;
     line.message = "unknown checksum algorithm";
@@ -248,7 +243,7 @@ void grant_lines(const ServerFacts& facts, Flavor flavor, ServerVersion version,
 
 Flavor flavor_of(const ServerFacts& facts) {
   const auto contains_mariadb = [](std::string_view text) {
-    return upper_copy(text).find("MARIADB") != std::string::npos;
+    return to_upper(text).find("MARIADB") != std::string::npos;
   };
   return contains_mariadb(facts.version) || contains_mariadb(facts.version_comment) ? Flavor::mariadb
                                                                                     : Flavor::mysql;

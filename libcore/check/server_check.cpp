@@ -2,10 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
-
 #include "ndjson/writer.h"
 #include "records/check_lines.h"
+#include "util/text.h"
 
 namespace cdc::check {
 
@@ -16,11 +15,6 @@ constexpr std::string_view kVariables =
     "'gtid_mode','enforce_gtid_consistency','gtid_strict_mode','gtid_binlog_pos','gtid_domain_id',"
     "'binlog_expire_logs_seconds','expire_logs_days','server_id','binlog_checksum',"
     "'binlog_transaction_compression'";
-
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
 
 }  // namespace
 
@@ -50,7 +44,7 @@ Result<ServerFacts> gather_facts(mysql::Connection& connection) {
       connection.query(fmt::format("SHOW GLOBAL VARIABLES WHERE Variable_name IN ({})", kVariables));
   if (!variables) return fail(std::move(variables).error());
   for (const auto& variable : variables->rows)
-    if (variable.size() == 2 && variable[0]) facts.variables[lower(*variable[0])] = variable[1].value_or("");
+    if (variable.size() == 2 && variable[0]) facts.variables[to_lower(*variable[0])] = variable[1].value_or("");
 
   auto grants = connection.query("SHOW GRANTS");
   if (!grants) return fail(std::move(grants).error());

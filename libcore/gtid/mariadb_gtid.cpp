@@ -22,7 +22,7 @@ class Parser {
   [[nodiscard]] std::size_t pos() const noexcept { return pos_; }
   void advance() noexcept { ++pos_; }
   void skip_space() noexcept {
-    while (pos_ < text_.size() && detail::is_space(text_[pos_])) ++pos_;
+    while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
   }
 
   [[nodiscard]] Unexpected error_at(std::size_t offset, std::string_view what) const {
@@ -37,7 +37,7 @@ class Parser {
   Result<std::uint64_t> number(std::string_view noun, std::uint64_t max) {
     const std::size_t start = pos_;
     std::size_t end = start;
-    while (end < text_.size() && detail::is_digit(text_[end])) ++end;
+    while (end < text_.size() && is_digit(text_[end])) ++end;
     const std::string_view digits = text_.substr(start, end - start);
     if (digits.empty()) return expected(fmt::format("a {} (decimal digits)", noun));
     std::uint64_t value = 0;

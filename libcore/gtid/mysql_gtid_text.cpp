@@ -13,7 +13,7 @@ namespace {
 constexpr std::string_view kUuidExample = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
 
 constexpr bool is_hex(char c) noexcept {
-  return detail::is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 using detail::is_tag_char;
 using detail::is_tag_start;
@@ -27,9 +27,9 @@ class Parser {
   [[nodiscard]] std::size_t pos() const noexcept { return pos_; }
   void advance() noexcept { ++pos_; }
   void skip_space() noexcept {
-    while (pos_ < text_.size() && detail::is_space(text_[pos_])) ++pos_;
+    while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
   }
-  [[nodiscard]] bool at_number() const noexcept { return pos_ < text_.size() && detail::is_digit(text_[pos_]); }
+  [[nodiscard]] bool at_number() const noexcept { return pos_ < text_.size() && is_digit(text_[pos_]); }
   [[nodiscard]] bool at_tag() const noexcept { return pos_ < text_.size() && is_tag_start(text_[pos_]); }
 
   [[nodiscard]] Unexpected error_at(std::size_t offset, std::string_view what) const {
@@ -45,7 +45,7 @@ class Parser {
     while (end < text_.size() && (is_hex(text_[end]) || text_[end] == '-')) ++end;
     const std::string_view token = text_.substr(start, end - start);
     if (token.empty()) return expected(fmt::format("a UUID like {}", kUuidExample));
-    if (token.size() < Uuid::kTextLength && end < text_.size() && !detail::is_space(text_[end]) &&
+    if (token.size() < Uuid::kTextLength && end < text_.size() && !is_space(text_[end]) &&
         text_[end] != ':' && text_[end] != ',') {
       return error_at(end, fmt::format("expected a hex digit or '-' in the UUID, found {}",
                                        detail::describe_char(text_[end])));
@@ -64,7 +64,7 @@ class Parser {
   Result<std::uint64_t> number(std::string_view what) {
     const std::size_t start = pos_;
     std::size_t end = start;
-    while (end < text_.size() && detail::is_digit(text_[end])) ++end;
+    while (end < text_.size() && is_digit(text_[end])) ++end;
     const std::string_view digits = text_.substr(start, end - start);
     if (digits.empty()) return expected(what);
     if (digits == "0") return error_at(start, "transaction numbers start at 1, found 0");

@@ -8,14 +8,13 @@
 
 #include <fmt/format.h>
 
+#include "util/text.h"
+
 namespace cdc::gtid::detail {
 
-// The characters MySQL's SKIP_WHITESPACE and MariaDB accept around separators (C isspace in
-// the "C" locale). SHOW MASTER STATUS / @@gtid_executed wrap sets with ",\n".
-constexpr bool is_space(char c) noexcept {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+// The characters MySQL's SKIP_WHITESPACE and MariaDB accept around separators are util/text.h's
+// is_space() (C isspace in the "C" locale). SHOW MASTER STATUS / @@gtid_executed wrap sets with ",\n".
+
 // MySQL tags: [a-zA-Z_][a-zA-Z0-9_]* (ASCII only; Tag::is_character_valid).
 constexpr bool is_tag_start(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 constexpr bool is_tag_char(char c) noexcept { return is_tag_start(c) || is_digit(c); }

@@ -9,9 +9,11 @@
 #include <utility>
 
 #include "merge/collation_weights.h"
+#include "ndjson/json_scan.h"
 #include "ndjson/utf8.h"
 #include "rowimage/charset.h"
 #include "snapshot/chunk.h"
+#include "util/text.h"
 
 namespace cdc::merge {
 
@@ -39,20 +41,6 @@ using Kind = KeyColumnOrder::Kind;
 
 constexpr std::string_view kKnownTypes =
     "integer, YEAR, DECIMAL, CHAR/VARCHAR/TEXT, BINARY/VARBINARY/BLOB, DATE, DATETIME, TIMESTAMP or TIME";
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
-std::string_view trim(std::string_view text) {
-  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  while (!text.empty() && space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && space(text.back())) text.remove_suffix(1);
-  return text;
-}
 
 // At most ~80 characters of a value, for messages.
 std::string shown(std::string_view value) {
@@ -239,7 +227,7 @@ std::optional<std::uint64_t> parse_digits(std::string_view digits) {
 }
 
 Result<void> append_integer(std::string_view json, Kind kind, std::string& out) {
-  std::string_view text = trim(json);
+  std::string_view text = ndjson::trim_json_space(json);
   const bool negative = !text.empty() && text.front() == '-';
   if (negative) text.remove_prefix(1);
   if (text.size() > 1 && text.front() == '0') return bad_value(json, kind, "leading zero");
@@ -266,7 +254,7 @@ Result<void> append_integer(std::string_view json, Kind kind, std::string& out) 
 // compares DECIMAL values exactly, by value.
 Result<void> append_decimal(std::string_view json, std::string& out) {
   const Kind kind = Kind::decimal;
-  std::string_view text = trim(json);
+  std::string_view text = ndjson::trim_json_space(json);
   if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
   const bool negative = !text.empty() && text.front() == '-';
   if (negative) text.remove_prefix(1);
@@ -335,7 +323,7 @@ std::optional<std::uint32_t> fraction_micros(std::string_view text, std::size_t&
 // sort first, as the server's packed form (my_time.h TIME_to_longlong_datetime_packed) does.
 Result<void> append_datetime(std::string_view json, bool timestamp, std::string& out) {
   const Kind kind = timestamp ? Kind::timestamp : Kind::datetime;
-  auto text = json_string(trim(json));
+  auto text = json_string(ndjson::trim_json_space(json));
   if (!text) return bad_value(json, kind, "not a JSON string");
   std::string_view s = *text;
   if (timestamp && !s.empty() && s.back() == 'Z') s.remove_suffix(1);
@@ -373,7 +361,7 @@ Result<void> append_datetime(std::string_view json, bool timestamp, std::string&
 // TIME "[-]h..h:mm:ss[.f]", hours up to 838: signed microseconds.
 Result<void> append_time(std::string_view json, std::string& out) {
   const Kind kind = Kind::time;
-  auto text = json_string(trim(json));
+  auto text = json_string(ndjson::trim_json_space(json));
   if (!text) return bad_value(json, kind, "not a JSON string");
   std::string_view s = *text;
   const bool negative = !s.empty() && s.front() == '-';
@@ -471,7 +459,7 @@ void append_weights(const std::vector<std::uint32_t>& weights, unsigned width, b
 }
 
 Result<void> append_text(std::string_view json, Kind kind, bool pad_space, std::string& out) {
-  auto text = json_string(trim(json));
+  auto text = json_string(ndjson::trim_json_space(json));
   if (!text) return bad_value(json, kind, "not a JSON string");
   thread_local std::vector<std::uint32_t> chars;
   if (!decode_utf8(*text, chars)) return bad_value(json, kind, "ill-formed UTF-8");
@@ -556,7 +544,7 @@ std::optional<TextCollation> text_collation(std::uint32_t collation_id) {
 }  // namespace
 
 Result<KeyColumnOrder> KeyColumnOrder::make(std::string_view key_type, std::uint32_t collation_id) {
-  const std::string type = lower(trim(key_type));
+  const std::string type = to_lower(ndjson::trim_json_space(key_type));
   const std::string base = type.substr(0, type.find_first_of("( "));
   const bool is_unsigned = type.find("unsigned") != std::string::npos;
   KeyColumnOrder order;
@@ -608,7 +596,7 @@ Result<void> KeyColumnOrder::append_sort_key(std::string_view json_value, std::s
     case Kind::time:
       return append_time(json_value, out);
     case Kind::binary: {
-      auto text = json_string(trim(json_value));
+      auto text = json_string(ndjson::trim_json_space(json_value));
       if (!text) return bad_value(json_value, kind, "not a JSON string");
       auto bytes = snapshot::decode_base64(*text);
       if (!bytes) return bad_value(json_value, kind, "not base64");

@@ -3,23 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include "mysql/sql_text.h"
 #include "schema/table_schema.h"
 #include "util/table_filter.h"
+#include "util/text.h"
 
 namespace cdc::plan {
 
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool same_name(std::string_view a, std::string_view b) { return lower(a) == lower(b); }  // column names are case-insensitive
 
 std::string table_name(const TableRef& ref) { return fmt::format("{}.{}", ref.database, ref.table); }
 
@@ -33,8 +25,8 @@ std::string where_table(const TableRef& ref) {
 }
 
 std::optional<KeyKind> kind_of(std::string_view data_type, std::string_view column_type, std::uint32_t collation_id) {
-  const std::string type = lower(data_type);
-  const bool is_unsigned = lower(column_type).find("unsigned") != std::string::npos;
+  const std::string type = to_lower(data_type);
+  const bool is_unsigned = to_lower(column_type).find("unsigned") != std::string::npos;
   if (type == "tinyint" || type == "smallint" || type == "mediumint" || type == "int" || type == "integer" ||
       type == "bigint")
     return is_unsigned ? KeyKind::unsigned_integer : KeyKind::signed_integer;
@@ -198,7 +190,7 @@ Result<TableKey> describe_table(mysql::Connection& connection, const TableRef& r
   // columns (several NULLs may share a unique index); else nothing, and rows are whole values.
   const auto not_null = [&](const std::string& name) {
     for (std::size_t i = 0; i < table.columns.size(); ++i)
-      if (same_name(table.columns[i].name, name)) return !described[i].nullable;
+      if (iequals(table.columns[i].name, name)) return !described[i].nullable;
     return false;
   };
   for (std::size_t i = 0; i < indexes.size(); ++i) {
@@ -212,7 +204,7 @@ Result<TableKey> describe_table(mysql::Connection& connection, const TableRef& r
   if (chunk_key != nullptr) {
     for (const auto& [index, index_columns] : indexes) {
       if (index_columns.size() < chunk_key->columns.size()) continue;
-      if (std::equal(chunk_key->columns.begin(), chunk_key->columns.end(), index_columns.begin(), same_name)) {
+      if (std::equal(chunk_key->columns.begin(), chunk_key->columns.end(), index_columns.begin(), iequals)) {  // names are case-insensitive
         table.index = index;
         key_columns = chunk_key->columns;
         if (index == "PRIMARY") break;
@@ -234,7 +226,7 @@ Result<TableKey> describe_table(mysql::Connection& connection, const TableRef& r
   for (const std::string& name : key_columns) {
     std::size_t at = table.columns.size();
     for (std::size_t i = 0; i < table.columns.size(); ++i)
-      if (same_name(table.columns[i].name, name)) at = i;
+      if (iequals(table.columns[i].name, name)) at = i;
     if (at == table.columns.size())
       return fail(Errc::usage, fmt::format("{}: no column {}", table_name(ref), name));
     const records::ChunkColumn& column = table.columns[at];

@@ -11,6 +11,7 @@
 #include <iconv.h>
 
 #include "ndjson/writer.h"
+#include "util/text.h"
 
 namespace cdc::rowimage {
 
@@ -107,20 +108,6 @@ constexpr char32_t kReplacement = 0xFFFD;
 
 const unsigned char* bytes_of(std::string_view text) {
   return reinterpret_cast<const unsigned char*>(text.data());
-}
-
-// Eight bytes per step: most text in single-byte charsets is plain ASCII and passes through.
-bool is_ascii(std::string_view text) {
-  const char* p = text.data();
-  const char* const end = p + text.size();
-  std::uint64_t any = 0;
-  for (; end - p >= 8; p += 8) {
-    std::uint64_t word;
-    std::memcpy(&word, p, sizeof word);  // an unaligned load, without UB
-    any |= word;
-  }
-  for (; p < end; ++p) any |= static_cast<unsigned char>(*p);
-  return (any & 0x8080808080808080ULL) == 0;
 }
 
 // Appends UTF-8 to the scratch buffer. The buffer's size() is the window in use and only grows,

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "ndjson/utf8.h"
+#include "util/text.h"
 
 namespace cdc::rowimage {
 
@@ -68,7 +69,6 @@ class PathParser {
   }
 
  private:
-  static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
   [[nodiscard]] bool at_end() const { return at_ >= path_.size(); }
   [[nodiscard]] char peek() const { return path_[at_]; }
   bool take(char c) {

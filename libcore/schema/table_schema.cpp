@@ -9,19 +9,11 @@
 
 #include "mysql/sql_text.h"
 #include "rowimage/charset.h"
+#include "util/text.h"
 
 namespace cdc::schema {
 
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
-bool iequals(std::string_view a, std::string_view b) { return lower(a) == lower(b); }
 
 constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
 
@@ -204,9 +196,9 @@ std::string sql_string_literal(std::string_view text) {
 
 std::optional<std::vector<std::string>> parse_enum_set_labels(std::string_view column_type) {
   std::string_view rest;
-  if (lower(column_type.substr(0, 5)) == "enum(")
+  if (to_lower(column_type.substr(0, 5)) == "enum(")
     rest = column_type.substr(5);
-  else if (lower(column_type.substr(0, 4)) == "set(")
+  else if (to_lower(column_type.substr(0, 4)) == "set(")
     rest = column_type.substr(4);
   else
     return std::nullopt;
@@ -287,8 +279,8 @@ Result<TableSchema> table_schema_from_rows(const InformationSchemaRows& rows) {
       return fail(Errc::server, "information_schema.COLUMNS row without COLUMN_NAME or ORDINAL_POSITION");
     ColumnSchema column;
     column.name = **name;
-    column.data_type = lower(text_or_empty(row, col_data_type));
-    const std::string column_type = lower(text_or_empty(row, col_column_type));
+    column.data_type = to_lower(text_or_empty(row, col_data_type));
+    const std::string column_type = to_lower(text_or_empty(row, col_column_type));
     column.charset = std::string(text_or_empty(row, col_charset));
     if (is_numeric_type(column.data_type)) column.is_unsigned = column_type.find(" unsigned") != std::string::npos;
     // MariaDB's YEAR is an unsigned one-byte field and logs a signedness bit saying so (MySQL
@@ -491,10 +483,6 @@ bool is_plain_identifier(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
   });
-}
-
-bool is_ascii(std::string_view text) {
-  return std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
 }
 
 int hex_digit(char c) {

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "mysql/sql_text.h"
+#include "util/text.h"
 
 namespace cdc::snapshot {
 
@@ -17,19 +18,13 @@ bool contains(std::string_view haystack, std::string_view needle) {
   return haystack.find(needle) != std::string_view::npos;
 }
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 bool is_binary_type(std::string_view type) {
-  const std::string t = lower(type);
+  const std::string t = to_lower(type);
   return t.starts_with("binary") || t.starts_with("varbinary") || contains(t, "blob");
 }
 
 bool is_numeric_type(std::string_view type) {
-  const std::string t = lower(type);
+  const std::string t = to_lower(type);
   return contains(t, "int") || t.starts_with("decimal") || t.starts_with("numeric") || t.starts_with("float") ||
          t.starts_with("double") || t.starts_with("real") || t.starts_with("bit") || t.starts_with("year");
 }
@@ -135,7 +130,7 @@ Result<std::string> bound_literal(simdjson::dom::element value, std::string_view
         return std::string(text);
       }
       std::string_view literal = text;
-      if (lower(key_type).starts_with("timestamp") && literal.ends_with('Z')) literal.remove_suffix(1);
+      if (to_lower(key_type).starts_with("timestamp") && literal.ends_with('Z')) literal.remove_suffix(1);
       return "_utf8mb4 X'" + mysql::hex_digits(literal) + "'";
     }
     default:
@@ -154,7 +149,7 @@ Result<std::string> select_sql(const records::Chunk& chunk) {
     const std::string name = mysql::quote_identifier(chunk.columns[i].name);
     // MariaDB's INET6/UUID (and 11.3's INET4) are sent as text, but the binlog has their
     // bytes, in the order CAST AS BINARY gives them (checked against cdc-stream on 10.11).
-    const std::string type = lower(chunk.columns[i].type);
+    const std::string type = to_lower(chunk.columns[i].type);
     if (type == "inet6" || type == "uuid") {
       sql += "CAST(" + name + " AS BINARY(16))";
     } else if (type == "inet4") {

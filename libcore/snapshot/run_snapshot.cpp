@@ -8,9 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <thread>
 
 #include "mysql/sql_text.h"
@@ -141,10 +139,6 @@ Result<void> check_table(mysql::Connection& connection, const records::Chunk& ch
                               chunk.key_types[i]));
   }
   return {};
-}
-
-Result<void> system_error(std::string_view what, const std::string& path) {
-  return fail(Errc::io, fmt::format("{} {}: {}", what, path, std::strerror(errno)));
 }
 
 // Progress on stderr: one line redrawn in place.
@@ -368,7 +362,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
   int dir_fd = -1;
   if (options.output_dir) {
     dir_fd = ::open(options.output_dir->c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir_fd < 0) return fail(system_error("cannot open the output directory", *options.output_dir).error());
+    if (dir_fd < 0) return errno_error("cannot open the output directory", *options.output_dir);
   }
   struct DirCloser {
     int fd;
@@ -397,7 +391,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
     Input input{path == "-" ? std::string("stdin") : path, stdin_fd};
     if (path != "-") {
       input.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (input.fd < 0) return fail(system_error("cannot open", path).error());
+      if (input.fd < 0) return errno_error("cannot open", path);
     }
     opened.push_back(input);
     const auto lines = count_chunk_lines(input.fd);
@@ -477,18 +471,18 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
         const std::string partial = name + ".partial";
         const std::string partial_path = *options.output_dir + "/" + partial;
         const int fd = ::openat(dir_fd, partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0) return fail(system_error("cannot create", partial_path).error());
+        if (fd < 0) return errno_error("cannot create", partial_path);
         const Flush to_file = [&](ndjson::Writer& writer, std::uint64_t rows) {
           progress.rows(rows);
           return writer.flush_to(fd, partial_path);
         };
         auto done = read_chunk(*connection, *chunk, out, to_file, &gtids);
         Result<void> finished = done ? out.flush_to(fd, partial_path) : Result<void>{};
-        if (done && finished && ::fsync(fd) != 0) finished = system_error("fsync failed on", partial_path);
+        if (done && finished && ::fsync(fd) != 0) finished = errno_error("fsync failed on", partial_path);
         ::close(fd);
         if (done && finished && ::renameat(dir_fd, partial.c_str(), dir_fd, name.c_str()) != 0)
-          finished = system_error("cannot rename to", *options.output_dir + "/" + name);
-        if (done && finished && ::fsync(dir_fd) != 0) finished = system_error("fsync failed on", *options.output_dir);
+          finished = errno_error("cannot rename to", *options.output_dir + "/" + name);
+        if (done && finished && ::fsync(dir_fd) != 0) finished = errno_error("fsync failed on", *options.output_dir);
         if (!finished) return fail(finished.error());
         return done;
       };

@@ -6,17 +6,13 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
 #include <utility>
+
+#include "util/fd_io.h"
 
 namespace cdc::stream {
 
 namespace {
-
-Unexpected system_error(std::string_view what, const std::string& path) {
-  return fail(Errc::io, fmt::format("{} {}: {}", what, path, std::strerror(errno)));
-}
 
 const std::string kNoState;
 
@@ -39,9 +35,9 @@ Result<Checkpoint> Checkpoint::open(const std::optional<std::string>& state_path
   const std::string& path = *output_path;
   checkpoint.output_name_ = path;
   checkpoint.output_fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (checkpoint.output_fd_ < 0) return system_error("cannot open --output", path);
+  if (checkpoint.output_fd_ < 0) return errno_error("cannot open --output", path);
   struct stat info {};
-  if (::fstat(checkpoint.output_fd_, &info) != 0) return system_error("cannot stat", path);
+  if (::fstat(checkpoint.output_fd_, &info) != 0) return errno_error("cannot stat", path);
   const auto size = static_cast<std::uint64_t>(info.st_size);
   const std::optional<StreamState>& saved = checkpoint.loaded_;
   std::uint64_t keep = 0;
@@ -133,7 +129,7 @@ Result<void> Checkpoint::commit(ChangeWriter& writer, gtid::Position position, g
 Result<void> Checkpoint::commit(ChangeWriter& writer, gtid::Position position, gtid::FilePosition file,
                                 std::string gtid, Span span) {
   if (auto flushed = writer.flush(); !flushed) return flushed;
-  if (output_fd_ >= 0 && state_ && ::fdatasync(output_fd_) != 0) return system_error("fsync failed on", output_name_);
+  if (output_fd_ >= 0 && state_ && ::fdatasync(output_fd_) != 0) return errno_error("fsync failed on", output_name_);
   // A span stays open until span_end is committed; the output ends with a closed span only
   // as long as nothing was written after the span_end line.
   bool open = span_open_;
@@ -175,14 +171,14 @@ Result<void> Checkpoint::roll_back(ChangeWriter& writer) {
 
 Result<void> Checkpoint::close(ChangeWriter& writer) {
   if (auto flushed = writer.flush(); !flushed) return flushed;
-  if (output_fd_ >= 0 && ::fsync(output_fd_) != 0) return system_error("fsync failed on", output_name_);
+  if (output_fd_ >= 0 && ::fsync(output_fd_) != 0) return errno_error("fsync failed on", output_name_);
   return {};
 }
 
 Result<void> Checkpoint::cut_output_back(const std::string& path) {
   if (::ftruncate(output_fd_, static_cast<off_t>(committed_bytes_)) != 0)
-    return system_error("cannot cut back", path);
-  if (::lseek(output_fd_, static_cast<off_t>(committed_bytes_), SEEK_SET) < 0) return system_error("cannot seek in", path);
+    return errno_error("cannot cut back", path);
+  if (::lseek(output_fd_, static_cast<off_t>(committed_bytes_), SEEK_SET) < 0) return errno_error("cannot seek in", path);
   return {};
 }
 

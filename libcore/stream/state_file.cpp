@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <cstring>
 #include <ctime>
 
 #include "util/fd_io.h"
@@ -25,10 +24,6 @@ std::string directory_of(const std::string& path) {
   return path.substr(0, slash);
 }
 
-Unexpected system_error(std::string_view what, const std::string& path) {
-  return fail(Errc::io, fmt::format("{} {}: {}", what, path, std::strerror(errno)));
-}
-
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
   std::tm parts{};
@@ -41,20 +36,20 @@ std::string utc_now() {
 Result<StateFile> StateFile::open(std::string path) {
   const std::string lock_path = path + ".lock";
   const int lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (lock_fd < 0) return system_error("cannot create the lock file", lock_path);
+  if (lock_fd < 0) return errno_error("cannot create the lock file", lock_path);
   if (::flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(lock_fd);
     if (errno == EWOULDBLOCK)
       return fail(Errc::usage, fmt::format("{} is in use by another cdc-stream (it holds {}); one state file "
                                            "belongs to one run",
                                            path, lock_path));
-    return system_error("cannot lock", lock_path);
+    return errno_error("cannot lock", lock_path);
   }
   const std::string directory = directory_of(path);
   const int dir_fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd < 0) {
     ::close(lock_fd);
-    return system_error("cannot open the directory of the state file", directory);
+    return errno_error("cannot open the directory of the state file", directory);
   }
   return StateFile(std::move(path), lock_fd, dir_fd);
 }
@@ -82,7 +77,7 @@ Result<std::optional<StreamState>> StateFile::load() const {
   const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return std::optional<StreamState>{};
-    return system_error("cannot read the state file", path_);
+    return errno_error("cannot read the state file", path_);
   }
   std::string text;
   char buffer[4096];
@@ -110,7 +105,7 @@ Result<void> StateFile::save(StreamState state) {
   const std::string text = format_state(state);
   const std::string temporary = path_ + ".tmp";
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return system_error("cannot write the state file", temporary);
+  if (fd < 0) return errno_error("cannot write the state file", temporary);
   // O_CREAT keeps the mode of a file that was there; the state names no secrets, but 0600
   // is what the documentation promises.
   (void)::fchmod(fd, 0600);
@@ -120,11 +115,11 @@ Result<void> StateFile::save(StreamState state) {
   }
   if (::fsync(fd) != 0) {
     ::close(fd);
-    return system_error("fsync failed on", temporary);
+    return errno_error("fsync failed on", temporary);
   }
-  if (::close(fd) != 0) return system_error("closing failed:", temporary);
-  if (::rename(temporary.c_str(), path_.c_str()) != 0) return system_error("cannot rename the state file to", path_);
-  if (::fsync(dir_fd_) != 0) return system_error("fsync failed on the directory of", path_);
+  if (::close(fd) != 0) return errno_error("closing failed:", temporary);
+  if (::rename(temporary.c_str(), path_.c_str()) != 0) return errno_error("cannot rename the state file to", path_);
+  if (::fsync(dir_fd_) != 0) return errno_error("fsync failed on the directory of", path_);
   return {};
 }
 

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include <unistd.h>
 
@@ -32,6 +33,13 @@ Result<std::size_t> read_some(int fd, char* buffer, std::size_t size, std::strin
     if (errno == EINTR) continue;
     return fail(Errc::io, std::string(what) + ": read failed: " + std::strerror(errno));
   }
+}
+
+Unexpected errno_error(std::string_view what, std::string_view path) {
+  const char* const reason = std::strerror(errno);
+  std::string message;
+  message.append(what).append(" ").append(path).append(": ").append(reason);
+  return fail(Errc::io, std::move(message));
 }
 
 bool is_broken_pipe(const Error& error) noexcept {

@@ -16,4 +16,8 @@ Result<std::size_t> read_some(int fd, char* buffer, std::size_t size, std::strin
 
 [[nodiscard]] bool is_broken_pipe(const Error& error) noexcept;
 
+// The system call that just failed, as Errc::io "<what> <path>: <strerror(errno)>", e.g.
+// "cannot rename the state file to /var/lib/cdc/state.json: Permission denied".
+[[nodiscard]] Unexpected errno_error(std::string_view what, std::string_view path);
+
 }  // namespace cdc
