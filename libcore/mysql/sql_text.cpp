@@ -24,4 +24,13 @@ std::string hex_digits(std::string_view bytes) {
   return out;
 }
 
+std::string text_literal(std::string_view utf8) { return "_utf8mb4 " + bytes_literal(utf8); }
+
+std::string bytes_literal(std::string_view bytes) {
+  std::string out = "X'";
+  out += hex_digits(bytes);
+  out += '\'';
+  return out;
+}
+
 }  // namespace cdc::mysql

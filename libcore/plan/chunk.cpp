@@ -149,10 +149,9 @@ Result<std::string> sql_literal(const KeyColumn& column, std::string_view value)
       return fmt::format("'{}'", text);
     }
     case KeyKind::text:
-      // An introducer makes the literal coercible, so the column's collation compares.
-      return value.empty() ? std::string("_utf8mb4''") : fmt::format("_utf8mb4 X'{}'", mysql::hex_digits(value));
+      return mysql::text_literal(value);
     case KeyKind::binary:
-      return value.empty() ? std::string("_binary''") : fmt::format("X'{}'", mysql::hex_digits(value));
+      return mysql::bytes_literal(value);
   }
   return fail(Errc::internal, "unknown key kind");
 }

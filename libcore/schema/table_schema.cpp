@@ -191,7 +191,7 @@ std::string sql_string_literal(std::string_view text) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
   });
   if (plain) return fmt::format("'{}'", text);
-  return fmt::format("X'{}'", mysql::hex_digits(text));
+  return mysql::bytes_literal(text);
 }
 
 std::optional<std::vector<std::string>> parse_enum_set_labels(std::string_view column_type) {
@@ -506,7 +506,7 @@ Result<void> labels_to_column_charsets(mysql::Connection& connection, TableSchem
       for (auto& label : *values) {
         if (rowimage::is_ascii_compatible(charset) && is_ascii(label)) continue;
         select += select.empty() ? "SELECT " : ", ";
-        select += fmt::format("HEX(CONVERT(_utf8mb4 X'{}' USING {}))", mysql::hex_digits(label), column.charset);
+        select += fmt::format("HEX(CONVERT({} USING {}))", mysql::text_literal(label), column.charset);
         labels.push_back(&label);
       }
   }

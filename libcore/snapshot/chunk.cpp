@@ -123,7 +123,7 @@ Result<std::string> bound_literal(simdjson::dom::element value, std::string_view
       if (is_binary_type(key_type)) {
         const auto bytes = decode_base64(text);
         if (!bytes) return bad(fmt::format("key type {} needs base64, got \"{}\"", key_type, text));
-        return "X'" + mysql::hex_digits(*bytes) + "'";
+        return mysql::bytes_literal(*bytes);
       }
       if (is_numeric_type(key_type)) {
         if (!is_decimal_text(text)) return bad(fmt::format("key type {} needs a number, got \"{}\"", key_type, text));
@@ -131,7 +131,7 @@ Result<std::string> bound_literal(simdjson::dom::element value, std::string_view
       }
       std::string_view literal = text;
       if (to_lower(key_type).starts_with("timestamp") && literal.ends_with('Z')) literal.remove_suffix(1);
-      return "_utf8mb4 X'" + mysql::hex_digits(literal) + "'";
+      return mysql::text_literal(literal);
     }
     default:
       return bad(fmt::format("a key bound must be a number or a string (key type {})", key_type));

@@ -34,8 +34,7 @@ Result<std::string> GtidAtOffset::position(mysql::Connection& sql, const gtid::F
     if (advanced.error().code == Errc::unavailable) return fail(std::move(advanced).error());
     // Anything else (the file purged, a refused privilege): BINLOG_GTID_POS below.
   }
-  auto asked = sql.query(fmt::format("SELECT BINLOG_GTID_POS(_utf8mb4 X'{}', {})", mysql::hex_digits(point.file),
-                                     point.offset));
+  auto asked = sql.query(fmt::format("SELECT BINLOG_GTID_POS({}, {})", mysql::text_literal(point.file), point.offset));
   if (!asked) return fail(std::move(asked).error());
   last_source_ = Source::asked;
   std::string text;

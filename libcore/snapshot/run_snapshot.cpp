@@ -29,9 +29,6 @@ std::int64_t now_ms() {
       .count();
 }
 
-// 'text' as a SQL string literal; hex, so nothing needs escaping.
-std::string text_literal(std::string_view text) { return "_utf8mb4 X'" + mysql::hex_digits(text) + "'"; }
-
 bool is_mariadb(const mysql::Connection& connection) {
   return connection.server_version().find("MariaDB") != std::string::npos;
 }
@@ -120,7 +117,7 @@ Result<void> check_table(mysql::Connection& connection, const records::Chunk& ch
   auto columns = connection.query(
       fmt::format("SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = {} AND "
                   "TABLE_NAME = {}",
-                  text_literal(chunk.db), text_literal(chunk.table)));
+                  mysql::text_literal(chunk.db), mysql::text_literal(chunk.table)));
   if (!columns) return fail(columns.error());
   if (columns->rows.empty())
     return fail(Errc::corrupt_input,

@@ -62,11 +62,6 @@ bool is_disconnect(unsigned number) {
          number == 1927 || number == 1317;
 }
 
-std::string hex_literal(std::string_view bytes) { return "X'" + cdc::mysql::hex_digits(bytes) + "'"; }
-// Text as an exact utf8mb4 literal: no escaping questions, whatever the bytes.
-std::string text_literal(std::string_view utf8) { return "_utf8mb4 " + hex_literal(utf8); }
-
-
 class Random {
  public:
   explicit Random(std::uint64_t seed) : engine_(seed) {}
@@ -411,7 +406,7 @@ class Load {
     for (std::size_t i = 0; i < row->size(); ++i) {
       const auto& value = (*row)[i];
       if (!value) fatal("a key column is NULL");
-      key.push_back(schema_.key_is_binary[i] ? hex_literal(*value) : *value);
+      key.push_back(schema_.key_is_binary[i] ? cdc::mysql::bytes_literal(*value) : *value);
     }
     return key;
   }
@@ -420,9 +415,9 @@ class Load {
     switch (kind_) {
       case Kind::int_key: return {fmt::format("{}", random_.between(0, static_cast<std::int64_t>(key_space_) - 1))};
       case Kind::composite:
-        return {fmt::format("{}", random_.between(0, 3)), hex_literal(random_.bytes(1, 8)),
+        return {fmt::format("{}", random_.between(0, 3)), cdc::mysql::bytes_literal(random_.bytes(1, 8)),
                 fmt::format("{}", random_.bits())};
-      case Kind::varbinary: return {hex_literal(random_.bytes(16, 16))};
+      case Kind::varbinary: return {cdc::mysql::bytes_literal(random_.bytes(16, 16))};
     }
     return {};
   }
@@ -434,7 +429,7 @@ class Load {
                 c_value(),
                 maybe_null(random_, decimal_literal(random_)),
                 maybe_null(random_, datetime3_literal(random_)),
-                maybe_null(random_, hex_literal(random_.bytes(0, 32))),
+                maybe_null(random_, cdc::mysql::bytes_literal(random_.bytes(0, 32))),
                 maybe_null(random_, timestamp6_literal(random_))};
       case Kind::composite: return {note_value(), maybe_null(random_, double_literal(random_))};
       case Kind::varbinary:
@@ -444,9 +439,9 @@ class Load {
     return {};
   }
 
-  std::string c_value() { return maybe_null(random_, text_literal(random_.text(kLatinPieces, 40))); }
-  std::string note_value() { return maybe_null(random_, text_literal(random_.text(kUtf8Pieces, 20))); }
-  std::string payload_value() { return maybe_null(random_, text_literal(random_.text(kLatinPieces, 60))); }
+  std::string c_value() { return maybe_null(random_, cdc::mysql::text_literal(random_.text(kLatinPieces, 40))); }
+  std::string note_value() { return maybe_null(random_, cdc::mysql::text_literal(random_.text(kUtf8Pieces, 20))); }
+  std::string payload_value() { return maybe_null(random_, cdc::mysql::text_literal(random_.text(kLatinPieces, 60))); }
 
   // "col = value, ..." for every non-key column.
   std::string assignments() {

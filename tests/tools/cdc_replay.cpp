@@ -203,7 +203,7 @@ std::optional<std::string> literal(const Column& column, const Value& value, std
       if (is_one_of(type, {"double", "float", "real"}) && value.text.find_first_of("eE") == std::string::npos)
         return value.text + "e0";
       return value.text;
-    case Value::Type::json: return "_utf8mb4 X'" + cdc::mysql::hex_digits(value.text) + "'";
+    case Value::Type::json: return cdc::mysql::text_literal(value.text);
     case Value::Type::string: break;
   }
   if (is_one_of(type, {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"})) {
@@ -212,7 +212,7 @@ std::optional<std::string> literal(const Column& column, const Value& value, std
       problem = fmt::format("column {} ({}): not base64: {:.80}", column.name, type, value.text);
       return std::nullopt;
     }
-    return "X'" + cdc::mysql::hex_digits(*bytes) + "'";
+    return cdc::mysql::bytes_literal(*bytes);
   }
   if (is_one_of(type, {"geometry", "point", "linestring", "polygon", "multipoint", "multilinestring", "multipolygon",
                        "geometrycollection"})) {
@@ -227,7 +227,7 @@ std::optional<std::string> literal(const Column& column, const Value& value, std
   }
   std::string_view text = value.text;
   if (type == "timestamp" && !text.empty() && text.back() == 'Z') text.remove_suffix(1);
-  return "_utf8mb4 X'" + cdc::mysql::hex_digits(text) + "'";
+  return cdc::mysql::text_literal(text);
 }
 
 class Connection {
