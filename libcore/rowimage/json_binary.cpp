@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "rowimage/scalar_values.h"
+
 namespace cdc::rowimage {
 
 namespace {
@@ -76,34 +78,6 @@ std::string_view temporal_name(std::uint8_t field_type) {
     default: return "DATETIME";
   }
 }
-
-// Bytes that hold 0..9 decimal digits in MySQL's binary DECIMAL (strings/decimal.cc dig2bytes).
-constexpr std::array<std::size_t, 10> kDigitBytes = {0, 1, 1, 2, 2, 3, 3, 4, 4, 4};
-constexpr std::array<std::uint32_t, 10> kPow10 = {1,      10,      100,      1000,      10000,
-                                                  100000, 1000000, 10000000, 100000000, 1000000000};
-constexpr std::size_t kDigitsPerGroup = 9;
-constexpr unsigned kMaxDecimalPrecision = 65;  // DECIMAL_MAX_PRECISION
-constexpr unsigned kMaxDecimalScale = 30;      // DECIMAL_MAX_SCALE
-
-// Text buffer on the stack; appends never overflow (the caller sizes it for the worst case).
-template <std::size_t N>
-struct StackText {
-  std::array<char, N> chars{};
-  std::size_t size = 0;
-  void push(char c) {
-    if (size < N) chars[size++] = c;
-  }
-  // value written with exactly `width` digits (value < 10^width).
-  void digits(std::uint32_t value, std::size_t width) {
-    for (std::size_t i = width; i > 0; --i) {
-      const std::size_t at = size + i - 1;
-      if (at < N) chars[at] = static_cast<char>('0' + value % 10);
-      value /= 10;
-    }
-    size = size + width < N ? size + width : N;
-  }
-  [[nodiscard]] std::string_view view() const { return {chars.data(), size}; }
-};
 
 }  // namespace
 
@@ -440,13 +414,7 @@ bool JsonBinaryDecoder::write_decimal(std::span<const std::uint8_t> bytes, std::
     return fail(Errc::corrupt_input,
                 fmt::format("JSON: DECIMAL at offset {}: precision {}, scale {} out of range", offset, precision, scale));
   }
-  const std::size_t integer_digits = precision - scale;
-  const std::size_t integer_groups = integer_digits / kDigitsPerGroup;
-  const std::size_t integer_partial = integer_digits % kDigitsPerGroup;
-  const std::size_t fraction_groups = scale / kDigitsPerGroup;
-  const std::size_t fraction_partial = scale % kDigitsPerGroup;
-  const std::size_t expected = kDigitBytes[integer_partial] + 4 * integer_groups + 4 * fraction_groups +
-                               kDigitBytes[fraction_partial];
+  const std::size_t expected = decimal_binary_size(precision, scale);
   const std::span<const std::uint8_t> value = bytes.subspan(2);
   if (value.size() != expected) {
     return fail(Errc::corrupt_input, fmt::format("JSON: DECIMAL({},{}) at offset {}: {} value bytes, expected {}",
@@ -456,46 +424,14 @@ bool JsonBinaryDecoder::write_decimal(std::span<const std::uint8_t> bytes, std::
     out.raw_number("0");
     return true;
   }
-
-  const bool negative = (value[0] & 0x80U) == 0;
-  const std::uint8_t mask = negative ? 0xffU : 0x00U;
-  std::size_t at = 0;
-  bool bad = false;
-  // One group of `digits` decimal digits stored in kDigitBytes[digits] bytes, big-endian.
-  const auto group = [&](std::size_t digits) -> std::uint32_t {
-    std::uint32_t number = 0;
-    for (std::size_t i = 0; i < kDigitBytes[digits]; ++i, ++at) {
-      std::uint8_t byte = value[at];
-      if (at == 0) byte ^= 0x80U;
-      number = (number << 8) | static_cast<std::uint8_t>(byte ^ mask);
-    }
-    if (number >= kPow10[digits]) bad = true;
-    return number;
-  };
-
-  // Integer part into its own buffer first, so leading zeros can be dropped.
-  StackText<kMaxDecimalPrecision + 9> integer;
-  if (integer_partial > 0) integer.digits(group(integer_partial), integer_partial);
-  for (std::size_t i = 0; i < integer_groups; ++i) integer.digits(group(kDigitsPerGroup), kDigitsPerGroup);
-  StackText<kMaxDecimalScale + 9> fraction;
-  for (std::size_t i = 0; i < fraction_groups; ++i) fraction.digits(group(kDigitsPerGroup), kDigitsPerGroup);
-  if (fraction_partial > 0) fraction.digits(group(fraction_partial), fraction_partial);
-  if (bad) {
+  DecimalTextBuffer buffer;
+  const DecimalText decimal = decode_decimal_text(value.data(), precision, scale, buffer);
+  if (decimal.text.empty()) {
     return fail(Errc::corrupt_input,
                 fmt::format("JSON: DECIMAL({},{}) at offset {}: a digit group is out of range", precision, scale, offset));
   }
-
-  StackText<kMaxDecimalPrecision + kMaxDecimalScale + 4> text;
-  if (negative) text.push('-');
-  std::string_view integer_text = integer.view();
-  while (!integer_text.empty() && integer_text.front() == '0') integer_text.remove_prefix(1);
-  if (integer_text.empty()) integer_text = "0";
-  for (const char c : integer_text) text.push(c);
-  if (scale > 0) {
-    text.push('.');
-    for (const char c : fraction.view()) text.push(c);
-  }
-  out.raw_number(text.view());
+  // '-' whenever the sign bit says negative, also for a zero (unlike the row values).
+  out.raw_number(decimal.text);
   return true;
 }
 

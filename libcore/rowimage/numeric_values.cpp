@@ -71,8 +71,6 @@ constexpr std::size_t kPutSlack = 8;
   }
 }
 
-// strings/decimal.c: how many bytes hold a group of 0..9 decimal digits.
-constexpr std::array<std::uint8_t, 10> kDigitGroupBytes = {0, 1, 1, 2, 2, 3, 3, 4, 4, 4};
 constexpr std::array<std::uint32_t, 10> kPowersOf10 = {
     1, 10, 100, 1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000, 1'000'000'000};
 constexpr unsigned kDigitsPerGroup = 9;
@@ -95,7 +93,7 @@ class DecimalGroups {
 
   // The next group of `width` (1..9) digits.
   [[gnu::always_inline]] std::uint32_t next(unsigned width) {
-    const unsigned bytes = kDigitGroupBytes[width];
+    const unsigned bytes = kDecimalGroupBytes[width];
     std::uint32_t group = 0;
     switch (bytes) {
       case 4: group = std::uint32_t{p_[0]} << 24 | std::uint32_t{p_[1]} << 16 | std::uint32_t{p_[2]} << 8 | p_[3]; break;
@@ -116,7 +114,87 @@ class DecimalGroups {
   std::uint32_t first_ = 0x80;  // the sign bit, flipped in the first group only
 };
 
+// The binary DECIMAL, as strings/decimal.c decimal2bin writes it and bin2decimal reads it:
+//   - the integer part (precision - scale digits) and the fraction (scale digits) are cut
+//     into groups of 9 digits, each stored big-endian in 4 bytes; the integer part's
+//     leftmost group and the fraction's rightmost group may be partial, holding
+//     precision-scale % 9 and scale % 9 digits in kDecimalGroupBytes[digits] bytes;
+//   - a partial fraction group holds its digits as a number: scale 2 stores .50 as 50;
+//   - the top bit of the first byte is flipped (set for non-negative values), and a
+//     negative value has every bit inverted, so the bytes sort like the numbers.
+// The precision and scale fix the size, so the value carries no length.
+//
+// One pass over the groups, integer part (partial group first) then fraction (partial group
+// last), writing "[-]int[.frac]" as they come. buffer[0] is kept for the sign, known only once
+// every digit is seen. Inlined into decode_newdecimal, the row values' hot path.
+[[gnu::always_inline]] inline DecimalText decimal_text(const std::uint8_t* bytes, unsigned precision, unsigned scale,
+                                                       DecimalTextBuffer& buffer) {
+  const unsigned int_digits = precision - scale;
+  const unsigned int_full = int_digits / kDigitsPerGroup;
+  const unsigned int_partial = int_digits % kDigitsPerGroup;
+  const unsigned frac_full = scale / kDigitsPerGroup;
+  const unsigned frac_partial = scale % kDigitsPerGroup;
+  // precision >= 1, so the first byte exists.
+  const bool negative = (bytes[0] & 0x80U) == 0;
+
+  char* const digits = buffer.data() + 1;
+  char* q = digits;
+  DecimalGroups groups(bytes, negative);
+  std::uint32_t any_digit = 0;  // nonzero unless every digit is 0
+  const auto bad_group = [](std::uint32_t group, unsigned width) {
+    DecimalText bad;
+    bad.bad_group = group;
+    bad.bad_width = width;
+    return bad;
+  };
+
+  if (int_partial > 0) {
+    const std::uint32_t group = groups.next(int_partial);
+    if (group >= kPowersOf10[int_partial]) return bad_group(group, int_partial);
+    if (group != 0) q = put_significant(q, group);
+    any_digit |= group;
+  }
+  for (unsigned i = 0; i < int_full; ++i) {
+    const std::uint32_t group = groups.next(kDigitsPerGroup);
+    if (group >= kPowersOf10[kDigitsPerGroup]) return bad_group(group, kDigitsPerGroup);
+    if (q != digits) {
+      q = put_padded(q, group, kDigitsPerGroup);
+    } else if (group != 0) {
+      q = put_significant(q, group);
+    }
+    any_digit |= group;
+  }
+  if (q == digits) *q++ = '0';
+  if (scale > 0) {
+    *q++ = '.';
+    for (unsigned i = 0; i < frac_full; ++i) {
+      const std::uint32_t group = groups.next(kDigitsPerGroup);
+      if (group >= kPowersOf10[kDigitsPerGroup]) return bad_group(group, kDigitsPerGroup);
+      q = put_padded(q, group, kDigitsPerGroup);
+      any_digit |= group;
+    }
+    if (frac_partial > 0) {
+      const std::uint32_t group = groups.next(frac_partial);
+      if (group >= kPowersOf10[frac_partial]) return bad_group(group, frac_partial);
+      q = put_padded(q, group, frac_partial);
+      any_digit |= group;
+    }
+  }
+
+  char* first = digits;
+  if (negative) *--first = '-';
+  DecimalText out;
+  out.text = std::string_view(first, static_cast<std::size_t>(q - first));
+  out.is_zero = any_digit == 0;
+  return out;
+}
+
 }  // namespace
+
+DecimalText decode_decimal_text(const std::uint8_t* bytes, unsigned precision, unsigned scale,
+                                DecimalTextBuffer& buffer) {
+  return decimal_text(bytes, precision, scale, buffer);
+}
 
 void decode_integer(ByteReader& in, ColumnType type, bool is_unsigned, ndjson::Writer& out) {
   std::size_t width = 0;
@@ -157,15 +235,7 @@ void decode_double(ByteReader& in, ndjson::Writer& out) {
   out.floating(std::bit_cast<double>(bits));
 }
 
-// The binary DECIMAL, as strings/decimal.c decimal2bin writes it and bin2decimal reads it:
-//   - the integer part (precision - scale digits) and the fraction (scale digits) are cut
-//     into groups of 9 digits, each stored big-endian in 4 bytes; the integer part's
-//     leftmost group and the fraction's rightmost group may be partial, holding
-//     precision-scale % 9 and scale % 9 digits in kDigitGroupBytes[digits] bytes;
-//   - a partial fraction group holds its digits as a number: scale 2 stores .50 as 50;
-//   - the top bit of the first byte is flipped (set for non-negative values), and a
-//     negative value has every bit inverted, so the bytes sort like the numbers.
-// The table map's precision/scale fix the size, so the value carries no length.
+// DECIMAL: the binary form decimal_text() describes, as a JSON string.
 void decode_newdecimal(ByteReader& in, std::uint8_t precision, std::uint8_t scale,
                        ndjson::Writer& out) {
   const std::uint64_t start = in.offset();
@@ -174,71 +244,19 @@ void decode_newdecimal(ByteReader& in, std::uint8_t precision, std::uint8_t scal
     fail_at(in, start, "DECIMAL({},{}) is not a valid precision and scale", precision, scale);
     return;
   }
-  const unsigned int_digits = static_cast<unsigned>(precision - scale);
-  const unsigned int_full = int_digits / kDigitsPerGroup;
-  const unsigned int_partial = int_digits % kDigitsPerGroup;
-  const unsigned frac_full = scale / kDigitsPerGroup;
-  const unsigned frac_partial = scale % kDigitsPerGroup;
-  const std::size_t size = kDigitGroupBytes[int_partial] + 4 * std::size_t{int_full} +
-                           4 * std::size_t{frac_full} + kDigitGroupBytes[frac_partial];
-
-  const std::span<const std::uint8_t> bytes = in.bytes(size, "DECIMAL");
+  const std::span<const std::uint8_t> bytes = in.bytes(decimal_binary_size(precision, scale), "DECIMAL");
   if (!in.ok()) return;
-  // size >= 1 because precision >= 1, so the first byte exists.
-  const bool negative = (bytes.front() & 0x80U) == 0;
-
-  // One pass over the groups, integer part (partial group first) then fraction (partial
-  // group last), writing "[-]int[.frac]" as they come: the integer part without leading
-  // zeros but at least "0", every fraction digit. A group holding more than its width's
-  // digits is rejected, as bin2decimal rejects it (E_DEC_BAD_NUM); the text is then dropped.
-  // text[0] is kept for the sign, known only once every digit is seen.
-  std::array<char, 1 + kMaxDecimalPrecision + 1 + kMaxDecimalScale + kPutSlack> text;
-  char* const digits = text.data() + 1;
-  char* q = digits;
-  DecimalGroups groups(bytes.data(), negative);
-  std::uint32_t any_digit = 0;  // nonzero unless every digit is 0
-  const auto bad_group = [&](std::uint32_t group, unsigned width) {
+  DecimalTextBuffer buffer;
+  const DecimalText decimal = decimal_text(bytes.data(), precision, scale, buffer);
+  if (decimal.text.empty()) {
     fail_at(in, start, "DECIMAL({},{}) digit group {} has more than {} digits", precision, scale,
-            std::uint64_t{group}, width);
-  };
-
-  if (int_partial > 0) {
-    const std::uint32_t group = groups.next(int_partial);
-    if (group >= kPowersOf10[int_partial]) return bad_group(group, int_partial);
-    if (group != 0) q = put_significant(q, group);
-    any_digit |= group;
+            std::uint64_t{decimal.bad_group}, decimal.bad_width);
+    return;
   }
-  for (unsigned i = 0; i < int_full; ++i) {
-    const std::uint32_t group = groups.next(kDigitsPerGroup);
-    if (group >= kPowersOf10[kDigitsPerGroup]) return bad_group(group, kDigitsPerGroup);
-    if (q != digits) {
-      q = put_padded(q, group, kDigitsPerGroup);
-    } else if (group != 0) {
-      q = put_significant(q, group);
-    }
-    any_digit |= group;
-  }
-  if (q == digits) *q++ = '0';
-  if (scale > 0) {
-    *q++ = '.';
-    for (unsigned i = 0; i < frac_full; ++i) {
-      const std::uint32_t group = groups.next(kDigitsPerGroup);
-      if (group >= kPowersOf10[kDigitsPerGroup]) return bad_group(group, kDigitsPerGroup);
-      q = put_padded(q, group, kDigitsPerGroup);
-      any_digit |= group;
-    }
-    if (frac_partial > 0) {
-      const std::uint32_t group = groups.next(frac_partial);
-      if (group >= kPowersOf10[frac_partial]) return bad_group(group, frac_partial);
-      q = put_padded(q, group, frac_partial);
-      any_digit |= group;
-    }
-  }
-
   // All bits of 0.00 inverted would be "-0.00"; a number has one text, so it is "0.00".
-  char* first = digits;
-  if (negative && any_digit != 0) *--first = '-';
-  out.ascii_string(std::string_view(first, static_cast<std::size_t>(q - first)));
+  std::string_view text = decimal.text;
+  if (decimal.is_zero && text.front() == '-') text.remove_prefix(1);
+  out.ascii_string(text);
 }
 
 // MYSQL_TYPE_DECIMAL is the pre-5.0.3 DECIMAL, stored as its ASCII text padded to the

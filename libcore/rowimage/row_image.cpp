@@ -19,11 +19,7 @@ namespace {
 constexpr std::size_t kNoSize = static_cast<std::size_t>(-1);
 
 std::size_t decimal_size(std::uint8_t precision, std::uint8_t scale) {
-  // strings/decimal.c decimal_bin_size: 9 digits per 4 bytes, partial groups by dig2bytes.
-  static constexpr std::array<std::size_t, 10> kDigitBytes = {0, 1, 1, 2, 2, 3, 3, 4, 4, 4};
-  if (scale > precision) return kNoSize;
-  const std::size_t integer = precision - scale;
-  return integer / 9 * 4 + kDigitBytes[integer % 9] + scale / 9 * 4 + kDigitBytes[scale % 9];
+  return scale > precision ? kNoSize : decimal_binary_size(precision, scale);
 }
 
 std::size_t fraction_size(std::uint16_t fsp) { return (fsp + 1U) / 2U; }

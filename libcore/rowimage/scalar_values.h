@@ -27,7 +27,10 @@
 //                 "0000-00-00 00:00:00[.000000]" without the Z: it is not an instant
 // where [.f] has exactly fsp digits and is absent for fsp 0.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "column/column_type.h"
 #include "ndjson/writer.h"
@@ -54,6 +57,36 @@ void decode_double(ByteReader& in, ndjson::Writer& out);
 // The table map's meta for it is (precision << 8) | scale.
 void decode_newdecimal(ByteReader& in, std::uint8_t precision, std::uint8_t scale,
                        ndjson::Writer& out);
+
+// The one digit decoder of the binary DECIMAL, for the row values above, the row scan's value
+// sizes and JSON's opaque DECIMAL (json_binary.cpp).
+// Bytes that hold a group of 0..9 decimal digits (strings/decimal.c dig2bytes).
+inline constexpr std::array<std::uint8_t, 10> kDecimalGroupBytes = {0, 1, 1, 2, 2, 3, 3, 4, 4, 4};
+// How many bytes DECIMAL(precision, scale) takes (decimal_bin_size): 9 digits per 4 bytes,
+// partial groups by kDecimalGroupBytes. scale <= precision.
+[[nodiscard]] constexpr std::size_t decimal_binary_size(unsigned precision, unsigned scale) noexcept {
+  const unsigned integer = precision - scale;
+  return integer / 9 * std::size_t{4} + kDecimalGroupBytes[integer % 9] + scale / 9 * std::size_t{4} +
+         kDecimalGroupBytes[scale % 9];
+}
+// Room for any DECIMAL's text: sign, 65 digits, point, and 8 bytes the digit writer may write
+// past the text's end.
+using DecimalTextBuffer = std::array<char, 1 + kMaxDecimalPrecision + 1 + kMaxDecimalScale + 8>;
+struct DecimalText {
+  // "[-]int[.frac]", as decimal2string prints it: the integer part without leading zeros but
+  // at least "0", exactly `scale` fraction digits; '-' whenever the sign bit says negative,
+  // also when every digit is 0 (see is_zero). Empty when a digit group is bad.
+  std::string_view text;
+  bool is_zero = false;  // every digit is 0
+  // When text is empty: the first digit group holding more than bad_width digits, which
+  // bin2decimal rejects (E_DEC_BAD_NUM).
+  std::uint32_t bad_group = 0;
+  unsigned bad_width = 0;
+};
+// bytes: decimal_binary_size(precision, scale) of them, with 1 <= precision <= 65 and
+// scale <= min(precision, 30). The text points into buffer.
+[[nodiscard]] DecimalText decode_decimal_text(const std::uint8_t* bytes, unsigned precision, unsigned scale,
+                                              DecimalTextBuffer& buffer);
 
 // The pre-5.0 DECIMAL (MYSQL_TYPE_DECIMAL, type 0). Always fails: its length is not in the
 // binlog (see the definition).

@@ -230,6 +230,9 @@ TEST_CASE("json: opaque DECIMAL, temporal and other types") {
       {"DECIMAL(65,30) max", 246, decimal_payload(kNines, 65, 30), kNines},
       {"DECIMAL(65,30) negative, many groups", 246, decimal_payload(kDigits65, 65, 30), kDigits65},
       {"DECIMAL(20,10) leading zeros dropped", 246, decimal_payload("1.5", 20, 10), "1.5000000000"},
+      // The sign bit is printed as it is, also for a zero (the row values drop it there).
+      {"DECIMAL(3,2) negative zero", 246, decimal_payload("-0.00", 3, 2), "-0.00"},
+      {"DECIMAL(12,1) negative, partial groups", 246, decimal_payload("-1234567890.5", 12, 1), "-1234567890.5"},
       {"DATE", 10, packed_bytes(datetime_packed(2024, 9, 4, 0, 0, 0, 0)), R"("2024-09-04")"},
       {"DATE zero", 10, packed_bytes(0), R"("0000-00-00")"},
       {"DATETIME with micros", 12, packed_bytes(datetime_packed(2024, 9, 4, 10, 52, 12, 189000)),
