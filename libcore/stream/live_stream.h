@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mysql/connection_options.h"
+#include "util/exit_code.h"
 #include "util/result.h"
 
 namespace cdc::stream {
@@ -37,6 +38,16 @@ enum class LiveOutcome {
   stopped_before_ddl, // --on-ddl stop
   primary_switched,   // --require-read-only or --watch-dns
 };
+
+// The exit code of each clean end: 0, 3 (ddl_review) or 4 (primary_switch).
+[[nodiscard]] constexpr int exit_code_for(LiveOutcome outcome) noexcept {
+  switch (outcome) {
+    case LiveOutcome::stopped_before_ddl: return static_cast<int>(ExitCode::ddl_review);
+    case LiveOutcome::primary_switched: return static_cast<int>(ExitCode::primary_switch);
+    case LiveOutcome::finished: break;
+  }
+  return static_cast<int>(ExitCode::success);
+}
 
 struct LiveReporter {
   std::function<void(std::string_view)> warn;    // "warning: ..."

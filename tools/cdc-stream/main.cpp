@@ -5,7 +5,6 @@
 #include "cli/tool_cli.h"
 #include "stream/file_stream.h"
 #include "stream/live_stream.h"
-#include "util/exit_code.h"
 
 int main(int argc, char** argv) {
   cdc::cli::ToolCli cli("cdc-stream",
@@ -116,14 +115,7 @@ int main(int argc, char** argv) {
   live.skip_unknown_events = skip_unknown_events;
   const cdc::stream::LiveReporter reporter{warn, notice};
   const auto outcome = cdc::stream::run_live(live, reporter);
-  if (!outcome) return cli.finish_error(outcome.error());
-  switch (*outcome) {
-    case cdc::stream::LiveOutcome::finished:
-      break;
-    case cdc::stream::LiveOutcome::stopped_before_ddl:
-      return static_cast<int>(cdc::ExitCode::ddl_review);
-    case cdc::stream::LiveOutcome::primary_switched:
-      return static_cast<int>(cdc::ExitCode::primary_switch);
-  }
-  return cli.finish_success();
+  // A stop before a DDL (3) or at a primary switch (4) ends like a finished run: stdout closed
+  // and checked first.
+  return cli.finish(outcome, outcome ? cdc::stream::exit_code_for(*outcome) : 0);
 }
