@@ -85,11 +85,22 @@ struct ImageShape {
 };
 ImageShape image_shape(const TablePlan& plan, std::span<const std::uint8_t> present);
 
+// A value already written into the record in progress, from this image's slice of `column`:
+// where its JSON text sits in out.buffered(). write_row_image copies it instead of decoding the
+// value again (the key columns, written just before the image). Sorted by column.
+struct WrittenValue {
+  std::size_t column = 0;
+  std::size_t from = 0;
+  std::size_t size = 0;
+};
+
 // Buffers reused from row to row, so that decoding does no per-row allocation once warm.
 struct RowScratch {
   TextScratch text;
   std::vector<ColumnSlice> before;
   std::vector<ColumnSlice> after;
+  // The current row's key values (write_row_change), which the image they came from copies.
+  std::vector<WrittenValue> key_values;
   std::string name;  // positional column names ("@3") when the binlog has none
   bool lossy_text = false;  // a value without charset metadata was not UTF-8 (U+FFFD written)
   // The plan the map-taking functions below use; callers that write many rows of one map keep
@@ -129,14 +140,6 @@ void scan_row_image(ByteReader& in, const TablePlan& plan, const ImageShape& sha
 std::size_t write_row_image(const binlog::TableMap& map, const std::vector<ColumnSlice>& slices, ndjson::Writer& out,
                             RowScratch& scratch, ByteReader& errors,
                             const std::vector<ColumnSlice>* before = nullptr);
-// A value already written into the record in progress, from this image's slice of `column`:
-// where its JSON text sits in out.buffered(). write_row_image copies it instead of decoding the
-// value again (the key columns, written just before the image). Sorted by column.
-struct WrittenValue {
-  std::size_t column = 0;
-  std::size_t from = 0;
-  std::size_t size = 0;
-};
 std::size_t write_row_image(const TablePlan& plan, const std::vector<ColumnSlice>& slices, ndjson::Writer& out,
                             RowScratch& scratch, ByteReader& errors,
                             const std::vector<ColumnSlice>* before = nullptr,

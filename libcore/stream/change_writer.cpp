@@ -7,21 +7,10 @@
 #include "records/kinds.h"
 #include "records/row.h"
 #include "records/stream_lines.h"
-#include "util/bits.h"
 
 namespace cdc::stream {
 
 namespace {
-
-// Whether each image of the event holds at least one column: every row then takes bytes.
-bool shape_has_columns(const binlog::RowsEvent& event) {
-  const auto any = [&event](std::span<const std::uint8_t> bitmap) {
-    for (std::size_t i = 0; i < event.column_count && i / 8 < bitmap.size(); ++i)
-      if (lsb_bit(bitmap, i)) return true;
-    return false;
-  };
-  return (!event.has_before() || any(event.columns_before)) && (!event.has_after() || any(event.columns_after));
-}
 
 constexpr std::size_t kFlushThreshold = std::size_t{1} << 18;
 
@@ -88,33 +77,6 @@ void ChangeWriter::prepare_event(const ChangePosition& position, std::uint32_t t
   pieces_.clear();
 }
 
-void ChangeWriter::write_key(const rowimage::TablePlan& plan, const std::vector<rowimage::ColumnSlice>& slices,
-                             const std::vector<rowimage::ColumnSlice>* fallback, ByteReader& errors) {
-  out_.raw_comma_key(records::comma_key::key);
-  key_values_.clear();
-  const binlog::TableMap& map = plan.map();
-  if (map.primary_key.empty()) {
-    out_.null();  // no primary key in the binlog's metadata: see cdc-stream(1), KEYS
-    return;
-  }
-  out_.begin_object();
-  for (const std::uint32_t column : map.primary_key) {
-    out_.raw_comma_key(plan.key(column));
-    // A minimal after image may lack the key columns; the before image then has them.
-    const bool use_fallback = !slices[column].present && fallback != nullptr && (*fallback)[column].present;
-    const std::size_t from = out_.bytes_buffered();
-    rowimage::write_column_value(plan, column, use_fallback ? (*fallback)[column] : slices[column], out_, scratch_,
-                                 errors);
-    if (!use_fallback) {
-      // Kept in column order for write_row_image (a key's columns need not be in table order).
-      key_values_.push_back({column, from, out_.bytes_buffered() - from});
-      for (std::size_t k = key_values_.size() - 1; k > 0 && key_values_[k - 1].column > column; --k)
-        std::swap(key_values_[k - 1], key_values_[k]);
-    }
-  }
-  out_.end_object();
-}
-
 Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, const binlog::TableMap& map,
                                                const ChangePosition& position, std::uint32_t timestamp) {
   if (event.column_count != map.columns.size())
@@ -127,16 +89,12 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
   const TableEntry& table = table_entry(map);
   const rowimage::TablePlan& plan = table.plan;
   prepare_event(position, timestamp);
-  // Every row of the event has the same present-columns bitmaps: read them once here.
-  const rowimage::ImageShape before_shape =
-      event.has_before() ? rowimage::image_shape(plan, event.columns_before) : rowimage::ImageShape{};
-  const rowimage::ImageShape after_shape =
-      event.has_after() ? rowimage::image_shape(plan, event.columns_after) : rowimage::ImageShape{};
+  const rowimage::RowsShape shape = rowimage::rows_shape(event, plan);
   ByteReader rows(event.rows, event.rows_offset);
   std::uint64_t index = position.first_index;
   // A row image with no present columns takes no bytes; only a corrupt event has one, and
   // reading its rows would never reach their end.
-  if (!rows.empty() && !shape_has_columns(event))
+  if (!rows.empty() && !shape.has_columns)
     return fail(Errc::corrupt_input, fmt::format("{}:{}: rows event for {}.{} has {} bytes of rows but no columns in "
                                                  "its images",
                                                  position.file, position.offset, map.database, map.table,
@@ -145,38 +103,7 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
     out_.begin_object();
     out_.raw_members(records::change_op_member(change_op(event.kind)));
     out_.raw_members(table.table_members);
-    if (event.has_before()) rowimage::scan_row_image(rows, plan, before_shape, scratch_.before, scratch_);
-    if (event.has_after() && rows.ok()) {
-      const auto partial_json = event.kind == binlog::RowsKind::partial_update
-                                    ? rowimage::read_partial_json_header(rows, map, event.columns_after)
-                                    : std::span<const std::uint8_t>{};
-      rowimage::scan_row_image(rows, plan, after_shape, scratch_.after, scratch_, partial_json);
-    }
-    std::size_t unresolved_diffs = 0;
-    if (rows.ok())
-      write_key(plan, event.has_after() ? scratch_.after : scratch_.before,
-                event.has_after() && event.has_before() ? &scratch_.before : nullptr, rows);
-    if (rows.ok()) {
-      out_.raw_comma_key(records::comma_key::before);
-      if (event.has_before())
-        rowimage::write_row_image(plan, scratch_.before, out_, scratch_, rows, nullptr,
-                                  event.has_after() ? std::span<const rowimage::WrittenValue>{} : key_values_);
-      else
-        out_.null();
-    }
-    if (rows.ok()) {
-      out_.raw_comma_key(records::comma_key::after);
-      if (event.has_after())
-        unresolved_diffs = rowimage::write_row_image(plan, scratch_.after, out_, scratch_, rows,
-                                                     event.has_before() ? &scratch_.before : nullptr, key_values_);
-      else
-        out_.null();
-    }
-    if (rows.ok() && unresolved_diffs > 0) {
-      // No before document to apply MySQL's JSON diffs to: the diffs themselves.
-      out_.key(records::field::json_diffs);
-      rowimage::write_json_diffs(map, scratch_.after, &scratch_.before, out_, scratch_, rows);
-    }
+    const std::size_t unresolved_diffs = rowimage::write_row_change(rows, plan, shape, out_, scratch_);
     if (!rows.ok()) {
       out_.abandon_record();
       return fail(Errc::corrupt_input, fmt::format("{}:{}: {} row {} of {}.{}: {}", position.file, position.offset,

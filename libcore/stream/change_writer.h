@@ -9,6 +9,7 @@
 #include "binlog/decoder.h"
 #include "gtid/position.h"
 #include "ndjson/writer.h"
+#include "rowimage/row_change.h"
 #include "rowimage/row_image.h"
 #include "util/result.h"
 
@@ -81,16 +82,11 @@ class ChangeWriter {
   const TableEntry& table_entry(const binlog::TableMap& map);
   // Serializes the members of the event's lines that do not change from row to row.
   void prepare_event(const ChangePosition& position, std::uint32_t timestamp);
-  // Also notes in key_values_ where each key value taken from `slices` was written.
-  void write_key(const rowimage::TablePlan& plan, const std::vector<rowimage::ColumnSlice>& slices,
-                 const std::vector<rowimage::ColumnSlice>* fallback, ByteReader& errors);
 
   int out_fd_;
   std::string out_name_;
   ndjson::Writer out_;
   rowimage::RowScratch scratch_;
-  // The current row's key values (write_key), which the image they came from copies.
-  std::vector<rowimage::WrittenValue> key_values_;
   std::vector<TableEntry> tables_;
   std::size_t next_table_slot_ = 0;  // which entry a new map replaces once all are in use
   // The current event's pieces (prepare_event); reused, so no allocation once warm.

@@ -1,0 +1,100 @@
+#include "rowimage/row_change.h"
+
+#include <utility>
+#include <vector>
+
+#include "records/kinds.h"
+#include "records/row.h"
+#include "util/bits.h"
+
+namespace cdc::rowimage {
+
+namespace {
+
+// Writes ,"key":{..} and notes in scratch.key_values where each value taken from `slices` was
+// written, for write_row_image to copy.
+void write_key(const TablePlan& plan, const std::vector<ColumnSlice>& slices, const std::vector<ColumnSlice>* fallback,
+               ndjson::Writer& out, RowScratch& scratch, ByteReader& errors) {
+  out.raw_comma_key(records::comma_key::key);
+  std::vector<WrittenValue>& key_values = scratch.key_values;
+  key_values.clear();
+  const binlog::TableMap& map = plan.map();
+  if (map.primary_key.empty()) {
+    out.null();  // no primary key in the binlog's metadata: see cdc-stream(1), KEYS
+    return;
+  }
+  out.begin_object();
+  for (const std::uint32_t column : map.primary_key) {
+    out.raw_comma_key(plan.key(column));
+    // A minimal after image may lack the key columns; the before image then has them.
+    const bool use_fallback = !slices[column].present && fallback != nullptr && (*fallback)[column].present;
+    const std::size_t from = out.bytes_buffered();
+    write_column_value(plan, column, use_fallback ? (*fallback)[column] : slices[column], out, scratch, errors);
+    if (!use_fallback) {
+      // Kept in column order for write_row_image (a key's columns need not be in table order).
+      key_values.push_back({column, from, out.bytes_buffered() - from});
+      for (std::size_t k = key_values.size() - 1; k > 0 && key_values[k - 1].column > column; --k)
+        std::swap(key_values[k - 1], key_values[k]);
+    }
+  }
+  out.end_object();
+}
+
+}  // namespace
+
+RowsShape rows_shape(const binlog::RowsEvent& event, const TablePlan& plan) {
+  RowsShape shape;
+  shape.has_before = event.has_before();
+  shape.has_after = event.has_after();
+  shape.partial_update = event.kind == binlog::RowsKind::partial_update;
+  shape.columns_after = event.columns_after;
+  if (shape.has_before) shape.before = image_shape(plan, event.columns_before);
+  if (shape.has_after) shape.after = image_shape(plan, event.columns_after);
+  const auto any = [&event](std::span<const std::uint8_t> bitmap) {
+    for (std::size_t i = 0; i < event.column_count && i / 8 < bitmap.size(); ++i)
+      if (lsb_bit(bitmap, i)) return true;
+    return false;
+  };
+  shape.has_columns =
+      (!shape.has_before || any(event.columns_before)) && (!shape.has_after || any(event.columns_after));
+  return shape;
+}
+
+std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, ndjson::Writer& out,
+                             RowScratch& scratch) {
+  if (shape.has_before) scan_row_image(rows, plan, shape.before, scratch.before, scratch);
+  if (shape.has_after && rows.ok()) {
+    const auto partial_json = shape.partial_update
+                                  ? read_partial_json_header(rows, plan.map(), shape.columns_after)
+                                  : std::span<const std::uint8_t>{};
+    scan_row_image(rows, plan, shape.after, scratch.after, scratch, partial_json);
+  }
+  std::size_t unresolved_diffs = 0;
+  if (rows.ok())
+    write_key(plan, shape.has_after ? scratch.after : scratch.before,
+              shape.has_after && shape.has_before ? &scratch.before : nullptr, out, scratch, rows);
+  if (rows.ok()) {
+    out.raw_comma_key(records::comma_key::before);
+    if (shape.has_before)
+      write_row_image(plan, scratch.before, out, scratch, rows, nullptr,
+                      shape.has_after ? std::span<const WrittenValue>{} : scratch.key_values);
+    else
+      out.null();
+  }
+  if (rows.ok()) {
+    out.raw_comma_key(records::comma_key::after);
+    if (shape.has_after)
+      unresolved_diffs = write_row_image(plan, scratch.after, out, scratch, rows,
+                                         shape.has_before ? &scratch.before : nullptr, scratch.key_values);
+    else
+      out.null();
+  }
+  if (rows.ok() && unresolved_diffs > 0) {
+    // No before document to apply MySQL's JSON diffs to: the diffs themselves.
+    out.key(records::field::json_diffs);
+    write_json_diffs(plan.map(), scratch.after, &scratch.before, out, scratch, rows);
+  }
+  return unresolved_diffs;
+}
+
+}  // namespace cdc::rowimage

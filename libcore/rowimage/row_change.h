@@ -1,0 +1,44 @@
+#pragma once
+
+// One row of a rows event as the image members of a change line (records/row.h,
+// cdc-ndjson(5)): "key", "before", "after" and, for MySQL JSON diffs without a before document,
+// "json_diffs". The line around them (op, table, position, time) is the caller's.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "binlog/events/rows_event.h"
+#include "ndjson/writer.h"
+#include "rowimage/row_image.h"
+#include "util/byte_reader.h"
+
+namespace cdc::rowimage {
+
+// What every row of one rows event shares, worked out once per event: which images a row has
+// and the shape of each (every row of an event has the same present-columns bitmaps).
+struct RowsShape {
+  bool has_before = false;
+  bool has_after = false;
+  // PARTIAL_UPDATE_ROWS: each after image starts with its JSON-diff header.
+  bool partial_update = false;
+  std::span<const std::uint8_t> columns_after;
+  ImageShape before;
+  ImageShape after;
+  // Each image the rows have holds at least one column, so every row takes bytes. A corrupt
+  // event without any would never reach the end of its rows.
+  bool has_columns = false;
+};
+[[nodiscard]] RowsShape rows_shape(const binlog::RowsEvent& event, const TablePlan& plan);
+
+// Reads the next row from `rows` and writes ,"key":..,"before":..,"after":..[,"json_diffs":..]
+// into the object `out` has open. The key is the primary key's columns from the after image
+// (the before image where a minimal after image lacks one; null without primary-key
+// metadata), and the images copy the key values already written instead of decoding them
+// twice. Returns how many JSON diffs had no before document to apply to (written as
+// json_diffs: the line is then partial). Failures are left in `rows`; the record is then the
+// caller's to abandon.
+std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, ndjson::Writer& out,
+                             RowScratch& scratch);
+
+}  // namespace cdc::rowimage
