@@ -13,24 +13,9 @@ namespace cdc::gtid {
 
 namespace {
 
-class Parser {
+class Parser : public detail::TextCursor {
  public:
-  Parser(std::string_view text, std::string_view subject) : text_(text), subject_(subject) {}
-
-  [[nodiscard]] bool at_end() const noexcept { return pos_ >= text_.size(); }
-  [[nodiscard]] bool at(char c) const noexcept { return pos_ < text_.size() && text_[pos_] == c; }
-  [[nodiscard]] std::size_t pos() const noexcept { return pos_; }
-  void advance() noexcept { ++pos_; }
-  void skip_space() noexcept {
-    while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
-  }
-
-  [[nodiscard]] Unexpected error_at(std::size_t offset, std::string_view what) const {
-    return fail(Errc::usage, fmt::format("invalid {} at offset {}: {}", subject_, offset, what));
-  }
-  [[nodiscard]] Unexpected expected(std::string_view what) const {
-    return error_at(pos_, fmt::format("expected {}, found {}", what, detail::describe_at(text_, pos_)));
-  }
+  using TextCursor::TextCursor;
 
   // Decimal digits up to max (leading zeros are fine: the server reads base 10). noun names
   // the field in messages: "domain id".
@@ -67,11 +52,6 @@ class Parser {
     if (!seq) return fail(std::move(seq).error());
     return MariadbGtid{static_cast<std::uint32_t>(*domain), static_cast<std::uint32_t>(*server), *seq};
   }
-
- private:
-  std::string_view text_;
-  std::string_view subject_;
-  std::size_t pos_ = 0;
 };
 
 bool by_domain(const MariadbGtid& a, const MariadbGtid& b) { return a.domain_id < b.domain_id; }

@@ -18,26 +18,11 @@ constexpr bool is_hex(char c) noexcept {
 using detail::is_tag_char;
 using detail::is_tag_start;
 
-class Parser {
+class Parser : public detail::TextCursor {
  public:
-  Parser(std::string_view text, std::string_view subject) : text_(text), subject_(subject) {}
-
-  [[nodiscard]] bool at_end() const noexcept { return pos_ >= text_.size(); }
-  [[nodiscard]] bool at(char c) const noexcept { return pos_ < text_.size() && text_[pos_] == c; }
-  [[nodiscard]] std::size_t pos() const noexcept { return pos_; }
-  void advance() noexcept { ++pos_; }
-  void skip_space() noexcept {
-    while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
-  }
+  using TextCursor::TextCursor;
   [[nodiscard]] bool at_number() const noexcept { return pos_ < text_.size() && is_digit(text_[pos_]); }
   [[nodiscard]] bool at_tag() const noexcept { return pos_ < text_.size() && is_tag_start(text_[pos_]); }
-
-  [[nodiscard]] Unexpected error_at(std::size_t offset, std::string_view what) const {
-    return fail(Errc::usage, fmt::format("invalid {} at offset {}: {}", subject_, offset, what));
-  }
-  [[nodiscard]] Unexpected expected(std::string_view what) const {
-    return error_at(pos_, fmt::format("expected {}, found {}", what, detail::describe_at(text_, pos_)));
-  }
 
   Result<Uuid> uuid() {
     const std::size_t start = pos_;
@@ -99,11 +84,6 @@ class Parser {
     if (!normalized) return error_at(start, normalized.error().message);
     return normalized;
   }
-
- private:
-  std::string_view text_;
-  std::string_view subject_;
-  std::size_t pos_ = 0;
 };
 
 }  // namespace

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "util/error.h"
+#include "util/result.h"
 #include "util/text.h"
 
 namespace cdc::gtid::detail {
@@ -38,5 +40,31 @@ inline std::string excerpt(std::string_view text, std::size_t max_chars = 24) {
   if (text.size() <= max_chars) return std::string(text);
   return std::string(text.substr(0, max_chars)) + "...";
 }
+
+// Where a parser of GTID text stands, and its errors: "invalid <subject> at offset N: ...".
+class TextCursor {
+ public:
+  TextCursor(std::string_view text, std::string_view subject) : text_(text), subject_(subject) {}
+
+  [[nodiscard]] bool at_end() const noexcept { return pos_ >= text_.size(); }
+  [[nodiscard]] bool at(char c) const noexcept { return pos_ < text_.size() && text_[pos_] == c; }
+  [[nodiscard]] std::size_t pos() const noexcept { return pos_; }
+  void advance() noexcept { ++pos_; }
+  void skip_space() noexcept {
+    while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
+  }
+
+  [[nodiscard]] Unexpected error_at(std::size_t offset, std::string_view what) const {
+    return fail(Errc::usage, fmt::format("invalid {} at offset {}: {}", subject_, offset, what));
+  }
+  [[nodiscard]] Unexpected expected(std::string_view what) const {
+    return error_at(pos_, fmt::format("expected {}, found {}", what, describe_at(text_, pos_)));
+  }
+
+ protected:
+  std::string_view text_;
+  std::string_view subject_;
+  std::size_t pos_ = 0;
+};
 
 }  // namespace cdc::gtid::detail

@@ -295,7 +295,8 @@ void Writer::raw_number(std::string_view digits) {
   need_comma_ = true;
 }
 
-void Writer::floating(double value) {
+template <typename Float>
+void Writer::floating_value(Float value) {
   before_value();
   if (std::isfinite(value)) {
     fmt::format_to(fmt::appender(buf_), FMT_COMPILE("{}"), value);
@@ -305,17 +306,11 @@ void Writer::floating(double value) {
   need_comma_ = true;
 }
 
+void Writer::floating(double value) { floating_value(value); }
+
 // Not a widening to double: (double)0.1f prints as 0.10000000149011612, while the float's own
 // shortest form is 0.1, which is what the server stored for FLOAT.
-void Writer::floating(float value) {
-  before_value();
-  if (std::isfinite(value)) {
-    fmt::format_to(fmt::appender(buf_), FMT_COMPILE("{}"), value);
-  } else {
-    append_literal("null");
-  }
-  need_comma_ = true;
-}
+void Writer::floating(float value) { floating_value(value); }
 
 void Writer::boolean(bool value) {
   before_value();

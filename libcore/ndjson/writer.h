@@ -231,6 +231,10 @@ class Writer {
  private:
   enum class Container : std::uint8_t { object, array };
 
+  // floating() for double and float: the type's own shortest text, null when not finite.
+  template <typename Float>
+  void floating_value(Float value);
+
   static bool is_plain_ascii(std::string_view text) noexcept {
     for (const char c : text)
       if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;

@@ -10,22 +10,13 @@
 
 #include <fmt/format.h>
 
+#include "rowimage/digit_pairs.h"
 #include "rowimage/scalar_values.h"
 #include "rowimage/value_failure.h"
 
 namespace cdc::rowimage {
 
 namespace {
-
-// "00" "01" ... "99": two digits per lookup instead of a division by 10 per digit.
-constexpr std::array<char, 200> kDigitPairs = [] {
-  std::array<char, 200> pairs{};
-  for (unsigned i = 0; i < 100; ++i) {
-    pairs[2 * i] = static_cast<char>('0' + i / 10);
-    pairs[2 * i + 1] = static_cast<char>('0' + i % 10);
-  }
-  return pairs;
-}();
 
 // The eight digits of value < 10^8 as text in a little-endian word (the first digit in the
 // lowest byte), made all at once: each step splits every lane in two, 10^8 into two 4-digit

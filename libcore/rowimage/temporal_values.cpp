@@ -22,6 +22,7 @@
 
 #include <fmt/format.h>
 
+#include "rowimage/digit_pairs.h"
 #include "rowimage/scalar_values.h"
 #include "rowimage/value_failure.h"
 
@@ -34,16 +35,6 @@ constexpr std::uint32_t kMicrosPerSecond = 1'000'000;
 
 // Longest text: "YYYY-MM-DD HH:MM:SS.ffffffZ" (27 characters).
 using TextBuffer = std::array<char, 32>;
-
-// "00" "01" ... "99": two digits per lookup instead of a division by 10 per digit.
-constexpr std::array<char, 200> kDigitPairs = [] {
-  std::array<char, 200> pairs{};
-  for (unsigned i = 0; i < 100; ++i) {
-    pairs[2 * i] = static_cast<char>('0' + i / 10);
-    pairs[2 * i + 1] = static_cast<char>('0' + i % 10);
-  }
-  return pairs;
-}();
 
 // Two digits of value < 100.
 char* put_two(char* p, std::uint32_t value) {
