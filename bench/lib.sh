@@ -1,7 +1,14 @@
-# bench/lib.sh — what the benchmarks share: a throwaway MariaDB with durability off, the
-# sysbench-style table, GNU time, medians. Sourced (not run) by bench/*.sh, which set
-# CDC_ROOT first and `set -euo pipefail`.
+# bench/lib.sh — what the benchmarks share: their arguments, a throwaway MariaDB with
+# durability off, the sysbench-style table, the 40/40/20 change load, GNU time, medians. Sourced
+# (not run) by bench/*.sh, which set CDC_ROOT first and `set -euo pipefail`.
 #
+#   bench_args NAME 'OPTION...' 'FLAG...' "$@"
+#                                     the script's arguments: each OPTION (--rows) takes a value, as
+#                                     --rows N or --rows=N, into the variable of its name
+#                                     (--batch-rows: batch_rows); each FLAG (--no-writes) sets its
+#                                     variable (no_writes) to yes; -h/--help prints the script's
+#                                     "# Usage:" comment (up to "# Runs as root"); else exit 2
+#   bench_positive NAME...            exit 2 unless each named variable holds a positive integer
 #   bench_setup NAME                  installs missing packages (CDC_PACKAGES, plus time), makes
 #                                     $BENCH_WORK (removed at exit, the server stopped with it)
 #   bench_tools_dir TOOL...           sets BENCH_TOOLS to where the cdc tools are (CDC_TOOLS_DIR,
@@ -13,7 +20,25 @@
 #   bench_load_sbtest ROWS [BATCH]    CREATE + fill bench.sbtest1 (id INT PRIMARY KEY, k INT with
 #                                     KEY k_1, c CHAR(120), pad CHAR(60)) as sysbench does, from the
 #                                     sequence engine, out of the binlog; sets BENCH_TABLE_BYTES
+#   bench_mariadb_binlog              sets BENCH_MARIADB_BINLOG: mariadb-binlog (or mysqlbinlog)
+#   bench_change_load ROWS TXN_ROWS TABLE 'COLUMNS...' INSERT_FN UPDATE_FN
+#                                     RESET MASTER, then ROWS row changes into bench.TABLE (made
+#                                     out of the binlog): 40% INSERTs, 40% UPDATEs, 20% DELETEs by
+#                                     id ranges, TXN_ROWS rows a transaction, then FLUSH BINARY LOGS.
+#                                     INSERT_FN FIRST LAST prints the INSERT of ids FIRST..LAST,
+#                                     UPDATE_FN FIRST LAST the UPDATE of them. Sets
+#                                     BENCH_INSERTS BENCH_UPDATES BENCH_DELETES BENCH_TXNS (as the
+#                                     server counted them) and BENCH_ROW_CHANGES
+#   bench_count_ops                   a filter: cdc-stream's lines in, "C U D COMMITS LINES OTHER"
+#                                     out (OTHER: lines that do not begin {"op":; span lines left out)
+#   bench_count_mb_rows               a filter: mariadb-binlog -v text in, its row changes out
+#   bench_check_decoded 'C U D COMMITS LINES OTHER' MB_ROWS
+#                                     fails unless cdc-stream wrote one c/u/d line per row change of
+#                                     bench_change_load, one commit line per transaction and nothing
+#                                     else, and mariadb-binlog printed as many row changes (returns 1)
 #   bench_time FILE command...        runs the command under GNU time; FILE gets "wall_s cpu_s rss_kib"
+#   bench_stats FILE                  FILE: bench_time lines, one a run; prints "median_wall_s
+#                                     min_wall_s median_cpu_s max_rss_kib"
 #   bench_median                      a filter: the median of the numbers on stdin, one a line
 #   bench_commas N                    1234567 -> 1,234,567
 #   bench_log TEXT                    "# TEXT" on stderr
@@ -24,6 +49,53 @@ source "$CDC_ROOT/scripts/lib/throwaway_mariadb.sh"
 BENCH_NAME=bench
 bench_log() { echo "# $*" >&2; }
 bench_die() { echo "$BENCH_NAME: $*" >&2; exit 1; }
+_bench_usage() { sed -n '/^# Usage:/,/^# Runs as root/s/^# \{0,1\}//p' "$0"; }
+_bench_usage_error() {
+  echo "$BENCH_NAME: $*" >&2
+  _bench_usage >&2
+  exit 2
+}
+
+bench_args() {
+  BENCH_NAME=$1
+  local -a options flags
+  read -r -a options <<<"$2"
+  read -r -a flags <<<"$3"
+  shift 3
+  local arg name value known
+  while (($# > 0)); do
+    arg=$1 name=${1%%=*} known=
+    shift
+    if [[ $arg == -h || $arg == --help ]]; then
+      _bench_usage
+      exit 0
+    fi
+    for value in "${flags[@]}"; do [[ $arg == "$value" ]] && known=flag; done
+    for value in "${options[@]}"; do [[ $name == "$value" ]] && known=option; done
+    case $known in
+      flag) value=yes ;;
+      option)
+        if [[ $arg == *=* ]]; then
+          value=${arg#*=}
+        else
+          (($# > 0)) || _bench_usage_error "$arg needs a value"
+          value=$1
+          shift
+        fi ;;
+      *) _bench_usage_error "unknown argument '$arg'" ;;
+    esac
+    name=${name#--}
+    printf -v "${name//-/_}" '%s' "$value"
+  done
+}
+
+bench_positive() {
+  local name
+  for name in "$@"; do
+    [[ ${!name} =~ ^[1-9][0-9]*$ ]] ||
+      _bench_usage_error "--${name//_/-} takes a positive integer, not '${!name}'"
+  done
+}
 
 bench_setup() {
   BENCH_NAME=$1
@@ -93,6 +165,73 @@ bench_load_sbtest() {
   bench_log "loaded in $((SECONDS - start)) s; $((BENCH_TABLE_BYTES / 1048576)) MiB of clustered index"
 }
 
+bench_mariadb_binlog() {
+  BENCH_MARIADB_BINLOG=$(command -v mariadb-binlog || command -v mysqlbinlog) ||
+    bench_die "mariadb-binlog not found (package mariadb-client)"
+}
+
+bench_change_load() {
+  local rows=$1 txn_rows=$2 table=$3 columns=$4 insert_fn=$5 update_fn=$6
+  local inserts=$((rows * 2 / 5)) updates=$((rows * 2 / 5)) kind count first last counter
+  local deletes=$((rows - inserts - updates))
+  {
+    # The schema stays out of the binlog (sql_log_bin=0) and RESET MASTER drops the accounts
+    # throwaway_start made: the binlog holds just the row changes and their commits.
+    echo "RESET MASTER;"
+    echo "SET SESSION sql_log_bin = 0;"
+    echo "CREATE DATABASE bench;"
+    echo "CREATE TABLE bench.$table ($columns) ENGINE=InnoDB;"
+    echo "SET SESSION sql_log_bin = 1;"
+    echo "USE bench;"
+    echo "SET @ins = 0, @upd = 0, @del = 0, @txns = 0;"
+    for kind in insert update delete; do
+      case $kind in insert) count=$inserts ;; update) count=$updates ;; delete) count=$deletes ;; esac
+      for ((first = 1; first <= count; first += txn_rows)); do
+        last=$((first + txn_rows - 1 < count ? first + txn_rows - 1 : count))
+        echo "START TRANSACTION;"
+        case $kind in
+          insert) "$insert_fn" "$first" "$last"; counter=@ins ;;
+          update) "$update_fn" "$first" "$last"; counter=@upd ;;
+          delete) echo "DELETE FROM $table WHERE id BETWEEN $first AND $last;"; counter=@del ;;
+        esac
+        echo "SET $counter = $counter + ROW_COUNT(), @txns = @txns + 1;"
+        echo "COMMIT;"
+      done
+    done
+    echo "FLUSH BINARY LOGS;"
+    echo "SELECT @ins, @upd, @del, @txns;"
+  } >"$BENCH_WORK/changes.sql"
+  bench_log "generating $rows row changes ($inserts inserts, $updates updates, $deletes deletes; $txn_rows rows a transaction)"
+  local start=$SECONDS
+  read -r BENCH_INSERTS BENCH_UPDATES BENCH_DELETES BENCH_TXNS < <(bench_sql <"$BENCH_WORK/changes.sql")
+  BENCH_ROW_CHANGES=$((BENCH_INSERTS + BENCH_UPDATES + BENCH_DELETES))
+  bench_log "generated in $((SECONDS - start)) s: SQL changed $BENCH_INSERTS + $BENCH_UPDATES + $BENCH_DELETES rows in $BENCH_TXNS transactions"
+  ((BENCH_INSERTS == inserts && BENCH_UPDATES == updates && BENCH_DELETES == deletes)) ||
+    bench_die "SQL changed $BENCH_INSERTS/$BENCH_UPDATES/$BENCH_DELETES rows, wanted $inserts/$updates/$deletes"
+}
+
+bench_count_ops() {
+  # cdc-stream's lines all begin {"op":"..."; a run with --until adds its span_start and
+  # span_end lines, which are not counted.
+  awk -F'"' '$2 != "op" { other++; next } $4 ~ /^span_(start|end)$/ { next } { n[$4]++; lines++ }
+    END { print n["c"]+0, n["u"]+0, n["d"]+0, n["commit"]+0, lines+other, other+0 }'
+}
+
+bench_count_mb_rows() { grep -c -E '^### (INSERT INTO|UPDATE|DELETE FROM) ' || true; }
+
+bench_check_decoded() {
+  local c u d commits lines other mb_rows=$2 expected=$((BENCH_ROW_CHANGES + BENCH_TXNS))
+  read -r c u d commits lines other <<<"$1"
+  bench_log "cdc-stream: $c c, $u u, $d d, $commits commit lines of $lines; mariadb-binlog: $mb_rows row changes"
+  if ((c != BENCH_INSERTS || u != BENCH_UPDATES || d != BENCH_DELETES || commits != BENCH_TXNS ||
+    lines != expected || other != 0 || mb_rows != BENCH_ROW_CHANGES)); then
+    echo "$BENCH_NAME: SANITY CHECK FAILED: wanted $BENCH_INSERTS c + $BENCH_UPDATES u + $BENCH_DELETES d +" \
+      "$BENCH_TXNS commit = $expected lines and $BENCH_ROW_CHANGES rows from mariadb-binlog; got $c c + $u u +" \
+      "$d d + $commits commit, $lines lines ($other without an op), and $mb_rows from mariadb-binlog" >&2
+    return 1
+  fi
+}
+
 # GNU time writes "Command exited with non-zero status N" before its figures when the command
 # fails; the status is passed on.
 bench_time() {
@@ -104,6 +243,11 @@ bench_time() {
     "$file.time" >"$file"
   rm -f "$file.time"
   return "$status"
+}
+
+bench_stats() {
+  echo "$(cut -d' ' -f1 "$1" | bench_median) $(cut -d' ' -f1 "$1" | sort -g | head -1)" \
+    "$(cut -d' ' -f2 "$1" | bench_median) $(cut -d' ' -f3 "$1" | sort -g | tail -1)"
 }
 
 bench_median() {

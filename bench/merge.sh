@@ -59,26 +59,8 @@ rounds=3
 changed_percent=10
 small_limit=16M
 keep_data=
-usage() { sed -n '/^# Usage:/,/^# Runs as root/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
-while (($# > 0)); do
-  case $1 in
-    --rows | --rounds | --changed-percent | --small-limit | --keep-data)
-      [[ $# -ge 2 ]] || { echo "merge: $1 needs a value" >&2; exit 2; }
-      name=${1#--}
-      printf -v "${name//-/_}" '%s' "$2"
-      shift 2 ;;
-    --rows=* | --rounds=* | --changed-percent=* | --small-limit=* | --keep-data=*)
-      name=${1%%=*}
-      name=${name#--}
-      printf -v "${name//-/_}" '%s' "${1#*=}"
-      shift ;;
-    -h | --help) usage; exit 0 ;;
-    *) echo "merge: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
-  esac
-done
-for value in "$rows" "$rounds" "$changed_percent"; do
-  [[ $value =~ ^[1-9][0-9]*$ ]] || { echo "merge: '$value' is not a positive integer" >&2; exit 2; }
-done
+bench_args merge "--rows --rounds --changed-percent --small-limit --keep-data" "" "$@"
+bench_positive rows rounds changed_percent
 ((rows >= 1000)) || { echo "merge: --rows must be at least 1000" >&2; exit 2; }
 ((changed_percent <= 100)) || { echo "merge: --changed-percent must be 1..100" >&2; exit 2; }
 [[ $small_limit =~ ^[1-9][0-9]*[KMG]$ ]] || { echo "merge: --small-limit is a size like 16M" >&2; exit 2; }

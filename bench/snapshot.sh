@@ -54,26 +54,8 @@ rows=2000000
 rounds=3
 batch_rows=100000
 mydumper_rows=100000
-usage() { sed -n '/^# Usage:/,/^# Runs as root/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
-while (($# > 0)); do
-  case $1 in
-    --rows | --rounds | --batch-rows | --mydumper-rows)
-      [[ $# -ge 2 ]] || { echo "snapshot: $1 needs a number" >&2; exit 2; }
-      name=${1#--}
-      printf -v "${name//-/_}" '%s' "$2"
-      shift 2 ;;
-    --rows=* | --rounds=* | --batch-rows=* | --mydumper-rows=*)
-      name=${1%%=*}
-      name=${name#--}
-      printf -v "${name//-/_}" '%s' "${1#*=}"
-      shift ;;
-    -h | --help) usage; exit 0 ;;
-    *) echo "snapshot: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
-  esac
-done
-for value in "$rows" "$rounds" "$batch_rows" "$mydumper_rows"; do
-  [[ $value =~ ^[1-9][0-9]*$ ]] || { echo "snapshot: '$value' is not a positive integer" >&2; exit 2; }
-done
+bench_args snapshot "--rows --rounds --batch-rows --mydumper-rows" "" "$@"
+bench_positive rows rounds batch_rows mydumper_rows
 ((rows >= 10)) || { echo "snapshot: --rows must be at least 10" >&2; exit 2; }
 
 # --- 1. packages and tools --------------------------------------------------------------------

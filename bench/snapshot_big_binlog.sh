@@ -47,27 +47,10 @@ binlog_mb=300
 rounds=3
 compare_tools=
 writes=yes
-usage() { sed -n '/^# Usage:/,/^# Runs as root/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
-while (($# > 0)); do
-  case $1 in
-    --rows | --chunk-size | --binlog-mb | --rounds | --compare-tools)
-      [[ $# -ge 2 ]] || { echo "snapshot_big_binlog: $1 needs a value" >&2; exit 2; }
-      name=${1#--}
-      printf -v "${name//-/_}" '%s' "$2"
-      shift 2 ;;
-    --rows=* | --chunk-size=* | --binlog-mb=* | --rounds=* | --compare-tools=*)
-      name=${1%%=*}
-      name=${name#--}
-      printf -v "${name//-/_}" '%s' "${1#*=}"
-      shift ;;
-    --no-writes) writes=no; shift ;;
-    -h | --help) usage; exit 0 ;;
-    *) echo "snapshot_big_binlog: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
-  esac
-done
-for value in "$rows" "$chunk_size" "$binlog_mb" "$rounds"; do
-  [[ $value =~ ^[1-9][0-9]*$ ]] || { echo "snapshot_big_binlog: '$value' is not a positive integer" >&2; exit 2; }
-done
+no_writes=
+bench_args snapshot_big_binlog "--rows --chunk-size --binlog-mb --rounds --compare-tools" "--no-writes" "$@"
+bench_positive rows chunk_size binlog_mb rounds
+[[ -z $no_writes ]] || writes=no
 if [[ -n $compare_tools ]]; then
   for tool in cdc-plan cdc-snapshot; do
     [[ -x $compare_tools/$tool ]] || { echo "snapshot_big_binlog: $compare_tools/$tool not found" >&2; exit 2; }
