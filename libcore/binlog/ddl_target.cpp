@@ -38,6 +38,14 @@ class Tokens {
     }
   }
 
+  // Consumes IF EXISTS or IF NOT EXISTS when next (NOT and EXISTS are reserved words: no table
+  // is called that without quotes).
+  void if_exists() {
+    if (!keyword("IF")) return;
+    keyword("NOT");
+    keyword("EXISTS");
+  }
+
   // Consumes the keyword (case-insensitive, whole word) if it is next.
   bool keyword(std::string_view word) {
     skip_space();
@@ -137,9 +145,7 @@ DdlTarget ddl_target(std::string_view sql, std::string_view default_database) {
     }
   };
   const auto database_level = [&] {
-    tokens.keyword("IF");
-    tokens.keyword("NOT");
-    tokens.keyword("EXISTS");
+    tokens.if_exists();
     std::string name = tokens.identifier();
     if (!name.empty()) {
       target.database = std::move(name);
@@ -153,16 +159,12 @@ DdlTarget ddl_target(std::string_view sql, std::string_view default_database) {
     } else {
       tokens.keyword("TEMPORARY");
       if (tokens.keyword("TABLE")) {
-        tokens.keyword("IF");
-        tokens.keyword("NOT");
-        tokens.keyword("EXISTS");
+        tokens.if_exists();
         one_table();
       } else {
         (void)(tokens.keyword("UNIQUE") || tokens.keyword("FULLTEXT") || tokens.keyword("SPATIAL"));
         if (tokens.keyword("INDEX")) {
-          tokens.keyword("IF");
-          tokens.keyword("NOT");
-          tokens.keyword("EXISTS");
+          tokens.if_exists();
           (void)tokens.identifier();
           if (tokens.keyword("ON")) one_table();
         }
@@ -175,8 +177,7 @@ DdlTarget ddl_target(std::string_view sql, std::string_view default_database) {
       tokens.keyword("ONLINE");
       tokens.keyword("IGNORE");
       if (tokens.keyword("TABLE")) {
-        tokens.keyword("IF");
-        tokens.keyword("EXISTS");
+        tokens.if_exists();
         one_table();
       }
     }
@@ -186,13 +187,11 @@ DdlTarget ddl_target(std::string_view sql, std::string_view default_database) {
     } else {
       tokens.keyword("TEMPORARY");
       if (tokens.keyword("TABLE")) {
-        tokens.keyword("IF");
-        tokens.keyword("EXISTS");
+        tokens.if_exists();
         table_list(tokens, default_database, target, false);
         target.parsed = !target.tables.empty();
       } else if (tokens.keyword("INDEX")) {
-        tokens.keyword("IF");
-        tokens.keyword("EXISTS");
+        tokens.if_exists();
         (void)tokens.identifier();
         if (tokens.keyword("ON")) one_table();
       }

@@ -19,12 +19,16 @@ bool ByteReader::want(std::size_t count, std::string_view what) noexcept {
   return false;
 }
 
-std::uint64_t ByteReader::uint_le_checked(std::size_t width, std::string_view what) noexcept {
+bool ByteReader::want_integer(std::size_t width, std::string_view what) noexcept {
   if (width == 0 || width > 8) {
     fail("integer width out of range");
-    return 0;
+    return false;
   }
-  if (!want(width, what)) return 0;
+  return want(width, what);
+}
+
+std::uint64_t ByteReader::uint_le_checked(std::size_t width, std::string_view what) noexcept {
+  if (!want_integer(width, what)) return 0;
   std::uint64_t value = 0;
   for (std::size_t i = 0; i < width; ++i) value |= static_cast<std::uint64_t>(data_[position_ + i]) << (8 * i);
   position_ += width;
@@ -32,11 +36,7 @@ std::uint64_t ByteReader::uint_le_checked(std::size_t width, std::string_view wh
 }
 
 std::uint64_t ByteReader::uint_be_checked(std::size_t width, std::string_view what) noexcept {
-  if (width == 0 || width > 8) {
-    fail("integer width out of range");
-    return 0;
-  }
-  if (!want(width, what)) return 0;
+  if (!want_integer(width, what)) return 0;
   std::uint64_t value = 0;
   for (std::size_t i = 0; i < width; ++i) value = (value << 8) | data_[position_ + i];
   position_ += width;

@@ -112,6 +112,8 @@ class ByteReader {
 
  private:
   [[nodiscard]] bool want(std::size_t count, std::string_view what) noexcept;
+  // want() for an integer of `width` bytes, which must be 1..8.
+  [[nodiscard]] bool want_integer(std::size_t width, std::string_view what) noexcept;
   std::uint64_t uint_le_checked(std::size_t width, std::string_view what) noexcept;
   std::uint64_t uint_be_checked(std::size_t width, std::string_view what) noexcept;
   std::span<const std::uint8_t> bytes_checked(std::size_t count, std::string_view what) noexcept;
