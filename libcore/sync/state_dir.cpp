@@ -21,10 +21,6 @@ namespace cdc::sync {
 
 namespace {
 
-Unexpected system_error(std::string_view what, std::string_view path) {
-  return fail(Errc::io, fmt::format("{} {}: {}", what, path, std::strerror(errno)));
-}
-
 bool is_regular_file(const std::string& path) {
   struct stat status {};
   return ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode);
@@ -112,20 +108,20 @@ DirFacts SyncState::facts() const {
 Result<void> SyncState::write_whole(std::string_view name, std::string_view text) const {
   const std::string temporary = path(name) + ".tmp";
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);  // NOLINT
-  if (fd < 0) return system_error("cannot write", temporary);
+  if (fd < 0) return errno_error("cannot write", temporary);
   auto written = write_all(fd, text, temporary);
-  if (::close(fd) != 0 && written) return system_error("cannot write", temporary);
+  if (::close(fd) != 0 && written) return errno_error("cannot write", temporary);
   if (!written) return fail(written.error());
   return publish(temporary, name);
 }
 
 Result<void> SyncState::publish(const std::string& temporary, std::string_view name) const {
   const std::string target = path(name);
-  if (!fsync_path(temporary)) return system_error("fsync failed on", temporary);
+  if (!fsync_path(temporary)) return errno_error("fsync failed on", temporary);
   if (::rename(temporary.c_str(), target.c_str()) != 0)
     return fail(Errc::io, fmt::format("cannot rename {} to {}: {}", temporary, target, std::strerror(errno)));
   const std::string parent = std::filesystem::path(target).parent_path().string();
-  if (!fsync_path(parent)) return system_error("fsync failed on", parent);
+  if (!fsync_path(parent)) return errno_error("fsync failed on", parent);
   return {};
 }
 
@@ -168,7 +164,7 @@ std::vector<std::string> SyncState::chunk_files() const {
 
 Result<std::uint64_t> count_lines(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return system_error("cannot read", path);
+  if (fd < 0) return errno_error("cannot read", path);
   std::uint64_t lines = 0;
   bool empty = true;
   char buffer[1 << 16];
@@ -195,11 +191,11 @@ Result<std::uint64_t> count_lines(const std::string& path) {
 
 Result<std::string> last_line(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return system_error("cannot read", path);
+  if (fd < 0) return errno_error("cannot read", path);
   struct stat status {};
   if (::fstat(fd, &status) != 0) {
     ::close(fd);
-    return system_error("cannot read", path);
+    return errno_error("cannot read", path);
   }
   auto end = static_cast<std::uint64_t>(status.st_size);
   std::string tail;
@@ -212,7 +208,7 @@ Result<std::string> last_line(const std::string& path) {
     const ssize_t got = ::pread(fd, block.data(), block.size(), static_cast<off_t>(from));
     if (got < 0 || static_cast<std::uint64_t>(got) != block.size()) {
       ::close(fd);
-      return system_error("cannot read", path);
+      return errno_error("cannot read", path);
     }
     tail.insert(0, block);
     at = from;
