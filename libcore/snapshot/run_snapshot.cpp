@@ -16,6 +16,7 @@
 #include "records/row.h"
 #include "snapshot/row_values.h"
 #include "util/fd_io.h"
+#include "util/progress.h"
 #include "util/retry.h"
 
 namespace cdc::snapshot {
@@ -167,16 +168,10 @@ class Progress {
     const auto now = std::chrono::steady_clock::now();
     if (!force && now - last_ < std::chrono::milliseconds(500)) return;
     last_ = now;
-    const double seconds = std::chrono::duration<double>(now - start_).count();
+    const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(now - start_);
     const std::uint64_t rows = rows_ + in_chunk;
-    const double rate = seconds > 0 ? static_cast<double>(rows) / seconds : 0.0;
-    std::string line = fmt::format("\rcdc-snapshot: chunks {}/{}, {} rows, {:.0f} rows/s", done_,
-                                   total_ ? fmt::format("{}", *total_) : std::string("?"), rows, rate);
-    if (const std::uint64_t read = done_ - skipped_; total_ && read > 0 && *total_ >= done_) {
-      const auto eta = static_cast<std::uint64_t>(seconds / static_cast<double>(read) *
-                                                  static_cast<double>(*total_ - done_));
-      line += fmt::format(", ETA {}:{:02}:{:02}", eta / 3600, eta / 60 % 60, eta % 60);
-    }
+    std::string line = "\r" + progress_text("cdc-snapshot:", {done_, total_, rows, done_ - skipped_, rows,
+                                                              static_cast<std::uint64_t>(elapsed.count())});
     line += "\x1b[K";
     (void)write_all(fd_, line, "stderr");
     drawn_ = true;

@@ -130,27 +130,4 @@ std::optional<std::uint64_t> RerunSchedule::after_failure(std::uint64_t waited) 
   return pause;
 }
 
-std::string human_count(std::uint64_t n) {
-  const auto value = static_cast<double>(n);
-  if (n >= 1000000000) return fmt::format("{:.1f}G", value / 1e9);
-  if (n >= 1000000) return fmt::format("{:.1f}M", value / 1e6);
-  if (n >= 10000) return fmt::format("{:.0f}k", value / 1e3);
-  if (n >= 1000) return fmt::format("{:.1f}k", value / 1e3);
-  return fmt::format("{}", n);
-}
-
-std::string clock_text(std::uint64_t seconds) {
-  if (seconds >= 3600) return fmt::format("{}:{:02}:{:02}", seconds / 3600, seconds % 3600 / 60, seconds % 60);
-  return fmt::format("{}:{:02}", seconds / 60, seconds % 60);
-}
-
-std::string progress_text(std::uint64_t done, std::uint64_t total, std::uint64_t rows, std::uint64_t done_now,
-                          std::uint64_t rows_now, std::uint64_t elapsed_us) {
-  elapsed_us = std::max<std::uint64_t>(elapsed_us, 1);
-  const std::string eta =
-      done_now > 0 && total >= done ? clock_text((total - done) * elapsed_us / done_now / 1000000) : "-";
-  return fmt::format("cdc-sync: snapshot {}/{} chunks, {} rows, {} rows/s, ETA {}", done, total, human_count(rows),
-                     human_count(rows_now * 1000000 / elapsed_us), eta);
-}
-
 }  // namespace cdc::sync

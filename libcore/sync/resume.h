@@ -117,17 +117,4 @@ class RerunSchedule {
   std::uint64_t pause_ = 1;
 };
 
-// ---- the progress line ---------------------------------------------------------------------
-
-// 1234 -> "1.2k", 5600000 -> "5.6M", 42 -> "42" (as the progress line shows counts).
-[[nodiscard]] std::string human_count(std::uint64_t n);
-// 42 -> "0:42", 3723 -> "1:02:03".
-[[nodiscard]] std::string clock_text(std::uint64_t seconds);
-// "cdc-sync: snapshot 12/40 chunks, 1.2M rows, 850k rows/s, ETA 0:42" (without the
-// terminal's \r and erase): done and rows over the whole directory, done_now and rows_now
-// by this run in elapsed_us microseconds.
-[[nodiscard]] std::string progress_text(std::uint64_t done, std::uint64_t total, std::uint64_t rows,
-                                        std::uint64_t done_now, std::uint64_t rows_now,
-                                        std::uint64_t elapsed_us);
-
 }  // namespace cdc::sync

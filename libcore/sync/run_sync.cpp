@@ -21,6 +21,7 @@
 #include "sync/state_dir.h"
 #include "util/exit_code.h"
 #include "util/fd_io.h"
+#include "util/progress.h"
 
 extern char** environ;  // NOLINT: POSIX
 
@@ -341,8 +342,9 @@ class Flow {
     const auto draw = [&] {
       count_chunks();
       const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
-      console_.progress(progress_text(chunks_done_, total, rows_done_, chunks_done_ - start_chunks,
-                                      rows_done_ - start_rows, static_cast<std::uint64_t>(elapsed.count())));
+      console_.progress(progress_text("cdc-sync: snapshot", {chunks_done_, total, rows_done_, chunks_done_ - start_chunks,
+                                                             rows_done_ - start_rows,
+                                                             static_cast<std::uint64_t>(elapsed.count())}));
     };
     children_.wait_all(
         [&](std::size_t, int status) {

@@ -14,6 +14,7 @@
 #      point (BINLOG_GTID_POS), though only the first was asked of it;
 #   5. cdc-plan: its query is KILLed while it waits for a table lock; it reconnects, runs the
 #      query again and writes the plan of a run without faults.
+# Beside the reference run, the --progress line's last drawing is checked.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 source "$(dirname "$0")/live_lib.sh"
@@ -77,6 +78,14 @@ assert "the plan has at least 10 chunks ($chunks)" test "$chunks" -ge 10
 tool "$snapshot" "$work/plan.ndjson" >"$work/reference.ndjson" 2>"$work/reference.err" || exit 1
 rows_of "$work/reference.ndjson" | strip_ts >"$work/reference.rows"
 assert "the reference run has every row" test "$(wc -l <"$work/reference.rows")" -eq 60000
+# The progress line (--progress on a stderr that is not a terminal): its last drawing counts
+# every chunk and row, out of the plan file's chunks; a plan on a pipe has no known total.
+tool "$snapshot" --progress "$work/plan.ndjson" >/dev/null 2>"$work/progress.err"
+assert "--progress: the last line counts all $chunks chunks of the plan file and their 60,000 rows" \
+  grep -q -E "cdc-snapshot: $chunks/$chunks chunks, 60k rows, [0-9.]+[kM]? rows/s, ETA 0:00.\[K\$" "$work/progress.err"
+cat "$work/plan.ndjson" | tool "$snapshot" --progress >/dev/null 2>"$work/progress_pipe.err"
+assert "--progress: a plan on a pipe counts out of ? with no time left" \
+  grep -q -E "cdc-snapshot: $chunks/\? chunks, 60k rows, [0-9.]+[kM]? rows/s, ETA -.\[K\$" "$work/progress_pipe.err"
 # deltas_for INPUT: the deltas cdc-merge needs for INPUT's span, as cdc-stream writes them.
 deltas_for() {
   local from until

@@ -236,19 +236,6 @@ TEST_CASE("sync reruns: 1 s doubling to 30 s, given up when the next pause would
   CHECK_FALSE(short_one.after_failure(1).has_value());  // 1 + 2 > 2
 }
 
-TEST_CASE("sync progress: the line the tests and the man page show") {
-  CHECK(cdc::sync::human_count(42) == "42");
-  CHECK(cdc::sync::human_count(1234) == "1.2k");
-  CHECK(cdc::sync::human_count(85000) == "85k");
-  CHECK(cdc::sync::human_count(5600000) == "5.6M");
-  CHECK(cdc::sync::human_count(2500000000) == "2.5G");
-  CHECK(cdc::sync::clock_text(42) == "0:42");
-  CHECK(cdc::sync::clock_text(3723) == "1:02:03");
-  CHECK(cdc::sync::progress_text(12, 40, 1200000, 10, 850000, 1000000) ==
-        "cdc-sync: snapshot 12/40 chunks, 1.2M rows, 850k rows/s, ETA 0:02");
-  CHECK(cdc::sync::progress_text(3, 40, 0, 0, 0, 0) == "cdc-sync: snapshot 3/40 chunks, 0 rows, 0 rows/s, ETA -");
-}
-
 TEST_CASE("sync command line: cdc-sync's own checks, in the shell version's order and words") {
   using cdc::sync::CommandLine;
   using cdc::sync::Options;
