@@ -5,7 +5,7 @@
 #   3. every command line in EXAMPLES that starts with the tool's name passes its option parser.
 # For 3, the example's words (up to the first |, ;, && or redirection) run without a terminal,
 # with the connection made impossible: -h/-P/--connect-timeout values are replaced, or added,
-# as 127.0.0.1, port 1 and 1 second. Exit 0 (--help, --version), 1 (not in this version yet)
+# as 127.0.0.1, port 1 and 1 second (and cdc-sync's --retry-for as 1 second). Exit 0 (--help, --version), 1 (not in this version yet)
 # 69 (server unavailable), 65 (input is not a binlog) or 74 (input missing) means the options
 # parsed; 2 means the example is a usage error.
 # A bare -p or --password is dropped (it would prompt). HOME is a scratch directory, and the
@@ -67,7 +67,7 @@ for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync; do
       fail "$tool: cannot split this example into words: $line" && continue
     fi
     mapfile -d '' words <"$work/words"
-    args=() pending="" host=false port=false timeout=false
+    args=() pending="" host=false port=false timeout=false retry=false
     for ((i = 1; i < ${#words[@]}; i++)); do
       word=${words[i]}
       case $word in
@@ -89,6 +89,8 @@ for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync; do
           --port=*) word=--port=1 port=true ;;
           -P?*) word=-P1 port=true ;;
           --connect-timeout=*) word=--connect-timeout=1 timeout=true ;;
+          --retry-for) pending=1 retry=true ;;
+          --retry-for=*) word=--retry-for=1 retry=true ;;
         esac
       fi
       if [[ $word == --*=* && $file_options == *" ${word%%=*} "* ]]; then
@@ -102,6 +104,9 @@ for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync; do
       $host || args+=(-h 127.0.0.1)
       $port || args+=(-P 1)
       $timeout || args+=(--connect-timeout 1)
+      # cdc-sync runs a tool that exits 69 again for --retry-for seconds (60 by default):
+      # one second is enough to see the options parse.
+      [[ $tool == cdc-sync ]] && ! $retry && args+=(--retry-for 1)
     fi
     status=0
     (cd "$work/run" && HOME="$work/home" setsid -w timeout 60 "$bin" "${args[@]}") \
