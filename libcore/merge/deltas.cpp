@@ -12,6 +12,7 @@
 #include "ndjson/json_scan.h"
 #include "ndjson/writer.h"
 #include "records/kinds.h"
+#include "records/members.h"
 #include "records/position.h"
 #include "records/row.h"
 #include "records/stream_lines.h"
@@ -210,6 +211,8 @@ class Applier {
   }
 
   Result<gtid::Position> span_position(simdjson::dom::object record, std::string_view op) {
+    if (auto version = records::check_version(record); !version)
+      return fail(reader_.error_here(fmt::format("{} {}", op, version.error().message)));
     auto position = records::read_position(record);
     if (!position) return fail(reader_.error_here(fmt::format("{} {}", op, position.error().message)));
     return position;

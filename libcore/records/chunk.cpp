@@ -105,6 +105,7 @@ Result<Chunk> parse_chunk(simdjson::dom::object record) {
   if (record[field::op].get_string().get(kind) != simdjson::SUCCESS)
     return bad(fmt::format("chunk field \"{}\" must be a string", field::op));
   if (kind != op::chunk) return bad(fmt::format("expected an op:\"chunk\" line, got op \"{}\"", kind));
+  if (auto version = check_version(record); !version) return fail(version.error());
   auto db = get_string(record, field::db);
   if (!db) return fail(db.error());
   chunk.db = std::move(*db);

@@ -10,10 +10,13 @@
 #include <string_view>
 #include <vector>
 
+#include <fmt/format.h>
 #include <simdjson.h>
 
 #include "ndjson/writer.h"
 #include "records/kinds.h"
+#include "util/error.h"
+#include "util/result.h"
 
 namespace cdc::records {
 
@@ -46,6 +49,23 @@ namespace cdc::records {
     out.emplace_back(text);
   }
   return out;
+}
+
+// A line of a newer shape than this build reads ("v" above kVersion) is refused rather than
+// half understood. A line without "v" is taken as version 1. The readers check it on the lines
+// that frame every file (chunk, low, high, span_start, span_end): a file a newer cdc wrote is
+// refused at its first such line.
+[[nodiscard]] inline Result<void> check_version(simdjson::dom::object record) {
+  std::uint64_t version = kVersion;
+  if (record[field::v].get_uint64().get(version) == simdjson::NO_SUCH_FIELD) return {};
+  if (record[field::v].get_uint64().get(version) != simdjson::SUCCESS)
+    return fail(Errc::corrupt_input, "\"v\" must be a whole number, the version of the line's shape");
+  if (version > static_cast<std::uint64_t>(kVersion))
+    return fail(Errc::corrupt_input,
+                fmt::format("\"v\":{}: the line is of a newer shape than this cdc reads (version {}): read it with "
+                            "the cdc version that wrote it, or newer (see cdc-ndjson(5), COMPATIBILITY)",
+                            version, kVersion));
+  return {};
 }
 
 // {"op":KIND,"v":1 -- how every line begins; the codec adds its members and calls end_line().

@@ -150,6 +150,7 @@ void write_merged_high(const MergedHigh& high, ndjson::Writer& out) {
 }
 
 Result<ChunkRef> parse_chunk_ref(simdjson::dom::object record) {
+  if (auto version = check_version(record); !version) return fail(version.error());
   auto db = get_string(record, field::db);
   if (!db) return fail(db.error());
   auto table = get_string(record, field::table);
@@ -234,6 +235,7 @@ Result<MergedHigh> parse_merged_high(simdjson::dom::object record) {
   std::string_view kind;
   if (record[field::op].get_string().get(kind) != simdjson::SUCCESS || kind != op::high)
     return bad("not an op:\"high\" line");
+  if (auto version = check_version(record); !version) return fail(version.error());
   auto position = get_string(record, field::position);
   if (!position) return fail(position.error());
   high.position = std::move(*position);

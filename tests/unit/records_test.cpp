@@ -13,6 +13,7 @@
 #include "records/check_lines.h"
 #include "records/chunk.h"
 #include "records/kinds.h"
+#include "records/members.h"
 #include "records/position.h"
 #include "records/row.h"
 #include "records/snapshot_lines.h"
@@ -271,4 +272,27 @@ TEST_CASE("records: one position parser") {
   auto missing = cdc::records::read_position(record);
   REQUIRE_FALSE(missing.has_value());
   CHECK(missing.error().message == "\"position\" is missing or not a string");
+}
+
+TEST_CASE("records: a line of a newer shape is refused, one without v taken as version 1") {
+  simdjson::dom::parser parser;
+  const auto version_of = [&](const char* json) {
+    simdjson::dom::object record = parser.parse(std::string_view(json)).get_object().value();
+    return cdc::records::check_version(record);
+  };
+  CHECK(version_of(R"({"op":"low","v":1})").has_value());
+  CHECK(version_of(R"({"op":"low"})").has_value());
+  const auto newer = version_of(R"({"op":"low","v":2})");
+  REQUIRE_FALSE(newer.has_value());
+  CHECK(newer.error().code == cdc::Errc::corrupt_input);
+  CHECK(newer.error().message.find("\"v\":2: the line is of a newer shape") != std::string::npos);
+  CHECK_FALSE(version_of(R"({"op":"low","v":"1"})").has_value());
+  CHECK_FALSE(version_of(R"({"op":"low","v":-1})").has_value());
+  // Every reader of a framing line checks it: the chunk line and the low/high lines.
+  simdjson::dom::object chunk =
+      parser.parse(std::string_view(R"({"op":"chunk","v":2,"db":"d","table":"t","key":["id"],"key_types":["int"],)"
+                                    R"("start":null,"end":null,"index":0,"count":1})"))
+          .get_object()
+          .value();
+  CHECK_FALSE(cdc::records::parse_chunk(chunk).has_value());
 }
