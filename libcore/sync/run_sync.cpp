@@ -662,10 +662,11 @@ Result<std::string> find_tools() {
               fmt::format("the cdc tools are not next to {}/cdc-sync: set CDC_TOOLS_DIR to their directory", own));
 }
 
-Result<std::string> version_report(std::string_view own_version_line) {
+Result<std::string> version_report(std::string_view own_version) {
   auto tools = find_tools();
   if (!tools) return fail(tools.error());
-  std::string report = fmt::format("{}\nruns the tools in {}:\n", own_version_line, *tools);
+  while (!own_version.empty() && own_version.back() == '\n') own_version.remove_suffix(1);
+  std::string report = fmt::format("{}\nruns the tools in {}:\n", own_version, *tools);
   for (const char* name : {"cdc-plan", "cdc-snapshot", "cdc-merge", "cdc-stream"}) {
     const std::string path = fmt::format("{}/{}", *tools, name);
     if (!is_executable(path)) {

@@ -58,8 +58,9 @@ struct CommandLine {
 // directory of this executable. Errc::failure-like (exit 1) when neither has them.
 [[nodiscard]] Result<std::string> find_tools();
 
-// "cdc-sync VERSION", the tools' directory and each tool's version line (--version).
-[[nodiscard]] Result<std::string> version_report(std::string_view own_version_line);
+// cdc-sync's own --version text (its version, the libraries), then the tools' directory and each
+// tool's version line.
+[[nodiscard]] Result<std::string> version_report(std::string_view own_version);
 
 // Runs the flow; returns cdc-sync's exit status (a tool's, an --on-phase command's, or one of
 // the exit-code table). Diagnostics go to stderr.

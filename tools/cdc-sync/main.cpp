@@ -46,8 +46,7 @@ int main(int argc, char** argv) {
   cdc::mysql::ConnectionOptions connection;
   cli.add_connection_options(connection);
   cli.set_version_text([] {
-    const std::string own = cdc::cli::version_text("cdc-sync");
-    return cdc::sync::version_report(own.substr(0, own.find('\n')));
+    return cdc::sync::version_report(cdc::cli::version_text("cdc-sync"));
   });
 
   cdc::sync::Options options;
