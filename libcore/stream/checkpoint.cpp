@@ -39,7 +39,7 @@ Result<Checkpoint> Checkpoint::open(const std::optional<std::string>& state_path
   struct stat info {};
   if (::fstat(checkpoint.output_fd_, &info) != 0) return errno_error("cannot stat", path);
   const auto size = static_cast<std::uint64_t>(info.st_size);
-  const std::optional<StreamState>& saved = checkpoint.loaded_;
+  const std::optional<records::StreamState>& saved = checkpoint.loaded_;
   std::uint64_t keep = 0;
   if (saved && saved->output_bytes) {
     keep = *saved->output_bytes;
@@ -137,7 +137,7 @@ Result<void> Checkpoint::commit(ChangeWriter& writer, gtid::Position position, g
   if (span == Span::opened) open = true, closed = false;
   if (span == Span::closed) open = false, closed = true;
   if (state_) {
-    StreamState state;
+    records::StreamState state;
     state.position = position.to_string();
     state.file = file.file;
     state.offset = file.offset;

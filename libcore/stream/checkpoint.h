@@ -31,7 +31,7 @@ class Checkpoint {
   ~Checkpoint();
 
   // The state as the file held it at open; nullopt on a first run or without --state.
-  [[nodiscard]] const std::optional<StreamState>& loaded() const noexcept { return loaded_; }
+  [[nodiscard]] const std::optional<records::StreamState>& loaded() const noexcept { return loaded_; }
   [[nodiscard]] bool has_state() const noexcept { return state_.has_value(); }
   [[nodiscard]] const std::string& state_path() const;
   // Where lines go: the --output file, or stdout.
@@ -79,7 +79,7 @@ class Checkpoint {
   Result<void> cut_output_back(const std::string& path);
 
   std::optional<StateFile> state_;
-  std::optional<StreamState> loaded_;
+  std::optional<records::StreamState> loaded_;
   int output_fd_ = -1;
   std::string output_name_ = "stdout";
   std::uint64_t committed_bytes_ = 0;

@@ -98,7 +98,7 @@ class LiveRun {
   // ---- start-up -------------------------------------------------------------------------
 
   Result<void> prepare() {
-    const std::optional<StreamState>& saved = checkpoint_.loaded();
+    const std::optional<records::StreamState>& saved = checkpoint_.loaded();
     if (!saved && !options_.from)
       return fail(Errc::usage, checkpoint_.has_state()
                                    ? fmt::format("{} does not exist yet: give --from (now, earliest, a GTID set or "

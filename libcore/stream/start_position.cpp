@@ -100,7 +100,7 @@ Result<void> check_known_domains(replication::BinlogClient& client, const gtid::
   return {};
 }
 
-Result<void> check_saved_server(const replication::BinlogClient& client, const StreamState& saved,
+Result<void> check_saved_server(const replication::BinlogClient& client, const records::StreamState& saved,
                                 const Position& position, std::string_view state_path,
                                 const std::function<void(std::string_view)>& warn) {
   if (position.kind != Position::Kind::file) return {};

@@ -37,7 +37,7 @@ namespace cdc::stream {
 // A saved FILE:OFFSET is a place in one server's binlog files: resumed against another
 // server (another server_id) it names unrelated bytes. GTID positions move between servers.
 // warn gets a word when an older state without server_id was saved against another address.
-[[nodiscard]] Result<void> check_saved_server(const replication::BinlogClient& client, const StreamState& saved,
+[[nodiscard]] Result<void> check_saved_server(const replication::BinlogClient& client, const records::StreamState& saved,
                                               const gtid::Position& position, std::string_view state_path,
                                               const std::function<void(std::string_view)>& warn);
 

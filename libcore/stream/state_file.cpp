@@ -73,10 +73,10 @@ StateFile::~StateFile() {
   if (dir_fd_ >= 0) ::close(dir_fd_);
 }
 
-Result<std::optional<StreamState>> StateFile::load() const {
+Result<std::optional<records::StreamState>> StateFile::load() const {
   const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == ENOENT) return std::optional<StreamState>{};
+    if (errno == ENOENT) return std::optional<records::StreamState>{};
     return errno_error("cannot read the state file", path_);
   }
   std::string text;
@@ -95,14 +95,14 @@ Result<std::optional<StreamState>> StateFile::load() const {
     }
   }
   ::close(fd);
-  auto state = parse_state(text, path_);
+  auto state = records::parse_state(text, path_);
   if (!state) return fail(std::move(state).error());
-  return std::optional<StreamState>(std::move(*state));
+  return std::optional<records::StreamState>(std::move(*state));
 }
 
-Result<void> StateFile::save(StreamState state) {
+Result<void> StateFile::save(records::StreamState state) {
   state.saved_at = utc_now();
-  const std::string text = format_state(state);
+  const std::string text = records::format_state(state);
   const std::string temporary = path_ + ".tmp";
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return errno_error("cannot write the state file", temporary);

@@ -9,12 +9,6 @@
 
 namespace cdc::stream {
 
-// The file's content and its codec are records/state.h; these names stay for the callers
-// written against stream:: (cdc-sync reads the state through them).
-using records::format_state;
-using records::parse_state;
-using records::StreamState;
-
 // The state file of one run. Holds a lock (FILE.lock, flock) for its lifetime, so that two
 // runs cannot take turns overwriting one state; a second run fails at once.
 class StateFile {
@@ -28,10 +22,10 @@ class StateFile {
 
   // nullopt when the file does not exist yet (a first run). Malformed content is an error
   // naming the file; it is never silently replaced.
-  [[nodiscard]] Result<std::optional<StreamState>> load() const;
+  [[nodiscard]] Result<std::optional<records::StreamState>> load() const;
   // Atomically: a temporary file beside it (mode 0600), fsync, rename, fsync of the
   // directory. A crash at any point leaves either the old or the new state.
-  [[nodiscard]] Result<void> save(StreamState state);
+  [[nodiscard]] Result<void> save(records::StreamState state);
 
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
 

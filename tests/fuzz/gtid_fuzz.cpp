@@ -15,7 +15,7 @@
 #include "gtid/mariadb_gtid.h"
 #include "gtid/mysql_gtid_set.h"
 #include "gtid/position.h"
-#include "stream/state_file.h"
+#include "records/state.h"
 #include "util/byte_reader.h"
 
 namespace {
@@ -66,8 +66,8 @@ void check_text(std::string_view text) {
   } else {
     require(position.error().code == cdc::Errc::usage);
   }
-  if (const auto state = cdc::stream::parse_state(text, "fuzz")) {
-    const auto again = cdc::stream::parse_state(cdc::stream::format_state(*state), "fuzz");
+  if (const auto state = cdc::records::parse_state(text, "fuzz")) {
+    const auto again = cdc::records::parse_state(cdc::records::format_state(*state), "fuzz");
     require(again.has_value() && again->position == state->position && again->offset == state->offset &&
             again->output_bytes == state->output_bytes);
   } else {

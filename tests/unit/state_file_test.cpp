@@ -15,7 +15,7 @@ namespace {
 
 using cdc::Errc;
 using cdc::stream::StateFile;
-using cdc::stream::StreamState;
+using cdc::records::StreamState;
 
 struct TempDir {
   std::string path;
@@ -84,9 +84,9 @@ TEST_CASE("state file: a second run on the same state is refused") {
 TEST_CASE("state file: without output_bytes the field is absent") {
   StreamState state = sample_state();
   state.output_bytes.reset();
-  const std::string text = cdc::stream::format_state(state);
+  const std::string text = cdc::records::format_state(state);
   CHECK(text.find("output_bytes") == std::string::npos);
-  auto parsed = cdc::stream::parse_state(text, "x");
+  auto parsed = cdc::records::parse_state(text, "x");
   REQUIRE(parsed);
   CHECK_FALSE(parsed->output_bytes.has_value());
 }
@@ -114,19 +114,19 @@ TEST_CASE("state file: span and server_id read back, and are absent when not set
   StreamState state = sample_state();
   state.span = "closed";
   state.server_id = 4294967295U;
-  const std::string text = cdc::stream::format_state(state);
+  const std::string text = cdc::records::format_state(state);
   CHECK(text.find(R"("span":"closed")") != std::string::npos);
   CHECK(text.find(R"("server_id":4294967295)") != std::string::npos);
-  auto parsed = cdc::stream::parse_state(text, "s.json");
+  auto parsed = cdc::records::parse_state(text, "s.json");
   REQUIRE(parsed.has_value());
   CHECK(parsed->span == "closed");
   REQUIRE(parsed->server_id.has_value());
   CHECK(*parsed->server_id == 4294967295U);
 
-  const std::string plain = cdc::stream::format_state(sample_state());
+  const std::string plain = cdc::records::format_state(sample_state());
   CHECK(plain.find("span") == std::string::npos);
   CHECK(plain.find("server_id") == std::string::npos);
-  auto without = cdc::stream::parse_state(plain, "s.json");
+  auto without = cdc::records::parse_state(plain, "s.json");
   REQUIRE(without.has_value());
   CHECK(without->span.empty());
   CHECK_FALSE(without->server_id.has_value());
@@ -134,7 +134,7 @@ TEST_CASE("state file: span and server_id read back, and are absent when not set
   for (const char* bad : {R"({"v":1,"position":"0-1-1","span":"half"})", R"({"v":1,"position":"0-1-1","server_id":0})",
                           R"({"v":1,"position":"0-1-1","server_id":4294967296})"}) {
     CAPTURE(bad);
-    auto refused = cdc::stream::parse_state(bad, "s.json");
+    auto refused = cdc::records::parse_state(bad, "s.json");
     REQUIRE_FALSE(refused.has_value());
     CHECK(refused.error().code == Errc::corrupt_input);
   }
