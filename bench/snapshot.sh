@@ -19,7 +19,7 @@
 # line per row and one low and one high line per chunk (in both layouts); a warm-up SELECT fills
 # the buffer pool. Then --rounds rounds; each round runs every tool once, the order rotated from
 # round to round so that a shared machine's noise falls on all alike. The cdc tools connect as
-# the cdc account (the grants DESIGN.md lists); the others as a bench account with all grants.
+# the cdc account (the grants cdc-plan(1) lists); the others as a bench account with all grants.
 #
 # How to read the output (the table at the end; medians over the rounds):
 #   wall s          wall seconds of the whole job (for cdc: planning included)
