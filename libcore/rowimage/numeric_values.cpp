@@ -35,6 +35,8 @@ namespace {
 
 // Bytes put_padded may write past the end it returns.
 constexpr std::size_t kPutSlack = 8;
+static_assert(std::tuple_size_v<DecimalTextBuffer> >= 1 + kMaxDecimalPrecision + 1 + kMaxDecimalScale + kPutSlack,
+              "a DECIMAL's text buffer must leave room for what put_padded writes past the end");
 
 // Writes `value` as exactly `width` (1..9) decimal digits, zero-padded on the left; returns
 // the end. `value` must fit in `width` digits. May write kPutSlack bytes past the end.
