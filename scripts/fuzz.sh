@@ -6,7 +6,7 @@
 # sanitizer report fails the run and leaves the input in build-fuzz/crashes/.
 #
 #   scripts/fuzz.sh                              every target for 60 s
-#   scripts/fuzz.sh --seconds 30                 every target for 30 s (what CI runs)
+#   scripts/fuzz.sh --seconds 20                 every target for 20 s (what CI runs)
 #   scripts/fuzz.sh gtid --seconds 600           one target (gtid or gtid_fuzz); several may be named
 #   scripts/fuzz.sh gtid --runs 10000000         one target until 10 million executions (instead
 #                                                of a time limit)
