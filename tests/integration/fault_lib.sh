@@ -87,7 +87,9 @@ fault_cleanup() {
     umount "$fault_fs" 2>/dev/null || umount -l "$fault_fs" 2>/dev/null
   fi
 }
-trap 'fault_cleanup; rm -rf "$work"' EXIT
+# CDC_KEEP_WORK=1 keeps the work directory (outputs, stderr of every tool, fault logs) for a
+# person to read after a failure; the test prints where it is.
+trap 'fault_cleanup; [[ -n ${CDC_KEEP_WORK:-} ]] && echo "kept $work" || rm -rf "$work"' EXIT
 
 fault_connection() { echo -h 127.0.0.1 -P "$fault_port" -u cdc; }
 # fault_note TEXT: one line of the run's fault log (printed at the run's end).
