@@ -1,9 +1,7 @@
 #include "sync/run_sync.h"
 
 #include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -19,11 +17,10 @@
 #include "records/state.h"
 #include "sync/children.h"
 #include "sync/state_dir.h"
+#include "sync/tools.h"
 #include "util/exit_code.h"
 #include "util/fd_io.h"
 #include "util/progress.h"
-
-extern char** environ;  // NOLINT: POSIX
 
 namespace cdc::sync {
 
@@ -39,13 +36,6 @@ constexpr int kInterrupted = static_cast<int>(ExitCode::temp_failure);
 
 // A step's verdict: nullopt goes on, a value is cdc-sync's exit status.
 using Stop = std::optional<int>;
-
-bool is_executable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
-
-bool has_tools(const std::string& dir) {
-  return is_executable(dir + "/cdc-plan") && is_executable(dir + "/cdc-snapshot") &&
-         is_executable(dir + "/cdc-stream");
-}
 
 std::uint64_t file_size(const std::string& path) {
   struct stat status {};
@@ -598,107 +588,6 @@ class Flow {
 };
 
 }  // namespace
-
-namespace {
-
-// A whole decimal number of 1 or more, of at most 18 digits (so that it fits, and 010 is ten).
-std::optional<std::uint64_t> count_of(std::string_view text) {
-  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string_view::npos)
-    return std::nullopt;
-  std::uint64_t value = 0;
-  for (const char digit : text) value = value * 10 + static_cast<std::uint64_t>(digit - '0');
-  if (value == 0) return std::nullopt;
-  return value;
-}
-
-}  // namespace
-
-Result<void> apply_command_line(const CommandLine& line, Options& options) {
-  if (line.retry_for) {
-    const std::string& text = *line.retry_for;
-    if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
-      return fail(Errc::usage, fmt::format("--retry-for: '{}' is not a number of seconds", text));
-    if (const auto seconds = count_of(text)) options.rerun_for_seconds = *seconds;
-    options.stream_options.push_back("--retry-for=" + text);
-    options.retry_options.push_back("--retry-for=" + text);
-  }
-  const auto mode = parse_mode(line.mode);
-  if (!mode)
-    return fail(Errc::usage, fmt::format("--mode: '{}' is not a mode: give initial, initial_only or no_data", line.mode));
-  options.mode = *mode;
-  if (options.dir.empty())
-    return fail(Errc::usage, "give --dir DIR, the directory that keeps the state (the same --dir resumes)");
-  if (options.tables.empty()) return fail(Errc::usage, "give --tables PATTERN[,...], e.g. --tables 'shop.*'");
-  const auto jobs = count_of(line.jobs);
-  if (!jobs) return fail(Errc::usage, fmt::format("-j: '{}' is not a number of processes (1 or more)", line.jobs));
-  options.jobs = *jobs;
-  if (!line.chunk_size.empty()) {
-    options.chunk_size = count_of(line.chunk_size);
-    if (!options.chunk_size)
-      return fail(Errc::usage, fmt::format("--chunk-size: '{}' is not a number of rows (1 or more)", line.chunk_size));
-  }
-  if (options.mode == Mode::no_data && (line.jobs_given || options.chunk_size || !options.chunk_keys.empty()))
-    return fail(Errc::usage, "-j, --chunk-size and --chunk-key shape a snapshot, and --mode no_data takes none");
-  if (options.mode == Mode::initial_only && line.until_given)
-    return fail(Errc::usage, "--until stops the stream, and --mode initial_only has none: it ends after the snapshot");
-  if (options.until && options.until->empty())
-    return fail(Errc::usage, "--until needs a position (now, a GTID set or position, or FILE:OFFSET)");
-  return {};
-}
-
-Result<std::string> find_tools() {
-  const char* from_env = std::getenv("CDC_TOOLS_DIR");
-  const std::string own = executable_dir();
-  std::vector<std::string> candidates;
-  if (from_env != nullptr && *from_env != '\0') candidates.emplace_back(from_env);
-  candidates.push_back(own);
-  for (const std::string& dir : candidates)
-    if (has_tools(dir)) return logical_absolute(dir);
-  if (from_env != nullptr && *from_env != '\0')
-    return fail(Errc::server, fmt::format("the cdc tools are not in CDC_TOOLS_DIR={} (cdc-plan, cdc-snapshot, "
-                                          "cdc-merge, cdc-stream)",
-                                          from_env));
-  return fail(Errc::server,
-              fmt::format("the cdc tools are not next to {}/cdc-sync: set CDC_TOOLS_DIR to their directory", own));
-}
-
-Result<std::string> version_report(std::string_view own_version) {
-  auto tools = find_tools();
-  if (!tools) return fail(tools.error());
-  while (!own_version.empty() && own_version.back() == '\n') own_version.remove_suffix(1);
-  std::string report = fmt::format("{}\nruns the tools in {}:\n", own_version, *tools);
-  for (const char* name : {"cdc-plan", "cdc-snapshot", "cdc-merge", "cdc-stream"}) {
-    const std::string path = fmt::format("{}/{}", *tools, name);
-    if (!is_executable(path)) {
-      report += fmt::format("  {}: missing\n", name);
-      continue;
-    }
-    // The tool's first --version line, through a pipe.
-    int pipe_fds[2];
-    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return fail(Errc::io, "cannot make a pipe");
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    std::string flag = "--version";
-    char* argv[] = {const_cast<char*>(path.c_str()), flag.data(), nullptr};  // NOLINT
-    pid_t pid = 0;
-    if (::posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ) != 0) pid = 0;
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(pipe_fds[1]);
-    std::string text;
-    char buffer[4096];
-    for (;;) {
-      auto got = read_some(pipe_fds[0], buffer, sizeof buffer, name);
-      if (!got || *got == 0) break;
-      text.append(buffer, *got);
-    }
-    ::close(pipe_fds[0]);
-    if (pid > 0) ::waitpid(pid, nullptr, 0);
-    report += fmt::format("  {}\n", text.substr(0, text.find('\n')));
-  }
-  return report;
-}
 
 int run(Options options) {
   auto tools = find_tools();

@@ -54,14 +54,6 @@ struct CommandLine {
 // Errc::usage, with the one-line message, for the first that is wrong.
 [[nodiscard]] Result<void> apply_command_line(const CommandLine& line, Options& options);
 
-// The directory of cdc-plan, cdc-snapshot, cdc-merge and cdc-stream: $CDC_TOOLS_DIR, else the
-// directory of this executable. Errc::failure-like (exit 1) when neither has them.
-[[nodiscard]] Result<std::string> find_tools();
-
-// cdc-sync's own --version text (its version, the libraries), then the tools' directory and each
-// tool's version line.
-[[nodiscard]] Result<std::string> version_report(std::string_view own_version);
-
 // Runs the flow; returns cdc-sync's exit status (a tool's, an --on-phase command's, or one of
 // the exit-code table). Diagnostics go to stderr.
 [[nodiscard]] int run(Options options);

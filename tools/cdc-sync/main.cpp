@@ -9,6 +9,7 @@
 
 #include "cli/tool_cli.h"
 #include "sync/run_sync.h"
+#include "sync/tools.h"
 
 namespace {
 
