@@ -56,9 +56,10 @@ namespace cdc::records {
 // that frame every file (chunk, low, high, span_start, span_end): a file a newer cdc wrote is
 // refused at its first such line.
 [[nodiscard]] inline Result<void> check_version(simdjson::dom::object record) {
-  std::uint64_t version = kVersion;
-  if (record[field::v].get_uint64().get(version) == simdjson::NO_SUCH_FIELD) return {};
-  if (record[field::v].get_uint64().get(version) != simdjson::SUCCESS)
+  const auto member = record[field::v];
+  if (member.error() == simdjson::NO_SUCH_FIELD) return {};
+  std::uint64_t version = 0;
+  if (member.get_uint64().get(version) != simdjson::SUCCESS)
     return fail(Errc::corrupt_input, "\"v\" must be a whole number, the version of the line's shape");
   if (version > static_cast<std::uint64_t>(kVersion))
     return fail(Errc::corrupt_input,
