@@ -728,6 +728,16 @@ fault_by_tools() {
 
 # ---- the test --------------------------------------------------------------------------------
 
+# _fault_fs_release RUN: the small tmpfs of disk_full holds one run at a time; the run's files
+# leave it (moved under $work when CDC_KEEP_WORK asks to keep them).
+_fault_fs_release() {
+  [[ $fault_kind == disk_full ]] || return 0
+  if [[ -n ${CDC_KEEP_WORK:-} ]]; then
+    mv "$fault_fs/$1" "$work/$1.files" 2>/dev/null
+  fi
+  rm -rf "${fault_fs:?}/$1"
+}
+
 # fault_main KIND: both runs for every seed under faults of KIND; the test's result.
 fault_main() {
   fault_kind=$1
@@ -767,9 +777,9 @@ fault_main() {
   local seed started=$SECONDS
   for seed in $fault_seeds; do
     fault_by_sync "$seed" || echo "  (the sync run of seed $seed stopped early)"
-    [[ $fault_kind == disk_full ]] && rm -rf "$fault_fs/f_sync_$seed"
+    _fault_fs_release "f_sync_$seed"
     fault_by_tools "$seed" || echo "  (the tools run of seed $seed stopped early)"
-    [[ $fault_kind == disk_full ]] && rm -rf "$fault_fs/f_tools_$seed"
+    _fault_fs_release "f_tools_$seed"
   done
   # The faults had their effect: a full filesystem made a tool exit 74; a stopped reader made
   # the server drop the dump connection (another Binlog Dump thread, or none, afterwards).

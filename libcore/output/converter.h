@@ -1,0 +1,44 @@
+#pragma once
+
+// The output stage of the tools that write final change lines (cdc-stream, cdc-merge,
+// cdc-sync): canonical lines (cdc-ndjson(5)) in, the chosen format's lines out. One
+// implementation for every tool: a function of the canonical lines alone, which carry what a
+// format needs (the "table" lines describe each table before its first change; the change
+// lines carry their positions, the commit lines their transaction's end).
+//
+// Converters are stateful: they remember the tables described so far, and may hold lines back
+// until a later line tells how to finish them (a Debezium snapshot's last row, the rows of one
+// Canal message, a Maxwell transaction). They never hold anything back past a "commit", "high"
+// or "span_end" line, so what a tool has written at a commit is whole.
+
+#include <memory>
+#include <string_view>
+
+#include "ndjson/writer.h"
+#include "output/format.h"
+#include "util/result.h"
+
+namespace cdc::output {
+
+class Converter {
+ public:
+  Converter() = default;
+  Converter(const Converter&) = delete;
+  Converter& operator=(const Converter&) = delete;
+  virtual ~Converter() = default;
+
+  // One canonical line, without its newline. Appends zero or more whole output lines (each
+  // ended by '\n') to `out`. Errc::corrupt_input for a line the converter cannot read (the
+  // caller adds where it was); Errc::config for one the options refuse (a masked key column).
+  [[nodiscard]] virtual Result<void> convert(std::string_view line, ndjson::Writer& out) = 0;
+  // The input ended: appends what is held back.
+  [[nodiscard]] virtual Result<void> finish(ndjson::Writer& out) = 0;
+  // The lines since the last commit are void (a transaction cut off by a lost connection, read
+  // again in full afterwards): forgets what is held back of them. Table descriptions stay.
+  virtual void drop_held() noexcept = 0;
+};
+
+// nullptr for --format ndjson without masking: the canonical lines go out as they are.
+[[nodiscard]] Result<std::unique_ptr<Converter>> make_converter(const OutputOptions& options);
+
+}  // namespace cdc::output
