@@ -58,6 +58,7 @@ fault_rows=${CDC_FAULT_ROWS:-2000}
 fault_chunk_size=${CDC_FAULT_CHUNK_SIZE:-100}
 fault_min=${CDC_FAULT_MIN:-20}
 fault_proxy_tool="$tools_dir/../tests/tools/cdc-test-proxy"
+fault_check_chunks_tool="$source_dir/tests/tools/check_chunks.py"
 plan_tool=$tools_dir/cdc-plan
 snapshot_tool=$tools_dir/cdc-snapshot
 merge_tool=$tools_dir/cdc-merge
@@ -479,6 +480,32 @@ fault_check_replay() {
   return 0
 }
 
+# fault_check_history NAME MERGED CHUNK_FILE...: each chunk's rows are the table's rows at the
+# chunk's low watermark, and the merged snapshot is the table at its high watermark, both
+# checked against the table's own history (cdc-stream from before the run's CREATE TABLE, no
+# faults): when the replay differs from the source, this tells a chunk's fault from the merge's.
+fault_check_history() {
+  local name=$1 merged=$2
+  shift 2
+  local high history="$work/history.$RANDOM.ndjson"
+  high=$(jq -r 'select(.op=="high").position' "$merged")
+  if ! MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 120 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc \
+      --from "$run_start" --until "$high" --tables "$run_db.t" >"$history" 2>"$work/history.err"; then
+    failures=$((failures + 1))
+    echo "FAIL $name: the table's history (cdc-stream from $run_start) failed: $(head -c 400 "$work/history.err")"
+    return
+  fi
+  if python3 "$fault_check_chunks_tool" --history "$history" --merged "$merged" "$@" >"$work/history.check" 2>&1; then
+    passes=$((passes + 1))
+    echo "ok   $name: each of the $# chunks holds the table's rows at its low watermark, and the merged snapshot the table at $high"
+  else
+    failures=$((failures + 1))
+    echo "FAIL $name, against the table's history from $run_start:"
+    sed 's/^/  /' "$work/history.check" | head -22
+  fi
+  rm -f "$history"
+}
+
 # fault_expect_exit NAME WANT GOT
 fault_expect_exit() {
   if [[ $3 == "$2" ]]; then
@@ -492,7 +519,7 @@ fault_expect_exit() {
 
 # ---- one run ---------------------------------------------------------------------------------
 
-run_db= run_dir= run_err= run_kind= run_seed=
+run_db= run_dir= run_err= run_kind= run_seed= run_start=
 # _fault_run_begin MODE SEED: fresh tables, the run's directories, the load, the proxy.
 _fault_run_begin() {
   local mode=$1 seed=$2
@@ -506,6 +533,7 @@ _fault_run_begin() {
   mkdir -p "$run_dir" "$run_err"
   : >"$fault_log"
   echo "# $fault_kind, seed $seed, $mode: $run_kind key, $fault_rows rows, load ${fault_load_seconds}s"
+  run_start=$(root -N -e 'SHOW MASTER STATUS' | awk '{print $1 ":" $2}') || return 1
   proof_create "$run_kind" "$run_db.t" "$fault_rows" "$seed" || return 1
   root -e "CREATE TABLE \`$run_db\`.marker (id INT PRIMARY KEY)" || return 1
   if [[ $fault_kind == slow_reader ]]; then
@@ -619,6 +647,7 @@ fault_by_sync() {
   else
     fault_check_replay "cdc-sync's snapshot and --output" "$run_dir/sync/snapshot.ndjson" "$_sync_out"
   fi
+  fault_check_history "cdc-sync's chunks and merged snapshot" "$run_dir/sync/snapshot.ndjson" "$run_dir"/sync/chunks/*.ndjson
 }
 
 # fault_by_tools SEED: the four tools by hand under the faults.
@@ -724,6 +753,7 @@ fault_by_tools() {
   fault_check_once "the deltas (cdc-stream --until)" "$run_dir/deltas.ndjson" "$span_from" "$span_until"
   fault_check_once "the tail (cdc-stream from the merged high)" "$run_dir/tail.ndjson" "$high" "$until_pos"
   fault_check_replay "the merged snapshot and the tail" "$run_dir/merged.ndjson" "$run_dir/tail.ndjson"
+  fault_check_history "the chunks and the merged snapshot" "$run_dir/merged.ndjson" "$run_dir"/chunks/*.ndjson
 }
 
 # ---- the test --------------------------------------------------------------------------------
