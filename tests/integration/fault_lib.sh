@@ -490,7 +490,7 @@ fault_check_history() {
   local high history="$work/history.$RANDOM.ndjson"
   high=$(jq -r 'select(.op=="high").position' "$merged")
   if ! MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 120 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc \
-      --from "$run_start" --until "$high" --tables "$run_db.t" >"$history" 2>"$work/history.err"; then
+      --from "$run_start" --until "$high" --tables "$run_db.*" >"$history" 2>"$work/history.err"; then
     failures=$((failures + 1))
     echo "FAIL $name: the table's history (cdc-stream from $run_start) failed: $(head -c 400 "$work/history.err")"
     return

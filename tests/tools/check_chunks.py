@@ -3,9 +3,10 @@
 
 Usage: check_chunks.py --history FILE [--merged FILE] CHUNK_FILE...
 
-FILE (--history) is cdc-stream's output for the table from before it was created up to at
-least the merged snapshot's high watermark (or the highest low of the chunks): every change
-with whole row images, in commit order. Replaying it gives the table as it was after any
+FILE (--history) is cdc-stream's output for the chunks' tables from before they were created up
+to at least the merged snapshot's high watermark (or the highest low of the chunks): every
+change with whole row images, in commit order. The merged snapshot is checked for the tables
+the chunks are of. Replaying it gives the table as it was after any
 transaction, so each claim of the snapshot can be checked on its own:
 
   * every row of a chunk (its "r" lines) is the row the table held at the chunk's low
@@ -42,8 +43,9 @@ def key_of(line):
 class Claim:
     """Rows that some file says the table held at one position."""
 
-    def __init__(self, name, position, rows, whole_table):
+    def __init__(self, name, table, position, rows, whole_table):
         self.name = name
+        self.table = table  # (db, table)
         self.position = position  # {domain: seq}
         self.rows = rows  # key -> after image
         self.whole_table = whole_table  # the rows are all of the table (merged), not a range
@@ -53,6 +55,7 @@ class Claim:
 
 
 def read_chunk(path):
+    """One chunk output: its low watermark and rows (a chunk read twice: the last reading)."""
     position, rows, table = None, {}, None
     with open(path, encoding="utf-8") as chunk:
         for number, text in enumerate(chunk, 1):
@@ -60,27 +63,29 @@ def read_chunk(path):
             op = line.get("op")
             if op == "low":
                 position = gtid_position(line["position"], f"{path}:{number}")
-            elif op == "r":
                 table = (line["db"], line["table"])
+                rows = {}
+            elif op == "r":
                 rows[key_of(line)] = line["after"]
     if position is None:
         sys.exit(f"check_chunks: {path}: no low line")
-    return Claim(path, position, rows, False), table
+    return Claim(path, table, position, rows, False)
 
 
-def read_merged(path):
-    position, rows = None, {}
+def read_merged(path, tables):
+    """A merged snapshot: one whole-table claim for each of `tables`."""
+    position, rows = None, {table: {} for table in tables}
     with open(path, encoding="utf-8") as merged:
         for number, text in enumerate(merged, 1):
             line = json.loads(text)
             op = line.get("op")
-            if op == "r":
-                rows[key_of(line)] = line["after"]
+            if op == "r" and (line["db"], line["table"]) in rows:
+                rows[(line["db"], line["table"])][key_of(line)] = line["after"]
             elif op == "high":
                 position = gtid_position(line["position"], f"{path}:{number}")
     if position is None:
         sys.exit(f"check_chunks: {path}: no high line")
-    return Claim(path, position, rows, True)
+    return [Claim(f"{path} ({'.'.join(table)})", table, position, rows[table], True) for table in tables]
 
 
 def short(value):
@@ -107,25 +112,20 @@ def main():
     parser.add_argument("chunks", nargs="*")
     args = parser.parse_args()
 
-    claims, tables = [], set()
-    for path in args.chunks:
-        claim, table = read_chunk(path)
-        claims.append(claim)
-        if table:
-            tables.add(table)
+    claims = [read_chunk(path) for path in args.chunks]
+    tables = sorted({claim.table for claim in claims})
     if args.merged:
-        claims.append(read_merged(args.merged))
-    if len(tables) > 1:
-        sys.exit(f"check_chunks: the chunks are of several tables ({sorted(tables)}); give one table's")
+        claims += read_merged(args.merged, tables)
 
-    table, pending, problems = {}, [], []
+    state = {table: {} for table in tables}  # the tables as of the history read so far
+    pending, problems = [], []
     unchecked = list(claims)
     with open(args.history, encoding="utf-8") as history:
         for number, text in enumerate(history, 1):
             line = json.loads(text)
             op = line.get("op")
             if op in ("c", "u", "d"):
-                if tables and (line["db"], line["table"]) not in tables:
+                if (line["db"], line["table"]) not in state:
                     continue
                 if line.get("partial"):
                     sys.exit(f"check_chunks: {args.history}:{number}: a partial row image; the history needs "
@@ -138,16 +138,17 @@ def main():
                 domain, _server, seq = (int(f) for f in gtid.split("-"))
                 # Claims that do not include this transaction see the table as it is now.
                 for claim in [c for c in unchecked if not c.includes(domain, seq)]:
-                    check(claim, table, problems)
+                    check(claim, state[claim.table], problems)
                     unchecked.remove(claim)
                 for change in pending:
+                    rows = state[(change["db"], change["table"])]
                     if change["before"] is not None:
-                        table.pop(key_of_image(change, "before"), None)
+                        rows.pop(key_of_image(change, "before"), None)
                     if change["after"] is not None:
-                        table[key_of_image(change, "after")] = change["after"]
+                        rows[key_of_image(change, "after")] = change["after"]
                 pending.clear()
     for claim in unchecked:
-        check(claim, table, problems)
+        check(claim, state[claim.table], problems)
     for problem in problems[:20]:
         print(problem)
     if len(problems) > 20:
