@@ -103,7 +103,9 @@ same_rows "initial_only: the r lines are exactly the table's rows" "$work/table0
 assert "initial_only: the last line is the high line" jq -e -s '.[-1].op == "high" and (.[-1].position | length > 0)' \
   "$work/only1.ndjson"
 assert "initial_only: one high line, the table line and r lines before it" \
-  jq -e -s '([.[].op] | unique) == ["high", "r", "table"] and .[0].op == "table" and .[0].table == "items"' \
+  jq -e -s '([.[].op] | unique) == ["high", "r", "table"] and .[0].op == "table" and .[0].table == "items"
+    and .[0].pos == {file: .[-1].file, offset: .[-1].offset, gtid: null} and .[0].key == ["id"]
+    and ([.[0].columns[] | "\(.name) \(.type) \(.nullable)"] | index("id int(11) false") != null)' \
   "$work/only1.ndjson"
 assert "initial_only: only s.items (not s.other)" jq -e -s '[.[] | select(.op == "r") | .table] | unique == ["items"]' \
   "$work/only1.ndjson"
