@@ -57,7 +57,8 @@ struct Scenario {
   [[nodiscard]] std::string covered() const { return merge_test::spanned(deltas, form->earliest, form->latest); }
 };
 
-Scenario two_chunks(const Form& form) {
+// `described`: chunk 0's output has its table line (as cdc-snapshot writes it), chunk 1's not.
+Scenario two_chunks(const Form& form, bool described = false) {
   ChunkSpec c0;
   c0.count = 2;
   c0.low = form.after(10);
@@ -82,7 +83,7 @@ Scenario two_chunks(const Form& form) {
   deltas += ev(form, "u", R"({"id":10,"v":"z"})", R"({"id":10,"v":"z2"})", 13);
   // 14: after H*.
   deltas += ev(form, "c", "null", R"({"id":7,"v":"late"})", 14);
-  return Scenario{&form, chunk_text(c0), chunk_text(c1), deltas};
+  return Scenario{&form, chunk_text(c0, described), chunk_text(c1), deltas};
 }
 
 const std::vector<std::string> kTwoChunksRows = {
@@ -567,14 +568,7 @@ TEST_CASE("merge: table lines in chunk outputs and deltas; one before the table'
   for (const Form& form : kForms) {
     CAPTURE(form.name);
     TempFiles files;
-    Scenario s = two_chunks(form);
-    ChunkSpec c0;
-    c0.count = 2;
-    c0.low = form.after(10);
-    c0.high = form.after(12);
-    c0.end = "[10]";
-    c0.rows = {R"({"id":1}|{"id":1,"v":"x"})", R"({"id":5}|{"id":5,"v":"y"})"};
-    s.chunk0 = chunk_text(c0, true);
+    Scenario s = two_chunks(form, true);
     // cdc-stream describes the table before its first change.
     s.deltas.insert(0, merge_test::table_line(R"({"file":"binlog.000001","offset":1100,"gtid":null})", 5000));
     const auto outcome = run_merge(files, options_for({files.write("c0", s.chunk0), files.write("c1", s.chunk1)},
