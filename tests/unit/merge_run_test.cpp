@@ -57,7 +57,8 @@ struct Scenario {
   [[nodiscard]] std::string covered() const { return merge_test::spanned(deltas, form->earliest, form->latest); }
 };
 
-Scenario two_chunks(const Form& form) {
+// `described`: chunk 0's output has its table line (as cdc-snapshot writes it), chunk 1's not.
+Scenario two_chunks(const Form& form, bool described = false) {
   ChunkSpec c0;
   c0.count = 2;
   c0.low = form.after(10);
@@ -82,7 +83,7 @@ Scenario two_chunks(const Form& form) {
   deltas += ev(form, "u", R"({"id":10,"v":"z"})", R"({"id":10,"v":"z2"})", 13);
   // 14: after H*.
   deltas += ev(form, "c", "null", R"({"id":7,"v":"late"})", 14);
-  return Scenario{&form, chunk_text(c0), chunk_text(c1), deltas};
+  return Scenario{&form, chunk_text(c0, described), chunk_text(c1), deltas};
 }
 
 const std::vector<std::string> kTwoChunksRows = {
@@ -561,4 +562,42 @@ TEST_CASE("merge: deltas must span the lowest low to H* in every position form")
                                               "watermark)",
                                               form.after(12), form.after(13))) != std::string::npos);
   }
+}
+
+TEST_CASE("merge: table lines in chunk outputs and deltas; one before the table's rows, at the merged high") {
+  for (const Form& form : kForms) {
+    CAPTURE(form.name);
+    TempFiles files;
+    Scenario s = two_chunks(form, true);
+    // cdc-stream describes the table before its first change.
+    s.deltas.insert(0, merge_test::table_line(R"({"file":"binlog.000001","offset":1100,"gtid":null})", 5000));
+    const auto outcome = run_merge(files, options_for({files.write("c0", s.chunk0), files.write("c1", s.chunk1)},
+                                                      files.write("d", s.covered())));
+    REQUIRE_MESSAGE(outcome.result.has_value(), outcome.message());
+    CHECK(row_lines(outcome.out) == kTwoChunksRows);
+    // First line: chunk 0's description, at the merged high's file and offset.
+    const std::string high_offset = form.after(13).starts_with("binlog.") ? merge_test::offset_of(form.after(13)) : "4";
+    CHECK(outcome.out.starts_with(merge_test::table_line(
+        fmt::format(R"({{"file":"binlog.000001","offset":{},"gtid":null}})", high_offset))));
+    CHECK(outcome.out.find(R"("op":"table")", 1) == std::string::npos);
+  }
+}
+
+TEST_CASE("merge: a table line elsewhere than right after its low line is refused") {
+  TempFiles files;
+  ChunkSpec c;
+  c.low = "0-1-10";
+  c.high = "0-1-12";
+  c.rows = {R"({"id":1}|{"id":1,"v":"x"})"};
+  std::string text = chunk_text(c);
+  const std::string late = text.substr(0, text.rfind("{\"op\":\"high\"")) + merge_test::table_line() +
+                           merge_test::high_line(c);
+  CHECK(run_merge(files, options_for({files.write("late", late)}, files.write("d", merge_test::spanned(""))))
+            .message()
+            .find("late:3: table line that does not follow a low line") != std::string::npos);
+  const std::string twice = merge_test::low_line(c) + merge_test::table_line() + merge_test::table_line() +
+                            text.substr(text.find('\n') + 1);
+  CHECK(run_merge(files, options_for({files.write("twice", twice)}, files.write("d", merge_test::spanned(""))))
+            .message()
+            .find("twice:3: table line that does not follow a low line") != std::string::npos);
 }
