@@ -5,7 +5,7 @@ CDC_PACKAGES=(
   cmake g++ make pkg-config
   libcli11-dev default-libmysqlclient-dev libsimdjson-dev libzstd-dev zlib1g-dev libdeflate-dev libssl-dev libfmt-dev doctest-dev
   mariadb-server mariadb-client
-  mandoc jq procps
+  mandoc jq procps python3
 )
 
 cdc_install_packages() {
