@@ -43,10 +43,9 @@ Result<output::OutputOptions> OutputFlags::options() const {
   for (const std::string& option : format_options_)
     if (auto set = output::set_format_option(options, option); !set) return fail(set.error());
   for (const std::string& mask : masks_) {
-    const std::size_t equals = mask.find('=');
-    if (equals == std::string::npos || equals == 0 || equals + 1 == mask.size())
-      return fail(Errc::usage, fmt::format("--mask {}: give DB.TABLE.COL=ACTION, e.g. shop.users.email=redact:8", mask));
-    options.masks.push_back({mask.substr(0, equals), mask.substr(equals + 1)});
+    auto rule = output::parse_mask_rule(mask);
+    if (!rule) return fail(std::move(rule).error());
+    options.masks.push_back(std::move(*rule));
   }
   return options;
 }

@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include "output/debezium.h"
+#include "output/mask.h"
 
 namespace cdc::output {
 
-Result<std::unique_ptr<Converter>> make_converter(const OutputOptions& options) {
-  // Masking (output/mask.h) wraps the format's converter; it is the masking work's and not in
-  // this build yet.
-  if (!options.masks.empty()) return fail(Errc::unsupported, "--mask: not built yet");
+namespace {
+
+Result<std::unique_ptr<Converter>> make_format_converter(const OutputOptions& options) {
   switch (options.format) {
     case Format::ndjson: return std::unique_ptr<Converter>();
     case Format::debezium: return make_debezium_converter(options);
@@ -17,6 +17,16 @@ Result<std::unique_ptr<Converter>> make_converter(const OutputOptions& options) 
     case Format::maxwell: break;
   }
   return fail(Errc::unsupported, fmt::format("--format {}: not built yet", format_name(options.format)));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Converter>> make_converter(const OutputOptions& options) {
+  auto format = make_format_converter(options);
+  if (!format || options.masks.empty()) return format;
+  // Masking comes first, on the canonical lines, so every format (and ndjson) carries the same
+  // masked values.
+  return make_masking_converter(options.masks, options.mask_keys, std::move(*format));
 }
 
 }  // namespace cdc::output

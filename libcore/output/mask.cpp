@@ -9,6 +9,8 @@
 #include <openssl/evp.h>
 
 #include "ndjson/json_scan.h"
+#include "ndjson/writer.h"
+#include "output/converter.h"
 #include "util/table_filter.h"
 #include "util/text.h"
 
@@ -430,6 +432,40 @@ bool Masker::append_masked_value(std::string_view value, const ColumnMask& mask,
   }
   out.push_back('"');
   return true;
+}
+
+namespace {
+
+class MaskingConverter final : public Converter {
+ public:
+  MaskingConverter(std::vector<MaskRule> rules, bool mask_keys, std::unique_ptr<Converter> format)
+      : masker_(std::move(rules), mask_keys), format_(std::move(format)) {}
+
+  Result<void> convert(std::string_view line, ndjson::Writer& out) override {
+    auto changed = masker_.mask(line, rewritten_);
+    if (!changed) return fail(std::move(changed).error());
+    const std::string_view masked = *changed ? std::string_view(rewritten_) : line;
+    if (format_) return format_->convert(masked, out);
+    out.raw_value(masked);
+    out.end_record();
+    return {};
+  }
+  Result<void> finish(ndjson::Writer& out) override { return format_ ? format_->finish(out) : Result<void>(); }
+  void drop_held() noexcept override {
+    if (format_) format_->drop_held();
+  }
+
+ private:
+  Masker masker_;
+  std::unique_ptr<Converter> format_;
+  std::string rewritten_;
+};
+
+}  // namespace
+
+std::unique_ptr<Converter> make_masking_converter(std::vector<MaskRule> rules, bool mask_keys,
+                                                  std::unique_ptr<Converter> format) {
+  return std::make_unique<MaskingConverter>(std::move(rules), mask_keys, std::move(format));
 }
 
 }  // namespace cdc::output

@@ -34,6 +34,8 @@
 
 namespace cdc::output {
 
+class Converter;
+
 enum class MaskAction : std::uint8_t { hash, redact, truncate, drop };
 enum class HashAlgorithm : std::uint8_t { md5, sha1, sha256, sha384, sha512 };
 
@@ -101,5 +103,10 @@ class Masker {
   struct Digest;
   std::unique_ptr<Digest> digest_;  // OpenSSL's context, reused for every hash
 };
+
+// The output stage's masking step: each canonical line through a Masker, then to `format` (the
+// format's converter; nullptr for --format ndjson, where the masked lines go out as they are).
+[[nodiscard]] std::unique_ptr<Converter> make_masking_converter(std::vector<MaskRule> rules, bool mask_keys,
+                                                                std::unique_ptr<Converter> format);
 
 }  // namespace cdc::output

@@ -4,11 +4,15 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ndjson/json_scan.h"
+#include "ndjson/writer.h"
+#include "output/converter.h"
+#include "output/format.h"
 #include "output/mask.h"
 
 namespace {
@@ -291,4 +295,39 @@ TEST_CASE("Masker: a later table line (after a DDL) replaces the table's rules")
   const auto out = run(masker, {kUsersTable, row, altered, int_row});
   CHECK(out[1].find(R"J("note":"*")J") != std::string::npos);
   CHECK(out[3] == int_row);  // no string column matches the rule any more
+}
+
+TEST_CASE("make_converter: --mask alone masks the canonical lines, with a format before the format") {
+  cdc::output::OutputOptions options;
+  options.masks = rules({"shop.users.email=hash:SHA-256:salt", "shop.users.age=drop"});
+  const auto through = [&](cdc::output::Format format) {
+    options.format = format;
+    auto converter = cdc::output::make_converter(options);
+    REQUIRE(converter.has_value());
+    REQUIRE(*converter != nullptr);
+    cdc::ndjson::Writer out;
+    for (std::string_view line : {kUsersTable, kInsert}) {
+      auto converted = (*converter)->convert(line, out);
+      REQUIRE_MESSAGE(converted.has_value(), converted.error().message);
+    }
+    REQUIRE((*converter)->finish(out).has_value());
+    return std::string(out.buffered());
+  };
+  // ndjson: the stage is the mask alone; the table line loses the dropped column.
+  const std::string ndjson = through(cdc::output::Format::ndjson);
+  CHECK(ndjson.find(R"J({"name":"age")J") == std::string::npos);
+  CHECK(ndjson.find(R"J("after":{"id":7,"email":"109f0b7ded1d9414","name":"hello","size":"m","note":null})J") !=
+        std::string::npos);
+  CHECK(std::count(ndjson.begin(), ndjson.end(), '\n') == 2);
+  // debezium: the masked values are what the format writes.
+  const std::string debezium = through(cdc::output::Format::debezium);
+  CHECK(debezium.find(R"J("after":{"id":7,"email":"109f0b7ded1d9414","name":"hello","size":"m","note":null})J") !=
+        std::string::npos);
+  CHECK(debezium.find("alice") == std::string::npos);
+}
+
+TEST_CASE("make_converter: --format ndjson without --mask is no stage at all") {
+  auto converter = cdc::output::make_converter(cdc::output::OutputOptions{});
+  REQUIRE(converter.has_value());
+  CHECK(*converter == nullptr);
 }
