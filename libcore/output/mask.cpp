@@ -400,7 +400,9 @@ bool Masker::append_image(std::string_view image, const TablePlan& plan, ImagePa
 }
 
 bool Masker::append_masked_value(std::string_view value, const ColumnMask& mask, std::string& out) {
-  if (value == "null") {
+  // Debezium hands NULL to its mask converters too: column.mask.with.N.chars writes the '*'s
+  // for it (so NULL-ness does not show), the hash and the truncation keep it NULL.
+  if (value == "null" && mask.rule->action != MaskAction::redact) {
     out.append(value);
     return true;
   }

@@ -19,8 +19,9 @@
 //   the table line.
 // hash, redact and truncate act on string columns only (CHAR, VARCHAR, the TEXT types, ENUM,
 // SET), as Debezium's do; a rule whose column part is a plain name (no wildcard) that meets a
-// column of another type is refused. NULL stays NULL. A rule that would change a key column
-// is refused unless --mask-keys. When several rules match a column the first one given wins.
+// column of another type is refused. redact writes its '*'s for a NULL too (Debezium does);
+// hash and truncate keep NULL. A rule that would change a key column is refused unless
+// --mask-keys. When several rules match a column the first one given wins.
 
 #include <cstddef>
 #include <cstdint>

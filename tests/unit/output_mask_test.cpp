@@ -244,7 +244,8 @@ TEST_CASE("Masker: a rule on a key column is refused at the table line unless --
   SUBCASE("a wildcard over a non-string key column masks the strings only, and is no key change") {
     Masker masker(rules({"shop.users.*=redact:1"}), false);
     const auto out = run(masker, {kUsersTable, kInsert});
-    CHECK(after_of(out[1]) == R"J({"id":7,"email":"*","name":"*","size":"*","age":30,"note":null})J");
+    // redact hides a NULL too, as Debezium's column.mask.with.N.chars does.
+    CHECK(after_of(out[1]) == R"J({"id":7,"email":"*","name":"*","size":"*","age":30,"note":"*"})J");
   }
   SUBCASE("allowed: the key member is masked like the images, an emptied key is null") {
     Masker masker(rules({"shop.users.id=drop"}), true);
