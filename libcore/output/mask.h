@@ -1,6 +1,6 @@
 #pragma once
 
-// Column masking: --mask DB.TABLE.COL=hash:ALGO:SALT|redact:N|truncate:N|drop (cdc-stream(1),
+// Column masking: --mask DB.TABLE.COL=hash:ALGO:SALT|redact:N|truncate:N|drop (cdc-formats(7),
 // MASKING). Applied inside the output stage to the canonical lines, before any format, so a
 // masked value is the same in every format and in the snapshot (cdc-merge, cdc-sync) as in the
 // stream (cdc-stream): one Masker per output sees the "table" lines that describe each table

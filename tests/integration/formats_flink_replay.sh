@@ -25,6 +25,11 @@ export CDC_TOOLS_DIR=$tools_dir
 rows_initial=${FLINK_PROOF_ROWS:-1500}
 load_seconds=${FLINK_PROOF_LOAD_SECONDS:-3}
 proof_require_tools
+# Until the formats are wired into cdc-sync (issue 13's Debezium work) there is nothing to prove.
+if ! "$sync_tool" --help 2>/dev/null | grep -q -- '--format'; then
+  echo "skipped: cdc-sync has no --format in this build"
+  exit 77
+fi
 throwaway_start "$srv" || exit 1
 connection=(-h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc)
 
