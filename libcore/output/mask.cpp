@@ -104,6 +104,14 @@ std::size_t character_length(std::string_view type) noexcept {
   return 0;
 }
 
+bool names_match(const MaskRule& rule, std::string_view database, std::string_view table, std::string_view column) {
+  return glob_match(rule.database, database) && glob_match(rule.table, table) && glob_match(rule.column, column);
+}
+
+bool applies_to(const MaskRule& rule, std::string_view type) {
+  return rule.action == MaskAction::drop || is_string_type(type);
+}
+
 std::string unescaped(std::string_view quoted) {
   std::string text;
   if (!ndjson::append_unescaped(quoted, text)) return std::string(quoted);
@@ -174,6 +182,13 @@ Result<MaskRule> parse_mask_rule(std::string_view text) {
     return bad(fmt::format("unknown action '{}'", action));
   }
   return rule;
+}
+
+const MaskRule* mask_rule_for(std::span<const MaskRule> rules, std::string_view database, std::string_view table,
+                              std::string_view column, std::string_view type) {
+  for (const MaskRule& rule : rules)
+    if (names_match(rule, database, table, column) && applies_to(rule, type)) return &rule;
+  return nullptr;
 }
 
 std::string mask_hash_hex(HashAlgorithm algorithm, std::string_view salt, std::string_view value) {
@@ -269,27 +284,32 @@ Result<bool> Masker::describe_table(std::string_view line, std::string& rewritte
   bool drops = false;
   std::optional<Error> refused;
   const bool scanned = for_each_element(columns, [&](std::string_view column) {
+    if (refused) return;
     const auto quoted_name = ndjson::find_member(column, "\"name\"");
     const auto quoted_type = ndjson::find_member(column, "\"type\"");
     if (!quoted_name || !quoted_type) return;
     const std::string name = unescaped(*quoted_name);
-    const auto rule = std::find_if(rules_.begin(), rules_.end(), [&](const MaskRule& candidate) {
-      return glob_match(candidate.database, database_name) && glob_match(candidate.table, table_name) &&
-             glob_match(candidate.column, name);
-    });
-    if (rule == rules_.end() || refused) return;
     const std::string type = unescaped(*quoted_type);
     const std::string where = fmt::format("{}.{}.{}", database_name, table_name, name);
-    if (rule->action != MaskAction::drop && !is_string_type(type)) {
-      // A wildcard may sweep over columns of any type, as Debezium's patterns do; a column
-      // named outright is a mistake worth saying.
-      if (!has_wildcard(rule->column))
+    // As mask_rule_for, and on the way: a wildcard may sweep over columns of any type, as
+    // Debezium's patterns do, but a non-string column named outright for hash, redact or
+    // truncate is a mistake worth saying.
+    const MaskRule* rule = nullptr;
+    for (const MaskRule& candidate : rules_) {
+      if (!names_match(candidate, database_name, table_name, name)) continue;
+      if (applies_to(candidate, type)) {
+        rule = &candidate;
+        break;
+      }
+      if (!has_wildcard(candidate.column)) {
         refused = Error{Errc::config, fmt::format("--mask {}: {} is {}, not a string column: hash, redact and "
                                                   "truncate mask CHAR, VARCHAR, TEXT, ENUM and SET columns only, "
                                                   "as Debezium's do; use drop for it, or leave it out",
-                                                  rule->text, where, type)};
-      return;
+                                                  candidate.text, where, type)};
+        return;
+      }
     }
+    if (rule == nullptr) return;
     if (!mask_keys_ && std::find(keys.begin(), keys.end(), *quoted_name) != keys.end()) {
       refused = Error{Errc::config, fmt::format("--mask {} would change key column {}: consumers tell rows apart "
                                                 "by their key (Kafka keys, upserts); add --mask-keys to allow it, "
@@ -298,7 +318,7 @@ Result<bool> Masker::describe_table(std::string_view line, std::string& rewritte
       return;
     }
     drops = drops || rule->action == MaskAction::drop;
-    plan.columns.push_back(ColumnMask{std::string(*quoted_name), &*rule, character_length(type)});
+    plan.columns.push_back(ColumnMask{std::string(*quoted_name), rule, character_length(type)});
   });
   if (!scanned) return corrupt("a table line whose columns do not scan", line);
   if (refused) return fail(std::move(*refused));

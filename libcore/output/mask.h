@@ -21,11 +21,12 @@
 // SET), as Debezium's do; a rule whose column part is a plain name (no wildcard) that meets a
 // column of another type is refused. redact writes its '*'s for a NULL too (Debezium does);
 // hash and truncate keep NULL. A rule that would change a key column is refused unless
-// --mask-keys. When several rules match a column the first one given wins.
+// --mask-keys. Of the rules that match a column, the first that acts on its type wins.
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -55,6 +56,13 @@ struct MaskRule {
 
 // One --mask value. Errc::usage naming the option, the text and the expected form.
 [[nodiscard]] Result<MaskRule> parse_mask_rule(std::string_view text);
+
+// The rule that masks column `column` of database.table, whose type is `type` as the table line
+// writes it ("varchar(32)"): the first that matches the names and acts on that type (drop on
+// any, the others on string columns); nullptr for none. For a format that marks masked columns
+// in its schemas (Debezium's masked=true, truncateLength=N).
+[[nodiscard]] const MaskRule* mask_rule_for(std::span<const MaskRule> rules, std::string_view database,
+                                            std::string_view table, std::string_view column, std::string_view type);
 
 // The digest of salt || value as lowercase hex (not cut): what hash:ALGO:SALT writes for a
 // column without a length.

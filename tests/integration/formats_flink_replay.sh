@@ -77,7 +77,8 @@ sync_under_load() {
     sed 's/^/    /' "$work/sync_$format.err" | tail -5
     return 1
   fi
-  sync_as --tables "$list" --dir "$dir" --mode initial --no-progress --until now "$@" >>"$out" \
+  sync_as --tables "$list" --dir "$dir" --mode initial -j 2 --chunk-size 100 --no-progress --until now "$@" \
+    >>"$out" \
     2>"$work/sync_${format}_rerun.err" || status=$?
   if ((status != 0)); then
     echo "  cdc-sync --format $format --until now: exit $status"

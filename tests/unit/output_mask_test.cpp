@@ -262,6 +262,17 @@ TEST_CASE("Masker: a non-string column named outright is refused for hash, redac
   CHECK(error.message.find("shop.users.age is int(11), not a string column") != std::string::npos);
 }
 
+TEST_CASE("Masker: of the rules that match a column, the first that acts on its type wins") {
+  // age is INT: the wildcard redact passes over it, the drop after it takes it.
+  Masker masker(rules({"shop.users.*=redact:2", "shop.users.age=drop", "shop.users.email=drop"}), false);
+  const auto out = run(masker, {kUsersTable, kInsert});
+  CHECK(after_of(out[1]) == R"J({"id":7,"email":"**","name":"**","size":"**","note":"**"})J");
+  const auto parsed = rules({"shop.users.*=redact:2", "shop.users.age=drop"});
+  CHECK(cdc::output::mask_rule_for(parsed, "shop", "users", "age", "int(11)") == &parsed[1]);
+  CHECK(cdc::output::mask_rule_for(parsed, "shop", "users", "email", "varchar(16)") == &parsed[0]);
+  CHECK(cdc::output::mask_rule_for(parsed, "shop", "orders", "email", "varchar(16)") == nullptr);
+}
+
 TEST_CASE("Masker: lines it does not touch go out as they are, without a rewrite") {
   Masker masker(rules({"shop.users.email=redact:2"}), false);
   const std::string other_table =
