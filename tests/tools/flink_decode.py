@@ -309,20 +309,22 @@ def rebuild_before(old_row, after, old_root, columns):
                  for i, (name, _) in enumerate(columns))
 
 
-def table_selected(root, options, database_member, table_member):
+def selected_message(message, options):
+    """The JSON of a Canal or Maxwell message of the wanted table; None for an empty message
+    (skipped) or another table's (canal-json.database.include / table.include are regexes over
+    the whole `database` and `table` values; the test passes plain names)."""
+    if not message:
+        return None
+    root = load_json(message)
     wanted = options.get("table")
-    if not wanted:
-        return True
-    database, table = wanted.split(".", 1)
-    # canal-json.database.include / table.include: regexes over the whole value; we pass names.
-    return root.get(database_member) == database and root.get(table_member) == table
+    if wanted and [root.get("database"), root.get("table")] != wanted.split(".", 1):
+        return None
+    return root
 
 
 def decode_canal(message, columns, options):
-    if not message:
-        return []
-    root = load_json(message)
-    if not table_selected(root, options, "database", "table"):
+    root = selected_message(message, options)
+    if root is None:
         return []
     kind = root.get("type")
     data = root.get("data")
@@ -348,10 +350,8 @@ def decode_canal(message, columns, options):
 
 
 def decode_maxwell(message, columns, options):
-    if not message:
-        return []
-    root = load_json(message)
-    if not table_selected(root, options, "database", "table"):
+    root = selected_message(message, options)
+    if root is None:
         return []
     kind = root.get("type")
     data = convert_row(root.get("data"), columns, options, "data")
