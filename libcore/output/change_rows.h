@@ -49,7 +49,7 @@ void write_message(std::string_view topic, bool with_key, std::string_view key, 
 // One column's value in a row image, converted into the format's JSON text.
 struct ValueSlot {
   bool present = false;  // the image holds the column
-  bool is_null = false;  // the canonical value is null
+  bool is_null = false;  // the converted value is null
   std::string json;      // the converted value, as JSON text
 };
 
@@ -75,9 +75,10 @@ template <typename Convert>
     hint = *at + 1;
     ValueSlot& slot = slots[*at];
     slot.present = true;
-    slot.is_null = value == "null";
     slot.json.clear();
-    if (!convert(table.columns[*at], value, slot.json))
+    const bool converted = convert(table.columns[*at], value, slot.json);
+    slot.is_null = slot.json == "null";  // a zero date Maxwell writes as null counts as NULL
+    if (!converted)
       return fail(Errc::corrupt_input, fmt::format("column {} of {}.{}: the value {} is not a {} value",
                                                    table.columns[*at].name, table.db, table.table, value,
                                                    table.columns[*at].type));
