@@ -103,9 +103,12 @@ class MaxwellConverter final : public Converter {
       drop_held();
       return {};
     }
-    // Nothing is held past any other line (a DDL is its own transaction; high and span_end
-    // end the output).
-    if (auto written = write_held(nullptr, out); !written) return written;
+    // Nothing is held past the lines that end a stretch of output (high, span_end), nor past
+    // a DDL (its own transaction) or an incident; other lines (low, span_start, check, kinds
+    // this build does not know) pass without ending a transaction.
+    if (op == records::op::ddl || op == records::op::high || op == records::op::span_end ||
+        op == records::op::incident)
+      if (auto written = write_held(nullptr, out); !written) return written;
     if (op == records::op::ddl && options_.output_ddl) return ddl(record, out);
     return {};
   }

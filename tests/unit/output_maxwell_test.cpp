@@ -271,3 +271,16 @@ TEST_CASE("maxwell: --format-option names") {
   CHECK(unknown.error().message.find("output_binlog_position") != std::string::npos);
   CHECK(cdc::output::maxwell_option_names().size() == 11);
 }
+
+TEST_CASE("maxwell: a line of another kind inside a transaction does not cut it; a high line does") {
+  auto converter = maxwell();
+  const auto out = lines_of(run(*converter, {items_table_line(), items_insert(1, 100, 0),
+                                             R"j({"op":"heartbeat_of_a_newer_cdc","v":1})j", items_insert(2, 100, 1),
+                                             commit_line("8", 200, 300, 1), items_insert(3, 400, 0),
+                                             R"j({"op":"high","v":1,"position":"x","file":"b","offset":1,"chunks":0,"rows":0,"ts_ms":1})j"}));
+  REQUIRE(out.size() == 3);
+  CHECK(member(out[0], "xid") == "8");
+  CHECK(member(out[0], "commit") == "<missing>");
+  CHECK(member(out[1], "commit") == "true");
+  CHECK(member(out[2], "xid") == "<missing>");
+}
