@@ -427,7 +427,9 @@ class CanalConverter final : public Converter {
     }
     if (!unescape_json_string(raw, text_)) return false;
     if (const auto index = enum_index(column, text_)) {
-      json += fmt::format("\"{}\"", *index);
+      json.push_back('"');
+      json += fmt::format_int(*index).c_str();
+      json.push_back('"');
     } else {
       json += raw;  // the members are not known: the label as it is
     }
@@ -461,7 +463,9 @@ class CanalConverter final : public Converter {
     }
     if (!unescape_json_string(raw, text_)) return false;
     if (const auto mask = set_mask(column, text_)) {
-      json += fmt::format("\"{}\"", *mask);
+      json.push_back('"');
+      json += fmt::format_int(*mask).c_str();
+      json.push_back('"');
     } else {
       json += raw;
     }

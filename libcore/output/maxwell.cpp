@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -291,9 +292,9 @@ class MaxwellConverter final : public Converter {
     } else {
       text_.clear();
       if (change.has_pos) {
-        text_ += fmt::format("{}:{}:{}", change.file, change.offset, change.index);
+        fmt::format_to(std::back_inserter(text_), "{}:{}:{}", change.file, change.offset, change.index);
       } else {
-        text_ += fmt::format("{}.{}:snapshot:{}", table.db, table.table, ++snapshot_rows_);
+        fmt::format_to(std::back_inserter(text_), "{}.{}:snapshot:{}", table.db, table.table, ++snapshot_rows_);
       }
       uuid_.clear();
       append_uuid_from(text_, uuid_);

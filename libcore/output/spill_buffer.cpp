@@ -13,20 +13,13 @@ namespace cdc::output {
 
 namespace {
 
-constexpr std::size_t kLengthBytes = 4;
 constexpr std::size_t kReadChunk = std::size_t{1} << 20;
-
-std::uint32_t read_length(const char* at) {
-  std::uint32_t length = 0;
-  std::memcpy(&length, at, kLengthBytes);
-  return length;
-}
 
 void append_length(std::size_t length, std::string& out) {
   const auto value = static_cast<std::uint32_t>(length);
-  char bytes[kLengthBytes];
-  std::memcpy(bytes, &value, kLengthBytes);
-  out.append(bytes, kLengthBytes);
+  char bytes[4];
+  std::memcpy(bytes, &value, sizeof bytes);
+  out.append(bytes, sizeof bytes);
 }
 
 // An unlinked file under $TMPDIR (else /tmp): O_TMPFILE where the filesystem has it, else a
@@ -73,41 +66,25 @@ Result<void> SpillBuffer::spill() {
   return {};
 }
 
-std::size_t SpillBuffer::each_record(std::string_view bytes, const Each& each, std::size_t& index) const {
-  std::size_t at = 0;
-  while (bytes.size() - at >= 2 * kLengthBytes) {
-    const std::size_t head = read_length(bytes.data() + at);
-    const std::size_t tail = read_length(bytes.data() + at + kLengthBytes);
-    if (bytes.size() - at - 2 * kLengthBytes < head + tail) break;
-    const std::size_t start = at + 2 * kLengthBytes;
-    each(bytes.substr(start, head), bytes.substr(start + head, tail), index++);
-    at = start + head + tail;
-  }
-  return at;
+Result<void> SpillBuffer::rewind() {
+  if (::lseek(fd_, 0, SEEK_SET) < 0) return errno_error("cannot read back", "the temporary file of a large transaction");
+  read_.clear();
+  file_read_ = 0;
+  return {};
 }
 
-Result<void> SpillBuffer::drain(const Each& each) {
-  std::size_t index = 0;
-  if (file_bytes_ > 0) {
-    if (::lseek(fd_, 0, SEEK_SET) < 0) return errno_error("cannot read back the temporary file of", "a transaction");
-    read_.clear();
-    std::uint64_t left = file_bytes_;
-    while (left > 0) {
-      const std::size_t kept = read_.size();
-      const std::size_t want = left < kReadChunk ? static_cast<std::size_t>(left) : kReadChunk;
-      read_.resize(kept + want);
-      auto got = read_some(fd_, read_.data() + kept, want, "the temporary file of a large transaction");
-      if (!got) return fail(std::move(got).error());
-      if (*got == 0) return fail(Errc::io, "the temporary file of a large transaction ended early");
-      read_.resize(kept + *got);
-      left -= *got;
-      const std::size_t used = each_record(read_, each, index);
-      read_.erase(0, used);  // a record cut by the chunk's end waits for the next chunk
-    }
-  }
-  each_record(memory_, each, index);
-  clear();
-  return {};
+Result<bool> SpillBuffer::read_more() {
+  if (file_read_ >= file_bytes_) return false;
+  const std::uint64_t left = file_bytes_ - file_read_;
+  const std::size_t want = left < kReadChunk ? static_cast<std::size_t>(left) : kReadChunk;
+  const std::size_t kept = read_.size();
+  read_.resize(kept + want);
+  auto got = read_some(fd_, read_.data() + kept, want, "the temporary file of a large transaction");
+  if (!got) return fail(std::move(got).error());
+  if (*got == 0) return fail(Errc::io, "the temporary file of a large transaction ended early");
+  read_.resize(kept + *got);
+  file_read_ += *got;
+  return true;
 }
 
 void SpillBuffer::clear() noexcept {
