@@ -194,15 +194,8 @@ class MaxwellConverter final : public Converter {
     if (change->op == 'u') write_old(table);
     message_.end_object();
 
-    prefix_.clear();
-    if (with_topic_) {
-      append_topic_name(table.db, table.table, prefix_);
-      prefix_.push_back('\t');
-    }
-    if (with_key_) {
-      append_key(table, data, *change);
-      prefix_.push_back('\t');
-    }
+    start_prefix(table.db, table.table);
+    if (with_key_) append_key(table, data, *change);
     const std::string_view whole = message_.buffered();
     if (change->op == 'r' || !hold_rows_) {
       line_.assign(prefix_);
@@ -279,10 +272,7 @@ class MaxwellConverter final : public Converter {
   // the row's position (or, for snapshot rows, the table and the row's number) so that the
   // same input gives the same keys.
   void append_key(const TableInfo& table, const std::vector<ValueSlot>& data, const ChangeLine& change) {
-    key_.clear();
-    key_.begin_object();
-    key_.field("database", table.db);
-    key_.field("table", table.table);
+    begin_key(table.db, table.table);
     if (!table.key_columns.empty()) {
       for (const std::size_t at : table.key_columns) {
         key_.raw_key(table.columns[at].key_member);
@@ -300,8 +290,37 @@ class MaxwellConverter final : public Converter {
       append_uuid_from(text_, uuid_);
       key_.field("_uuid", uuid_);
     }
+    end_key();
+  }
+
+  // prefix_ = the topic and a TAB with --topic; the key and its TAB follow with --key.
+  void start_prefix(std::string_view db, std::string_view table) {
+    prefix_.clear();
+    if (!with_topic_) return;
+    append_topic_name(db, table, prefix_);
+    prefix_.push_back('\t');
+  }
+
+  // Maxwell's key object up to its key columns: {"database":..,"table":.. (no table: a
+  // database statement).
+  void begin_key(std::string_view db, std::string_view table) {
+    key_.clear();
+    key_.begin_object();
+    key_.field("database", db);
+    if (!table.empty()) key_.field("table", table);
+  }
+
+  void end_key() {
     key_.end_object();
     prefix_ += key_.buffered();
+    prefix_.push_back('\t');
+  }
+
+  // The message built in message_, after prefix_.
+  void write_prefixed(ndjson::Writer& out) {
+    prefix_ += message_.buffered();
+    out.raw_value(prefix_);
+    out.end_record();
   }
 
   void write_marker(std::string_view type, ndjson::Writer& out) {
@@ -316,27 +335,16 @@ class MaxwellConverter final : public Converter {
     message_.begin_object();
     message_.end_object();
     message_.end_object();
-    prefix_.clear();
-    if (with_topic_) {
-      append_topic_name(table.db, table.table, prefix_);
-      prefix_.push_back('\t');
-    }
+    start_prefix(table.db, table.table);
     if (with_key_) {
-      key_.clear();
-      key_.begin_object();
-      key_.field("database", table.db);
-      key_.field("table", table.table);
+      begin_key(table.db, table.table);
       for (const std::size_t at : table.key_columns) {
         key_.raw_key(table.columns[at].key_member);
         key_.null();
       }
-      key_.end_object();
-      prefix_ += key_.buffered();
-      prefix_.push_back('\t');
+      end_key();
     }
-    prefix_ += message_.buffered();
-    out.raw_value(prefix_);
-    out.end_record();
+    write_prefixed(out);
   }
 
   void end_bootstrap(ndjson::Writer& out) {
@@ -380,23 +388,12 @@ class MaxwellConverter final : public Converter {
       }
     }
     message_.end_object();
-    prefix_.clear();
-    if (with_topic_) {
-      append_topic_name(database, table, prefix_);
-      prefix_.push_back('\t');
-    }
+    start_prefix(database, table);
     if (with_key_) {
-      key_.clear();
-      key_.begin_object();
-      key_.field("database", database);
-      if (!table.empty()) key_.field("table", table);
-      key_.end_object();
-      prefix_ += key_.buffered();
-      prefix_.push_back('\t');
+      begin_key(database, table);
+      end_key();
     }
-    prefix_ += message_.buffered();
-    out.raw_value(prefix_);
-    out.end_record();
+    write_prefixed(out);
     return {};
   }
 

@@ -7,36 +7,14 @@
 #include <system_error>
 
 #include <fmt/format.h>
+#include <simdjson.h>
+
+#include "ndjson/utf8.h"
 
 
 namespace cdc::output {
 
 namespace {
-
-int hex_digit(char c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-void append_utf8(std::uint32_t code_point, std::string& out) {
-  if (code_point < 0x80) {
-    out.push_back(static_cast<char>(code_point));
-  } else if (code_point < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (code_point >> 6)));
-    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  } else if (code_point < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (code_point >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (code_point >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((code_point >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  }
-}
 
 // The shortest digits of a double or float and the decimal exponent of the first one:
 // value = 0.d1d2...dn * 10^(point), so 19.5 is digits "195", point 2.
@@ -301,49 +279,15 @@ bool unescape_json_string(std::string_view raw, std::string& out) {
   out.clear();
   if (raw.size() < 2 || raw.front() != '"' || raw.back() != '"') return false;
   const std::string_view body = raw.substr(1, raw.size() - 2);
-  for (std::size_t i = 0; i < body.size(); ++i) {
-    const char c = body[i];
-    if (c != '\\') {
-      out.push_back(c);
-      continue;
-    }
-    if (++i >= body.size()) return false;
-    switch (body[i]) {
-      case '"': out.push_back('"'); break;
-      case '\\': out.push_back('\\'); break;
-      case '/': out.push_back('/'); break;
-      case 'b': out.push_back('\b'); break;
-      case 'f': out.push_back('\f'); break;
-      case 'n': out.push_back('\n'); break;
-      case 'r': out.push_back('\r'); break;
-      case 't': out.push_back('\t'); break;
-      case 'u': {
-        const auto read_unit = [&](std::size_t at, std::uint32_t& unit) {
-          if (at + 4 > body.size()) return false;
-          unit = 0;
-          for (std::size_t k = 0; k < 4; ++k) {
-            const int digit = hex_digit(body[at + k]);
-            if (digit < 0) return false;
-            unit = (unit << 4) | static_cast<std::uint32_t>(digit);
-          }
-          return true;
-        };
-        std::uint32_t unit = 0;
-        if (!read_unit(i + 1, unit)) return false;
-        i += 4;
-        std::uint32_t low = 0;
-        if (unit >= 0xD800 && unit < 0xDC00 && i + 2 < body.size() && body[i + 1] == '\\' && body[i + 2] == 'u' &&
-            read_unit(i + 3, low) && low >= 0xDC00 && low < 0xE000) {
-          unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-          i += 6;
-        }
-        append_utf8(unit, out);
-        break;
-      }
-      default:
-        return false;
-    }
+  if (body.find('\\') == std::string_view::npos) {
+    out.assign(body);
+    return true;
   }
+  // Escapes are rare in the values read here (ENUM and SET members): simdjson decodes them.
+  simdjson::dom::parser parser;
+  std::string_view text;
+  if (parser.parse(raw).get_string().get(text) != simdjson::SUCCESS) return false;
+  out.assign(text);
   return true;
 }
 
@@ -409,7 +353,7 @@ bool append_java_big_decimal(std::string_view plain, std::string& out) {
 }
 
 void append_latin1_as_utf8(std::string_view bytes, std::string& out) {
-  for (const char c : bytes) append_utf8(static_cast<unsigned char>(c), out);
+  for (const char c : bytes) ndjson::append_utf8(out, static_cast<unsigned char>(c));
 }
 
 bool append_mysql_json_text(std::string_view compact, std::string& out) {
