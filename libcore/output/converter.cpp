@@ -1,0 +1,22 @@
+#include "output/converter.h"
+
+#include <fmt/format.h>
+
+#include "output/debezium.h"
+
+namespace cdc::output {
+
+Result<std::unique_ptr<Converter>> make_converter(const OutputOptions& options) {
+  // Masking (output/mask.h) wraps the format's converter; it is the masking work's and not in
+  // this build yet.
+  if (!options.masks.empty()) return fail(Errc::unsupported, "--mask: not built yet");
+  switch (options.format) {
+    case Format::ndjson: return std::unique_ptr<Converter>();
+    case Format::debezium: return make_debezium_converter(options);
+    case Format::canal:
+    case Format::maxwell: break;
+  }
+  return fail(Errc::unsupported, fmt::format("--format {}: not built yet", format_name(options.format)));
+}
+
+}  // namespace cdc::output
