@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "output/canal.h"
 #include "output/debezium.h"
 #include "output/mask.h"
+#include "output/maxwell.h"
 
 namespace cdc::output {
 
@@ -13,8 +15,8 @@ Result<std::unique_ptr<Converter>> make_format_converter(const OutputOptions& op
   switch (options.format) {
     case Format::ndjson: return std::unique_ptr<Converter>();
     case Format::debezium: return make_debezium_converter(options);
-    case Format::canal:
-    case Format::maxwell: break;
+    case Format::canal: return make_canal_converter(options);
+    case Format::maxwell: return make_maxwell_converter(options);
   }
   return fail(Errc::unsupported, fmt::format("--format {}: not built yet", format_name(options.format)));
 }

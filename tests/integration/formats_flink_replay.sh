@@ -3,8 +3,8 @@
 # Flink's debezium-json, canal-json and maxwell-json decoders into the source table. For each
 # format, two tables (the int and composite kinds of tests/integration/proof_lib.sh: INT,
 # VARCHAR, DECIMAL, DATETIME(3), VARBINARY, TIMESTAMP(6); a VARBINARY and BIGINT UNSIGNED key,
-# utf8mb4 text, DOUBLE) are snapshot and streamed by cdc-sync under the proof's random load, as
-# Kafka lines (--key --topic); tests/tools/flink_decode.py applies the decoder's rules (FORMATS
+# utf8mb4 text, DOUBLE) are snapshot and streamed by cdc-sync under the proof's random load;
+# tests/tools/flink_decode.py applies the decoder's rules (FORMATS
 # §3) with the Flink columns a user declares for the MySQL types, replays the +I/-U/+U/-D rows
 # into a table keyed by the primary key (strictly: a wrong before image, from Canal's or
 # Maxwell's old, fails), and the result must equal the source read through the same parsing.
@@ -87,16 +87,17 @@ sync_under_load() {
   fi
 }
 
-# replay_and_compare FORMAT OUT DB.T [TOPIC]: the Flink replay of DB.T's messages in OUT against DB.T.
+# replay_and_compare FORMAT OUT DB.T PREFIX_FIELDS [TOPIC]: the Flink replay of DB.T's messages in OUT
+# (each after PREFIX_FIELDS TAB-separated fields: --topic, --key) against DB.T.
 replay_and_compare() {
-  local format=$1 out=$2 table=$3 topic=${4:-}
+  local format=$1 out=$2 table=$3 prefix_fields=$4 topic=${5:-}
   local columns key
   columns=$("${decoder[@]}" declare --format "$format" --socket "$THROWAWAY_SOCKET" --table "$table") || return 1
   key=$(primary_key "$table")
   local topic_args=()
   [[ -n $topic ]] && topic_args=(--topic "$topic")
   if ! "${decoder[@]}" replay --format "$format" --columns "$columns" --key "$key" --table "$table" \
-    --prefix-fields 2 "${topic_args[@]}" "$out" >"$work/replayed" 2>"$work/replay.err"; then
+    --prefix-fields "$prefix_fields" "${topic_args[@]}" "$out" >"$work/replayed" 2>"$work/replay.err"; then
     failures=$((failures + 1))
     echo "FAIL $format-json cannot read $table's messages: $(head -c 600 "$work/replay.err")"
     return 1
@@ -112,19 +113,24 @@ replay_and_compare() {
   fi
 }
 
+# Kafka lines (--key --topic) for Debezium and Maxwell; Canal's messages bare (without --key, one
+# message per rows event unless --flink makes it one per row, which Flink's canal-json needs).
 for format in debezium canal maxwell; do
-  echo "# --format $format --flink --key --topic, under load"
+  flags=(--format "$format" --flink --key --topic)
+  prefix_fields=2
+  [[ $format == canal ]] && flags=(--format canal --flink) prefix_fields=0
+  echo "# ${flags[*]}, under load"
   out="$work/$format.out"
   int_table="src.int_$format" composite_table="src.composite_$format"
-  if ! sync_under_load "$format" "$out" "$int_table" "$composite_table" -- --format "$format" --flink --key --topic; then
+  if ! sync_under_load "$format" "$out" "$int_table" "$composite_table" -- "${flags[@]}"; then
     failures=$((failures + 1))
-    echo "FAIL cdc-sync --format $format"
+    echo "FAIL cdc-sync ${flags[*]}"
     continue
   fi
   for table in "$int_table" "$composite_table"; do
     topic=
     [[ $format == debezium ]] && topic="cdc.$table"  # topic.prefix "cdc": <prefix>.<db>.<table>
-    replay_and_compare "$format" "$out" "$table" "$topic"
+    replay_and_compare "$format" "$out" "$table" "$prefix_fields" "$topic"
   done
 done
 
