@@ -9,6 +9,21 @@
 
 namespace cdc::output {
 
+Result<void> convert_lines(Converter& converter, std::string_view lines, ndjson::Writer& out) {
+  while (!lines.empty()) {
+    const std::size_t end = lines.find('\n');
+    const std::string_view line = lines.substr(0, end);
+    if (auto converted = converter.convert(line, out); !converted) {
+      constexpr std::size_t kShown = 80;
+      return fail(converted.error().with_context(
+          fmt::format("output stage, line {}{}", line.substr(0, kShown), line.size() > kShown ? "..." : "")));
+    }
+    if (end == std::string_view::npos) break;
+    lines.remove_prefix(end + 1);
+  }
+  return {};
+}
+
 namespace {
 
 Result<std::unique_ptr<Converter>> make_format_converter(const OutputOptions& options) {
