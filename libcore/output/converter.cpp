@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "output/canal.h"
 #include "output/debezium.h"
+#include "output/maxwell.h"
 
 namespace cdc::output {
 
@@ -13,10 +15,10 @@ Result<std::unique_ptr<Converter>> make_converter(const OutputOptions& options) 
   switch (options.format) {
     case Format::ndjson: return std::unique_ptr<Converter>();
     case Format::debezium: return make_debezium_converter(options);
-    case Format::canal:
-    case Format::maxwell: break;
+    case Format::canal: return make_canal_converter(options);
+    case Format::maxwell: return make_maxwell_converter(options);
   }
-  return fail(Errc::unsupported, fmt::format("--format {}: not built yet", format_name(options.format)));
+  return fail(Errc::internal, fmt::format("--format {}: no converter", format_name(options.format)));
 }
 
 }  // namespace cdc::output

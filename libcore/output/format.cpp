@@ -65,9 +65,8 @@ Result<void> set_format_option(OutputOptions& options, std::string_view name_val
   const std::string_view value = name_value.substr(equals + 1);
   switch (options.format) {
     case Format::debezium: return set_debezium_option(options.debezium, name, value);
-    // The Canal and Maxwell options are the canal-maxwell work's (output/canal.h, maxwell.h).
-    case Format::canal:
-    case Format::maxwell:
+    case Format::canal: return apply_canal_option(options.canal, name, value);
+    case Format::maxwell: return apply_maxwell_option(options.maxwell, name, value);
     case Format::ndjson: break;
   }
   return fail(Errc::usage, fmt::format("--format-option {}: --format {} takes no options", name_value,
