@@ -116,7 +116,10 @@ class CanalConverter final : public Converter {
       : flink_(options.flink),
         with_key_(options.kafka_key),
         with_topic_(options.topic_field),
-        per_row_(options.kafka_key || options.canal.message == CanalOptions::Message::row) {}
+        // --flink: Flink's canal-json rebuilds a row's before image from old by looking the
+        // column names up in every element of old, so a column changed in one row of a
+        // message reads as NULL in the other rows' before images: one row per message.
+        per_row_(options.kafka_key || options.flink || options.canal.message == CanalOptions::Message::row) {}
 
   Result<void> convert(std::string_view line, ndjson::Writer& out) override {
     simdjson::dom::element element;

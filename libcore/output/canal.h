@@ -16,7 +16,7 @@ struct OutputOptions;
 
 struct CanalOptions {
   // --format-option message=event|row: one flat message per rows event, as Canal sends them
-  // (the rows of one event share data[] and old[]), or one per row. --key forces row.
+  // (the rows of one event share data[] and old[]), or one per row. --key and --flink force row.
   enum class Message : std::uint8_t { event, row };
   Message message = Message::event;
 };

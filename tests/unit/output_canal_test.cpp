@@ -120,9 +120,10 @@ TEST_CASE("canal: old holds changed columns, NULL to a value included, accumulat
     CHECK(member(lines[0], "sqlType") == R"j({"id":4,"a":4,"b":12,"u":-5})j");
     CHECK(member(lines[0], "gtid") == R"j("")j");
   }
-  SUBCASE("message=row: one message per row, old per row") {
+  SUBCASE("message=row, and --flink (Flink's canal-json needs it): one message per row, old per row") {
     cdc::output::OutputOptions options;
-    REQUIRE(cdc::output::apply_canal_option(options.canal, "message", "row").has_value());
+    SUBCASE("message=row") { REQUIRE(cdc::output::apply_canal_option(options.canal, "message", "row").has_value()); }
+    SUBCASE("--flink") { options.flink = true; }
     auto converter = canal(options);
     const std::string out =
         run(*converter, {table, update(0, R"j({"id":1,"a":null,"b":"x","u":1})j", R"j({"id":1,"a":1,"b":"x","u":1})j"),
