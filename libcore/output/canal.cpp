@@ -513,20 +513,11 @@ class CanalConverter final : public Converter {
 std::span<const std::string_view> canal_option_names() noexcept { return kCanalOptionNames; }
 
 Result<void> apply_canal_option(CanalOptions& options, std::string_view name, std::string_view value) {
-  if (name == "message") {
-    if (value == "event") {
-      options.message = CanalOptions::Message::event;
-    } else if (value == "row") {
-      options.message = CanalOptions::Message::row;
-    } else {
-      return fail(Errc::usage, fmt::format("--format-option message={}: canal's message is event (one flat message "
-                                           "per rows event) or row (one per row)",
-                                           value));
-    }
-    return {};
-  }
-  return fail(Errc::usage, fmt::format("--format-option {}: canal has no such option; it knows: {}", name,
-                                       fmt::join(kCanalOptionNames, ", ")));
+  if (name != "message") return unknown_format_option(name, Format::canal, {"message"});
+  auto choice = option_choice(name, value, {"event", "row"});
+  if (!choice) return fail(std::move(choice).error());
+  options.message = *choice == 0 ? CanalOptions::Message::event : CanalOptions::Message::row;
+  return {};
 }
 
 std::unique_ptr<Converter> make_canal_converter(const OutputOptions& options) {

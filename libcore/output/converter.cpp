@@ -33,7 +33,7 @@ Result<std::unique_ptr<Converter>> make_format_converter(const OutputOptions& op
     case Format::canal: return make_canal_converter(options);
     case Format::maxwell: return make_maxwell_converter(options);
   }
-  return fail(Errc::unsupported, fmt::format("--format {}: not built yet", format_name(options.format)));
+  return fail(Errc::internal, fmt::format("--format {}: no converter", format_name(options.format)));
 }
 
 }  // namespace

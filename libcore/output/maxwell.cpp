@@ -532,16 +532,13 @@ std::span<const std::string_view> maxwell_option_names() noexcept { return kOpti
 Result<void> apply_maxwell_option(MaxwellOptions& options, std::string_view name, std::string_view value) {
   for (const BoolOption& option : kBoolOptions) {
     if (option.name != name) continue;
-    if (value == "true") {
-      options.*option.member = true;
-    } else if (value == "false") {
-      options.*option.member = false;
-    } else {
-      return fail(Errc::usage, fmt::format("--format-option {}={}: maxwell's {} is true or false", name, value, name));
-    }
+    auto flag = option_flag(name, value);
+    if (!flag) return fail(std::move(flag).error());
+    options.*option.member = *flag;
     return {};
   }
-  return fail(Errc::usage, fmt::format("--format-option {}: maxwell has no such option; it knows: {}", name,
+  // unknown_format_option's wording, for a list that is not an initializer_list.
+  return fail(Errc::usage, fmt::format("--format-option {}: not an option of --format maxwell (its options: {})", name,
                                        fmt::join(kOptionNames, ", ")));
 }
 

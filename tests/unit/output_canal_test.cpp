@@ -229,5 +229,5 @@ TEST_CASE("canal: --format-option names") {
   CHECK(bad_value.error().code == cdc::Errc::usage);
   const auto unknown = cdc::output::apply_canal_option(options, "flatMessage", "true");
   REQUIRE_FALSE(unknown.has_value());
-  CHECK(unknown.error().message.find("it knows: message") != std::string::npos);
+  CHECK(unknown.error().message.find("its options: message") != std::string::npos);
 }
