@@ -13,6 +13,10 @@ constexpr std::array<F, 16> kChunkFields{"op", "v", "db", "table", "key", "key_t
                                          "columns[].collation_id", "identity", "rows_estimate"};
 constexpr std::array<F, 8> kCheckFields{"op", "v", "name", "status", "value", "want", "message", "fix"};
 constexpr std::array<F, 6> kCheckSummaryFields{"op", "v", "flavor", "usable", "failed", "warnings"};
+constexpr std::array<F, 17> kTableFields{"op", "v", "db", "table", "columns", "columns[].name", "columns[].type",
+                                         "columns[].nullable", "columns[].charset", "columns[].collation",
+                                         "columns[].values", "key", "pos", "pos.file", "pos.offset", "pos.gtid",
+                                         "ts_ms"};
 constexpr std::array<F, 16> kLowFields{"op", "v", "db", "table", "index", "count", "position", "file", "offset",
                                        "key", "key_types", "key_collations", "start", "end", "identity", "ts_ms"};
 constexpr std::array<F, 8> kRowFields{"op", "v", "db", "table", "key", "before", "after", "ts_ms"};
@@ -20,12 +24,13 @@ constexpr std::array<F, 11> kHighFields{"op", "v", "db", "table", "index", "coun
                                         "rows", "ts_ms"};
 constexpr std::array<F, 8> kSnapshotDiscardFields{"op", "v", "db", "table", "index", "count", "reason", "ts_ms"};
 constexpr std::array<F, 8> kMergedHighFields{"op", "v", "position", "file", "offset", "chunks", "rows", "ts_ms"};
-constexpr std::array<F, 15> kChangeFields{"op", "v", "db", "table", "key", "before", "after", "json_diffs", "partial",
-                                          "pos", "pos.file", "pos.offset", "pos.index", "pos.gtid", "ts_ms"};
+constexpr std::array<F, 17> kChangeFields{"op",       "v",        "db",         "table",     "key",      "before",
+                                          "after",    "json_diffs", "partial",  "pos",       "pos.file", "pos.offset",
+                                          "pos.index", "pos.gtid", "server_id", "thread",    "ts_ms"};
 constexpr std::array<F, 10> kDdlFields{"op", "v", "db", "sql", "pos", "pos.file", "pos.offset", "pos.index",
                                        "pos.gtid", "ts_ms"};
-constexpr std::array<F, 9> kCommitFields{"op", "v", "gtid", "pos", "pos.file", "pos.offset", "position", "rows",
-                                         "ts_ms"};
+constexpr std::array<F, 10> kCommitFields{"op", "v", "gtid", "pos", "pos.file", "pos.offset", "position", "rows",
+                                          "xid", "ts_ms"};
 constexpr std::array<F, 9> kIncidentFields{"op", "v", "message", "pos", "pos.file", "pos.offset", "pos.index",
                                            "pos.gtid", "ts_ms"};
 constexpr std::array<F, 3> kSpanStartFields{"op", "v", "position"};
@@ -35,10 +40,11 @@ constexpr std::array<F, 8> kStreamDiscardFields{"op", "v", "gtid", "pos", "pos.f
 constexpr std::array<F, 10> kStateFields{"v", "position", "file", "offset", "gtid", "output_bytes", "span", "server",
                                          "server_id", "saved_at"};
 
-constexpr std::array<KindInfo, 18> kKinds{{
+constexpr std::array<KindInfo, 19> kKinds{{
     {Kind::chunk, "chunk", op::chunk, "cdc-plan", kChunkFields},
     {Kind::check, "check", op::check, "cdc-plan", kCheckFields},
     {Kind::check_summary, "check_summary", op::check_summary, "cdc-plan", kCheckSummaryFields},
+    {Kind::table, "table", op::table, "cdc-stream, cdc-snapshot, cdc-merge", kTableFields},
     {Kind::low, "low", op::low, "cdc-snapshot", kLowFields},
     {Kind::row, "r", op::row, "cdc-snapshot", kRowFields},
     {Kind::high, "cdc-snapshot high", op::high, "cdc-snapshot", kHighFields},

@@ -29,6 +29,7 @@ inline constexpr std::string_view span_start = "span_start";
 inline constexpr std::string_view span_end = "span_end";
 inline constexpr std::string_view check = "check";
 inline constexpr std::string_view check_summary = "check_summary";
+inline constexpr std::string_view table = "table";
 }  // namespace op
 
 // The member names. A nested member is written "pos.file" in the field lists below.
@@ -79,6 +80,12 @@ inline constexpr std::string_view span = "span";
 inline constexpr std::string_view server = "server";
 inline constexpr std::string_view server_id = "server_id";
 inline constexpr std::string_view saved_at = "saved_at";
+inline constexpr std::string_view nullable = "nullable";
+inline constexpr std::string_view charset = "charset";
+inline constexpr std::string_view collation = "collation";
+inline constexpr std::string_view values = "values";
+inline constexpr std::string_view thread = "thread";
+inline constexpr std::string_view xid = "xid";
 }  // namespace field
 
 // The version every line carries as "v".
@@ -88,6 +95,7 @@ enum class Kind : std::uint8_t {
   chunk,             // cdc-plan: one chunk of a table's key range
   check,             // cdc-plan --check: one requirement of the server
   check_summary,     // cdc-plan --check: the verdict, last line
+  table,             // cdc-stream, cdc-snapshot, cdc-merge: what a table looks like
   low,               // cdc-snapshot: a chunk's read view opens (low watermark)
   row,               // cdc-snapshot, cdc-merge: one row ("r")
   high,              // cdc-snapshot: a chunk's read view closes (high watermark)

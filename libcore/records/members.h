@@ -51,6 +51,32 @@ namespace cdc::records {
   return out;
 }
 
+// The same reads for members a line must have: Errc::corrupt_input naming the member otherwise.
+[[nodiscard]] inline Unexpected corrupt_line(std::string message) {
+  return fail(Errc::corrupt_input, std::move(message));
+}
+
+[[nodiscard]] inline Result<std::string> required_string(simdjson::dom::object record, std::string_view name) {
+  auto value = string_member(record, name);
+  if (!value) return corrupt_line(fmt::format("\"{}\" is missing or not a string", name));
+  return std::move(*value);
+}
+
+[[nodiscard]] inline Result<std::uint64_t> required_uint(simdjson::dom::object record, std::string_view name) {
+  const auto value = uint_member(record, name);
+  if (!value) return corrupt_line(fmt::format("\"{}\" is missing or not a non-negative integer", name));
+  return *value;
+}
+
+[[nodiscard]] inline Result<std::vector<std::string>> required_strings(simdjson::dom::object record,
+                                                                       std::string_view name) {
+  bool not_strings = false;
+  auto values = strings_member(record, name, &not_strings);
+  if (!values && not_strings) return corrupt_line(fmt::format("\"{}\" holds a value that is not a string", name));
+  if (!values) return corrupt_line(fmt::format("\"{}\" is missing or not an array", name));
+  return std::move(*values);
+}
+
 // A line of a newer shape than this build reads ("v" above kVersion) is refused rather than
 // half understood. A line without "v" is taken as version 1. The readers check it on the lines
 // that frame every file (chunk, low, high, span_start, span_end): a file a newer cdc wrote is

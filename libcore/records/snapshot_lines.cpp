@@ -11,35 +11,13 @@ namespace cdc::records {
 
 namespace {
 
-Unexpected bad(std::string message) { return fail(Errc::corrupt_input, std::move(message)); }
-
-Result<std::string> get_string(simdjson::dom::object record, std::string_view name) {
-  auto value = string_member(record, name);
-  if (!value) return bad(fmt::format("\"{}\" is missing or not a string", name));
-  return std::move(*value);
-}
-
-Result<std::uint64_t> get_uint(simdjson::dom::object record, std::string_view name) {
-  const auto value = uint_member(record, name);
-  if (!value) return bad(fmt::format("\"{}\" is missing or not a non-negative integer", name));
-  return *value;
-}
-
-Result<std::vector<std::string>> get_string_array(simdjson::dom::object record, std::string_view name) {
-  bool not_strings = false;
-  auto values = strings_member(record, name, &not_strings);
-  if (!values && not_strings) return bad(fmt::format("\"{}\" holds a value that is not a string", name));
-  if (!values) return bad(fmt::format("\"{}\" is missing or not an array", name));
-  return std::move(*values);
-}
-
 // A bound ("start"/"end") as raw JSON text per key column, from the line's own bytes.
 Result<Bound> get_raw_bound(std::string_view line, std::string_view name, std::size_t columns) {
   const std::string quoted = fmt::format("\"{}\"", name);
   const auto raw = ndjson::find_member(line, quoted);
-  if (!raw) return bad(fmt::format("{} is missing", quoted));
+  if (!raw) return corrupt_line(fmt::format("{} is missing", quoted));
   if (*raw == "null") return Bound{};
-  if (raw->empty() || raw->front() != '[') return bad(fmt::format("{} is not an array or null", quoted));
+  if (raw->empty() || raw->front() != '[') return corrupt_line(fmt::format("{} is not an array or null", quoted));
   std::vector<std::string> values;
   std::size_t pos = 1;
   const std::string_view text = raw->substr(0, raw->size() - 1);  // without ']'
@@ -48,16 +26,16 @@ Result<Bound> get_raw_bound(std::string_view line, std::string_view name, std::s
     if (rest.empty()) break;
     const std::size_t start = text.size() - rest.size();
     std::size_t end = start;
-    if (!ndjson::skip_json_value(text, end)) return bad(fmt::format("{} is not a JSON array", quoted));
+    if (!ndjson::skip_json_value(text, end)) return corrupt_line(fmt::format("{} is not a JSON array", quoted));
     values.emplace_back(text.substr(start, end - start));
     pos = end;
     const std::string_view after = ndjson::trim_json_space(text.substr(pos));
     if (after.empty()) break;
-    if (after.front() != ',') return bad(fmt::format("{} is not a JSON array", quoted));
+    if (after.front() != ',') return corrupt_line(fmt::format("{} is not a JSON array", quoted));
     pos = text.size() - after.size() + 1;
   }
   if (values.size() != columns)
-    return bad(fmt::format("{} has {} values for {} key columns", quoted, values.size(), columns));
+    return corrupt_line(fmt::format("{} has {} values for {} key columns", quoted, values.size(), columns));
   return Bound(std::move(values));
 }
 
@@ -151,11 +129,11 @@ void write_merged_high(const MergedHigh& high, ndjson::Writer& out) {
 
 Result<ChunkRef> parse_chunk_ref(simdjson::dom::object record) {
   if (auto version = check_version(record); !version) return fail(version.error());
-  auto db = get_string(record, field::db);
+  auto db = required_string(record, field::db);
   if (!db) return fail(db.error());
-  auto table = get_string(record, field::table);
+  auto table = required_string(record, field::table);
   if (!table) return fail(table.error());
-  auto index = get_uint(record, field::index);
+  auto index = required_uint(record, field::index);
   if (!index) return fail(index.error());
   std::uint64_t count = 0;  // checked where it matters (parse_low)
   if (record[field::count].get_uint64().get(count) != simdjson::SUCCESS) count = 0;
@@ -166,33 +144,33 @@ Result<Low> parse_low(simdjson::dom::object record, std::string_view line) {
   Low low;
   auto chunk = parse_chunk_ref(record);
   if (!chunk) return fail(chunk.error());
-  auto count = get_uint(record, field::count);
+  auto count = required_uint(record, field::count);
   if (!count) return fail(count.error());
   if (*count == 0 || chunk->index >= *count)
-    return bad(fmt::format("chunk index {} is not below its count {}", chunk->index, *count));
+    return corrupt_line(fmt::format("chunk index {} is not below its count {}", chunk->index, *count));
   low.chunk = std::move(*chunk);
-  auto position = get_string(record, field::position);
+  auto position = required_string(record, field::position);
   if (!position) return fail(position.error());
   low.mark.position = std::move(*position);
-  auto key = get_string_array(record, field::key);
+  auto key = required_strings(record, field::key);
   if (!key) return fail(key.error());
-  if (key->empty()) return bad("\"key\" is empty");
+  if (key->empty()) return corrupt_line("\"key\" is empty");
   low.key = std::move(*key);
-  auto key_types = get_string_array(record, field::key_types);
+  auto key_types = required_strings(record, field::key_types);
   if (!key_types) return fail(key_types.error());
-  if (key_types->size() != low.key.size()) return bad("\"key_types\" does not have one type per key column");
+  if (key_types->size() != low.key.size()) return corrupt_line("\"key_types\" does not have one type per key column");
   low.key_types = std::move(*key_types);
   simdjson::dom::array collations;
   if (record[field::key_collations].get_array().get(collations) != simdjson::SUCCESS)
-    return bad("\"key_collations\" is missing or not an array");
+    return corrupt_line("\"key_collations\" is missing or not an array");
   for (simdjson::dom::element item : collations) {
     std::uint64_t id = 0;
     if (item.get_uint64().get(id) != simdjson::SUCCESS || id > UINT32_MAX)
-      return bad("\"key_collations\" holds a value that is not a collation id");
+      return corrupt_line("\"key_collations\" holds a value that is not a collation id");
     low.key_collations.push_back(static_cast<std::uint32_t>(id));
   }
   if (low.key_collations.size() != low.key.size())
-    return bad("\"key_collations\" does not have one id per key column");
+    return corrupt_line("\"key_collations\" does not have one id per key column");
   auto start = get_raw_bound(line, field::start, low.key.size());
   if (!start) return fail(start.error());
   low.start = std::move(*start);
@@ -200,11 +178,11 @@ Result<Low> parse_low(simdjson::dom::object record, std::string_view line) {
   if (!end) return fail(end.error());
   low.end = std::move(*end);
   simdjson::dom::element identity;
-  if (record[field::identity].get(identity) != simdjson::SUCCESS) return bad("\"identity\" is missing");
+  if (record[field::identity].get(identity) != simdjson::SUCCESS) return corrupt_line("\"identity\" is missing");
   if (!identity.is_null()) {
-    auto names = get_string_array(record, field::identity);
+    auto names = required_strings(record, field::identity);
     if (!names) return fail(names.error());
-    if (names->empty()) return bad("\"identity\" is empty");
+    if (names->empty()) return corrupt_line("\"identity\" is empty");
     low.identity = std::move(*names);
   }
   get_coordinates(record, low.mark);
@@ -218,10 +196,10 @@ Result<High> parse_high(simdjson::dom::object record) {
   auto chunk = parse_chunk_ref(record);
   if (!chunk) return fail(chunk.error());
   high.chunk = std::move(*chunk);
-  auto position = get_string(record, field::position);
+  auto position = required_string(record, field::position);
   if (!position) return fail(position.error());
   high.mark.position = std::move(*position);
-  auto rows = get_uint(record, field::rows);
+  auto rows = required_uint(record, field::rows);
   if (!rows) return fail(rows.error());
   high.rows = *rows;
   get_coordinates(record, high.mark);
@@ -234,16 +212,16 @@ Result<MergedHigh> parse_merged_high(simdjson::dom::object record) {
   MergedHigh high;
   std::string_view kind;
   if (record[field::op].get_string().get(kind) != simdjson::SUCCESS || kind != op::high)
-    return bad("not an op:\"high\" line");
+    return corrupt_line("not an op:\"high\" line");
   if (auto version = check_version(record); !version) return fail(version.error());
-  auto position = get_string(record, field::position);
+  auto position = required_string(record, field::position);
   if (!position) return fail(position.error());
   high.position = std::move(*position);
   const auto file = string_member(record, field::file);
   const auto offset = uint_member(record, field::offset);
   if (file && offset) high.at = gtid::FilePosition{*file, *offset};
   high.chunks = uint_member(record, field::chunks).value_or(0);
-  auto rows = get_uint(record, field::rows);
+  auto rows = required_uint(record, field::rows);
   if (!rows) return fail(rows.error());
   high.rows = *rows;
   std::int64_t ts_ms = 0;

@@ -92,9 +92,15 @@ bool scan_line_pos(std::string_view text, bool commit, LinePos& pos) noexcept {
            take_plain_string(text, gtid_at, pos.gtid, true) && gtid_at < found;
   }
   std::uint64_t number = 0;
-  return take(text, at, R"(,"index":)") && take_number(text, at, number) && take(text, at, R"(,"gtid":)") &&
-         take_plain_string(text, at, pos.gtid, true) && take(text, at, R"(},"ts_ms":)") &&
-         take_number(text, at, number) && at + 1 == text.size() && text[at] == '}';
+  if (!take(text, at, R"(,"index":)") || !take_number(text, at, number) || !take(text, at, R"(,"gtid":)") ||
+      !take_plain_string(text, at, pos.gtid, true) || !take(text, at, "}"))
+    return false;
+  // A change line's origin; ddl and incident lines have none.
+  if (take(text, at, R"(,"server_id":)") &&
+      (!take_number(text, at, number) || !take(text, at, R"(,"thread":)") ||
+       !(take(text, at, "null") || take_number(text, at, number))))
+    return false;
+  return take(text, at, R"(,"ts_ms":)") && take_number(text, at, number) && at + 1 == text.size() && text[at] == '}';
 }
 
 void write_ddl(const Ddl& ddl, ndjson::Writer& out) {
@@ -111,6 +117,10 @@ void write_commit(const Commit& commit, ndjson::Writer& out) {
   write_gtid_and_pos(commit.gtid, commit.file, commit.offset, out);
   out.field(field::position, commit.position);
   out.field(field::rows, commit.rows);
+  if (commit.xid)
+    out.field(field::xid, *commit.xid);
+  else
+    out.field_null(field::xid);
   out.field(field::ts_ms, commit.ts_ms);
   end_line(out);
 }

@@ -5,7 +5,8 @@
 // hold views: no allocation on the stream's path.
 //
 //   {"op":"ddl","v":1,"db":..,"sql":..,"pos":EVENT_POS,"ts_ms":N}
-//   {"op":"commit","v":1,"gtid":..|null,"pos":{"file":..,"offset":N},"position":..,"rows":N,"ts_ms":N}
+//   {"op":"commit","v":1,"gtid":..|null,"pos":{"file":..,"offset":N},"position":..,"rows":N,"xid":N|null,
+//    "ts_ms":N}
 //   {"op":"incident","v":1,"message":..,"pos":EVENT_POS,"ts_ms":N}
 //   {"op":"span_start","v":1,"position":..}
 //   {"op":"span_end","v":1,"position":..,"pos":{"file":..,"offset":N}|null,"until":..}
@@ -47,6 +48,7 @@ struct Commit {
   std::uint64_t offset = 0;
   std::string_view position;  // what --from takes to resume after it
   std::uint64_t rows = 0;
+  std::optional<std::uint64_t> xid;  // the XID event's; null for a COMMIT query
   std::uint64_t ts_ms = 0;
 };
 
@@ -85,7 +87,7 @@ void write_stream_discard(const StreamDiscard& discard, ndjson::Writer& out);
 // The "pos" (and GTID) of a change, ddl, incident or commit line read from its bytes, without
 // parsing it: from the line's end for change, ddl and incident lines, where "pos" comes after
 // the images and the SQL (so the bytes of "pos" inside an image or a string cannot be taken
-// for it). False when the line is not in the exact form the writers above and
+// for it), followed by a change line's "server_id" and "thread". False when the line is not in the exact form the writers above and
 // stream/change_writer give it; the caller then parses it (read_pos()), which also catches a
 // torn line whose tail is another line's.
 [[nodiscard]] bool scan_line_pos(std::string_view line, bool commit, LinePos& pos) noexcept;

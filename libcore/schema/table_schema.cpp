@@ -262,6 +262,7 @@ Result<TableSchema> table_schema_from_rows(const InformationSchemaRows& rows) {
   const std::size_t col_precision = header(columns, "NUMERIC_PRECISION");
   const std::size_t col_scale = header(columns, "NUMERIC_SCALE");
   const std::size_t col_generation = header(columns, "GENERATION_EXPRESSION");
+  const std::size_t col_nullable = header(columns, "IS_NULLABLE");
 
   std::map<std::string, std::uint32_t, std::less<>> collation_ids;
   for (const auto& row : rows.collations.rows) {
@@ -282,6 +283,8 @@ Result<TableSchema> table_schema_from_rows(const InformationSchemaRows& rows) {
     column.data_type = to_lower(text_or_empty(row, col_data_type));
     const std::string column_type = to_lower(text_or_empty(row, col_column_type));
     column.charset = std::string(text_or_empty(row, col_charset));
+    column.column_type = std::string(text_or_empty(row, col_column_type));
+    column.is_nullable = !iequals(text_or_empty(row, col_nullable), "NO");
     if (is_numeric_type(column.data_type)) column.is_unsigned = column_type.find(" unsigned") != std::string::npos;
     // MariaDB's YEAR is an unsigned one-byte field and logs a signedness bit saying so (MySQL
     // logs none for it); the value decodes the same either way.
@@ -406,6 +409,8 @@ bool apply_table_schema(const TableSchema& schema, binlog::TableMap& map, std::s
     }
   }
   mismatch.clear();
+  map.column_types.clear();
+  for (const auto& column : schema.columns) map.column_types.push_back(column.column_type);
   const bool full = map.has_column_names();
   if (!full) {
     map.column_names.clear();

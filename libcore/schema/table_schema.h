@@ -46,6 +46,8 @@ struct ColumnSchema {
   std::uint32_t precision = 0;     // DECIMAL only
   std::uint32_t scale = 0;         // DECIMAL only
   bool hidden = false;             // logged by the server but not listed in COLUMNS (see above)
+  std::string column_type;         // COLUMN_TYPE as the server writes it ("int(10) unsigned"); "" for hidden ones
+  bool is_nullable = true;         // IS_NULLABLE
 };
 
 struct TableSchema {
@@ -74,7 +76,8 @@ struct InformationSchemaRows {
 
 // Fills in `map` what the binlog did not write: names and the primary key (when the map has
 // no names, i.e. not FULL metadata), signedness, charsets of text/ENUM/SET columns (where the
-// collation is 0) and ENUM/SET labels; it never overrides what the binlog gave, and sets the
+// collation is 0) and ENUM/SET labels, and always the COLUMN_TYPE texts (TableMap::column_types,
+// for the table line); it never overrides what the binlog gave, and sets the
 // has_* flags of what it filled, so applying twice is harmless. Returns false, leaving the map
 // untouched, with the reason in `mismatch` when the schema cannot describe the map: another
 // column count, or a column whose type, length or precision differs (the map is from before a

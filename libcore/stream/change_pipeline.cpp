@@ -57,11 +57,11 @@ Result<Step> ChangePipeline::dispatch(const binlog::Event& event, std::uint64_t 
   ++summary_.events;
   const std::uint32_t timestamp = event.header.timestamp;
   if (const auto* rows = std::get_if<RowsEvent>(&event.body)) {
-    if (auto handled = handle_rows(*rows, event.offset, timestamp); !handled) return fail(std::move(handled).error());
+    if (auto handled = handle_rows(*rows, event); !handled) return fail(std::move(handled).error());
     return Step{};
   }
   if (const auto* map = std::get_if<TableMapEvent>(&event.body)) {
-    if (table_map_hook_ && !map->map->has_column_names() && filter_.selects(map->map->database, map->map->table))
+    if (table_map_hook_ && filter_.selects(map->map->database, map->map->table))
       if (TableMap* updatable = decoder_.table_for_update(map->map->table_id)) table_map_hook_(*updatable);
     return Step{};
   }
@@ -69,10 +69,12 @@ Result<Step> ChangePipeline::dispatch(const binlog::Event& event, std::uint64_t 
     return handle_payload(*payload, event.offset, end_offset);
   if (const auto* gtid = std::get_if<MysqlGtidEvent>(&event.body)) {
     tracker_.begin_mysql(*gtid);
+    transaction_thread_.reset();
     return Step{};
   }
   if (const auto* gtid = std::get_if<MariadbGtidEvent>(&event.body)) {
     tracker_.begin_mariadb(*gtid, event.header.server_id);
+    transaction_thread_.reset();
     return Step{};
   }
   if (const auto* list = std::get_if<MariadbGtidListEvent>(&event.body)) {
@@ -84,14 +86,14 @@ Result<Step> ChangePipeline::dispatch(const binlog::Event& event, std::uint64_t 
     return Step{};
   }
   if (const auto* query = std::get_if<QueryEvent>(&event.body)) return handle_query(*query, event, end_offset);
-  if (std::get_if<XidEvent>(&event.body) != nullptr) return end_transaction(end_offset, timestamp);
+  if (const auto* xid = std::get_if<XidEvent>(&event.body)) return end_transaction(end_offset, timestamp, xid->xid);
   if (const auto* incident = std::get_if<IncidentEvent>(&event.body)) {
     warn_(fmt::format("{}:{}: INCIDENT_EVENT: the server lost changes here{}{}{}; a replica would stop; check the "
                       "captured tables against the source",
                       decoder_.source_name(), event.offset, incident->message.empty() ? "" : " (", incident->message,
                       incident->message.empty() ? "" : ")"));
     if (!silent_)
-      writer_.write_incident(incident->message, ChangePosition{file_, event.offset, tracker_.gtid(), 0}, timestamp);
+      writer_.write_incident(incident->message, ChangePosition{file_, event.offset, tracker_.gtid(), 0, event.header.server_id, std::nullopt}, timestamp);
     return Step{};
   }
   if (const auto* unknown = std::get_if<UnknownEvent>(&event.body)) {
@@ -119,8 +121,8 @@ Result<void> ChangePipeline::handle_unknown(const binlog::UnknownEvent& unknown,
                           decoder_.source_name(), event.offset, unknown.type_code, event.header.event_size));
 }
 
-Result<void> ChangePipeline::handle_rows(const binlog::RowsEvent& rows, std::uint64_t offset,
-                                         std::uint32_t timestamp) {
+Result<void> ChangePipeline::handle_rows(const binlog::RowsEvent& rows, const binlog::Event& event) {
+  const std::uint64_t offset = event.offset;
   if (rows.column_count == 0 || silent_) return {};  // an empty end-of-statement marker, or not writing yet
   const binlog::TableMap* map = decoder_.table(rows.table_id);
   if (map == nullptr) {
@@ -132,8 +134,10 @@ Result<void> ChangePipeline::handle_rows(const binlog::RowsEvent& rows, std::uin
     return {};
   }
   if (!filter_.selects(map->database, map->table)) return {};
-  const ChangePosition position{file_, payload_offset_ ? *payload_offset_ : offset, tracker_.gtid(), payload_rows_};
-  auto written = writer_.write_rows(rows, *map, position, timestamp);
+  const ChangePosition position{file_,         payload_offset_ ? *payload_offset_ : offset,
+                                tracker_.gtid(), payload_rows_,
+                                event.header.server_id, transaction_thread_};
+  auto written = writer_.write_rows(rows, *map, position, event.header.timestamp);
   if (!written) return fail(std::move(written).error());
   summary_.rows += *written;
   if (payload_offset_) payload_rows_ += *written;
@@ -181,6 +185,7 @@ Result<Step> ChangePipeline::handle_query(const binlog::QueryEvent& query, const
   switch (query.kind) {
     case binlog::QueryKind::begin:
       tracker_.explicit_begin();
+      transaction_thread_ = query.thread_id;
       return Step{};
     case binlog::QueryKind::commit:
     case binlog::QueryKind::rollback:
@@ -215,7 +220,7 @@ bool ChangePipeline::capture_ddl(const binlog::QueryEvent& query, const binlog::
                                     : !target.database.empty() ? std::string_view(target.database)
                                                                : query.database;
   if (ddl_gate_ && !ddl_gate_(PendingDdl{database, query.sql, tracker_.gtid(), file_, event.offset})) return false;
-  writer_.write_ddl(database, query.sql, ChangePosition{file_, event.offset, tracker_.gtid(), 0},
+  writer_.write_ddl(database, query.sql, ChangePosition{file_, event.offset, tracker_.gtid(), 0, event.header.server_id, std::nullopt},
                     event.header.timestamp);
   tracker_.count_lines(1);
   if (ddl_listener_) ddl_listener_(query.database, query.sql);
@@ -232,10 +237,12 @@ bool ChangePipeline::ddl_selected(const binlog::DdlTarget& target) const {
   return filter_.selects_database(target.database);
 }
 
-Result<Step> ChangePipeline::end_transaction(std::uint64_t end_offset, std::uint32_t timestamp) {
+Result<Step> ChangePipeline::end_transaction(std::uint64_t end_offset, std::uint32_t timestamp,
+                                             std::optional<std::uint64_t> xid) {
   const TransactionEnd end = tracker_.end(end_offset);
+  transaction_thread_.reset();
   if (end.lines > 0) {
-    writer_.write_commit(end.gtid, file_, end_offset, end.position, timestamp, end.rows);
+    writer_.write_commit(end.gtid, file_, end_offset, end.position, timestamp, end.rows, xid);
     ++summary_.transactions;
   }
   if (auto flushed = writer_.flush_if_large(); !flushed) return fail(std::move(flushed).error());

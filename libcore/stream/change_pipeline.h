@@ -73,7 +73,8 @@ class ChangePipeline {
     ddl_listener_ = std::move(listener);
   }
   // Called for each newly decoded table map of a captured table, before its rows: a map
-  // without optional metadata can be completed from the catalog.
+  // without optional metadata can be completed from the catalog, and any map gains the
+  // catalog's COLUMN_TYPE texts for its table line.
   void set_table_map_hook(std::function<void(binlog::TableMap&)> hook) { table_map_hook_ = std::move(hook); }
 
   [[nodiscard]] TransactionTracker& tracker() noexcept { return tracker_; }
@@ -88,13 +89,14 @@ class ChangePipeline {
  private:
   Result<Step> dispatch(const binlog::Event& event, std::uint64_t end_offset);
   Result<void> handle_unknown(const binlog::UnknownEvent& unknown, const binlog::Event& event);
-  Result<void> handle_rows(const binlog::RowsEvent& rows, std::uint64_t offset, std::uint32_t timestamp);
+  Result<void> handle_rows(const binlog::RowsEvent& rows, const binlog::Event& event);
   Result<Step> handle_payload(const binlog::TransactionPayloadEvent& payload, std::uint64_t offset,
                               std::uint64_t end_offset);
   Result<Step> handle_query(const binlog::QueryEvent& query, const binlog::Event& event, std::uint64_t end_offset);
   bool ddl_selected(const binlog::DdlTarget& target) const;
   bool capture_ddl(const binlog::QueryEvent& query, const binlog::Event& event);
-  Result<Step> end_transaction(std::uint64_t end_offset, std::uint32_t timestamp);
+  Result<Step> end_transaction(std::uint64_t end_offset, std::uint32_t timestamp,
+                               std::optional<std::uint64_t> xid = std::nullopt);
 
   TableFilter filter_;
   ChangeWriter& writer_;
@@ -113,6 +115,8 @@ class ChangePipeline {
   std::string transaction_file_;
   std::uint64_t transaction_offset_ = 0;
   std::uint64_t rows_before_transaction_ = 0;
+  // The thread id of the open transaction's BEGIN query event, for its change lines.
+  std::optional<std::uint32_t> transaction_thread_;
   std::optional<std::uint64_t> payload_offset_;
   std::uint64_t payload_rows_ = 0;
   struct Skipped {

@@ -12,6 +12,7 @@
 #include "records/kinds.h"
 #include "records/row.h"
 #include "records/stream_lines.h"
+#include "schema/table_description.h"
 #include "util/fd_io.h"
 
 namespace cdc::stream {
@@ -38,6 +39,13 @@ std::string_view members_of(const ndjson::Writer& writer) {
   return record.substr(1, record.size() - 3);
 }
 
+std::string described_key(std::string_view database, std::string_view table) {
+  std::string key;
+  key.reserve(database.size() + 1 + table.size());
+  key.append(database).append(1, '\0').append(table);
+  return key;
+}
+
 }  // namespace
 
 ChangeWriter::ChangeWriter(int out_fd, std::string out_name) : out_fd_(out_fd), out_name_(std::move(out_name)) {}
@@ -46,8 +54,8 @@ ChangeWriter::~ChangeWriter() {
   if (spill_fd_ >= 0) ::close(spill_fd_);
 }
 
-const ChangeWriter::TableEntry& ChangeWriter::table_entry(const binlog::TableMap& map) {
-  for (const TableEntry& entry : tables_)
+ChangeWriter::TableEntry& ChangeWriter::table_entry(const binlog::TableMap& map) {
+  for (TableEntry& entry : tables_)
     if (entry.plan.built_for(map)) return entry;
   TableEntry* entry = nullptr;
   if (tables_.size() < kCachedTables) {
@@ -58,7 +66,34 @@ const ChangeWriter::TableEntry& ChangeWriter::table_entry(const binlog::TableMap
   }
   entry->plan.build(map);
   entry->table_members = records::table_members(map.database, map.table);
+  entry->line = schema::describe_table_map(map);
+  pieces_.clear();
+  records::write_table_line(entry->line, pieces_);
+  entry->description.assign(pieces_.buffered());
+  pieces_.clear();
+  const auto last = described_.find(described_key(map.database, map.table));
+  entry->described = last != described_.end() && last->second == entry->description;
   return *entry;
+}
+
+void ChangeWriter::describe(TableEntry& table, const ChangePosition& position, std::uint32_t timestamp) {
+  if (table.described) return;
+  table.line.pos = records::TablePos{std::string(position.file), position.offset, std::string(position.gtid)};
+  table.line.ts_ms = std::int64_t{timestamp} * 1000;
+  records::write_table_line(table.line, out_);
+  table.line.pos.reset();
+  table.line.ts_ms = 0;
+  described_[described_key(table.line.db, table.line.table)] = table.description;
+  // Another cached map of the table holds another description, which the output no longer has.
+  for (TableEntry& entry : tables_)
+    if (&entry != &table && entry.line.db == table.line.db && entry.line.table == table.line.table)
+      entry.described = false;
+  table.described = true;
+}
+
+void ChangeWriter::forget_described() noexcept {
+  described_.clear();
+  for (TableEntry& entry : tables_) entry.described = false;
 }
 
 void ChangeWriter::prepare_event(const ChangePosition& position, std::uint32_t timestamp) {
@@ -80,10 +115,15 @@ void ChangeWriter::prepare_event(const ChangePosition& position, std::uint32_t t
   gtid_member_.assign(members_of(pieces_));
   pieces_.clear();
   pieces_.begin_object();
+  pieces_.field(records::field::server_id, position.server_id);
+  if (position.thread)
+    pieces_.field(records::field::thread, *position.thread);
+  else
+    pieces_.field_null(records::field::thread);
   pieces_.field(records::field::ts_ms, std::uint64_t{timestamp} * 1000U);
   pieces_.end_object();
   pieces_.end_record();
-  ts_member_.assign(members_of(pieces_));
+  tail_members_.assign(members_of(pieces_));
   pieces_.clear();
 }
 
@@ -96,9 +136,10 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
   const bool partial = !binlog::all_columns_present(event.columns_before, event.column_count) ||
                        !binlog::all_columns_present(event.columns_after, event.column_count);
   partial_images_seen_ = partial_images_seen_ || partial;
-  const TableEntry& table = table_entry(map);
+  TableEntry& table = table_entry(map);
   const rowimage::TablePlan& plan = table.plan;
   prepare_event(position, timestamp);
+  describe(table, position, timestamp);
   const rowimage::RowsShape shape = rowimage::rows_shape(event, plan);
   ByteReader rows(event.rows, event.rows_offset);
   std::uint64_t index = position.first_index;
@@ -131,7 +172,7 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
     out_.unsigned_integer(index);
     out_.raw_members(gtid_member_);
     out_.end_object();
-    out_.raw_members(ts_member_);
+    out_.raw_members(tail_members_);
     out_.end_object();
     out_.end_record();
     ++index;
@@ -147,8 +188,9 @@ void ChangeWriter::write_ddl(std::string_view database, std::string_view sql, co
 }
 
 void ChangeWriter::write_commit(std::string_view gtid, std::string_view file, std::uint64_t end_offset,
-                                std::string_view position, std::uint32_t timestamp, std::uint64_t rows) {
-  records::write_commit({gtid, file, end_offset, position, rows, std::uint64_t{timestamp} * 1000U}, out_);
+                                std::string_view position, std::uint32_t timestamp, std::uint64_t rows,
+                                std::optional<std::uint64_t> xid) {
+  records::write_commit({gtid, file, end_offset, position, rows, xid, std::uint64_t{timestamp} * 1000U}, out_);
 }
 
 void ChangeWriter::write_incident(std::string_view message, const ChangePosition& position, std::uint32_t timestamp) {
@@ -207,6 +249,7 @@ Result<void> ChangeWriter::flush_if_large() {
 
 void ChangeWriter::discard() noexcept {
   out_.clear();
+  forget_described();
   if (!converter_) return;
   converted_.clear();
   converter_->drop_held();

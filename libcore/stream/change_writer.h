@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include "gtid/position.h"
 #include "ndjson/writer.h"
 #include "output/converter.h"
+#include "records/table_line.h"
 #include "rowimage/row_change.h"
 #include "rowimage/row_image.h"
 #include "util/result.h"
@@ -25,11 +27,17 @@ struct ChangePosition {
   std::uint64_t offset = 0;
   std::string_view gtid;
   std::uint64_t first_index = 0;  // index of the event's first row (rows of a payload keep counting)
+  std::uint32_t server_id = 0;    // the event header's: the server that wrote the change
+  // The thread id of the transaction's BEGIN query event; nullopt when it has none (MariaDB
+  // writes no BEGIN event after its GTID event).
+  std::optional<std::uint32_t> thread;
 };
 
 // Writes cdc-stream's lines (man/cdc-ndjson.5; records/row.h, records/stream_lines.h): data
-// lines (c/u/d) from row events, ddl, commit, incident, span and discard lines. One instance
-// is reused for a whole run: no per-row allocation.
+// lines (c/u/d) from row events, ddl, commit, incident, span and discard lines, and a table line
+// (records/table_line.h) before the first change of each table and before the first change
+// after its description changed. One instance is reused for a whole run: no per-row
+// allocation (the table's description is built once per TABLE_MAP decode).
 class ChangeWriter {
  public:
   ChangeWriter(int out_fd, std::string out_name);
@@ -43,8 +51,9 @@ class ChangeWriter {
                                    const ChangePosition& position, std::uint32_t timestamp);
   void write_ddl(std::string_view database, std::string_view sql, const ChangePosition& position,
                  std::uint32_t timestamp);
+  // `xid`: the XID event's; nullopt for a transaction that ends with a COMMIT query (or a DDL).
   void write_commit(std::string_view gtid, std::string_view file, std::uint64_t end_offset, std::string_view position,
-                    std::uint32_t timestamp, std::uint64_t rows);
+                    std::uint32_t timestamp, std::uint64_t rows, std::optional<std::uint64_t> xid);
   // A bounded run's first and last lines (--until; cdc-stream(1), SPAN LINES): where the
   // stream started, and that it reached --until, so that a reader such as cdc-merge can
   // prove the output covers a span.
@@ -76,6 +85,7 @@ class ChangeWriter {
   // Flushes only when the buffer has grown past the threshold (inside big transactions).
   Result<void> flush_if_large();
   // Drops what is buffered and not yet written (a transaction cut off by a lost connection).
+  // The table lines dropped with it, or cut from the output after, are written again.
   void discard() noexcept;
   // Bytes written to the output so far (flushed ones only).
   [[nodiscard]] std::uint64_t bytes_flushed() const noexcept { return bytes_flushed_; }
@@ -91,11 +101,17 @@ class ChangeWriter {
   struct TableEntry {
     rowimage::TablePlan plan;
     std::string table_members;  // "v":1,"db":"..","table":".."
+    records::TableLine line;    // the table line, "pos" and "ts_ms" set when it is written
+    std::string description;    // the line written without "pos" and "ts_ms", to compare
+    bool described = false;     // the output has this description as the table's last
   };
   // A few recently used maps: a transaction often alternates between several tables.
   static constexpr std::size_t kCachedTables = 8;
 
-  const TableEntry& table_entry(const binlog::TableMap& map);
+  TableEntry& table_entry(const binlog::TableMap& map);
+  // The table line before the event's rows when the output does not describe the table so yet.
+  void describe(TableEntry& table, const ChangePosition& position, std::uint32_t timestamp);
+  void forget_described() noexcept;
   // Serializes the members of the event's lines that do not change from row to row.
   void prepare_event(const ChangePosition& position, std::uint32_t timestamp);
 
@@ -119,10 +135,13 @@ class ChangeWriter {
   ndjson::Writer pieces_;
   std::string pos_members_;    // "file":"..","offset":N
   std::string gtid_member_;    // "gtid":".." or "gtid":null
-  std::string ts_member_;      // "ts_ms":N
+  std::string tail_members_;   // "server_id":N,"thread":N|null,"ts_ms":N
   std::uint64_t bytes_flushed_ = 0;
   bool partial_images_seen_ = false;
   std::string lossy_text_table_;
+  // The description last written per table (key: database '\0' table), since the start or the
+  // last discard().
+  std::map<std::string, std::string, std::less<>> described_;
 };
 
 }  // namespace cdc::stream

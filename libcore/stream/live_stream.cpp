@@ -447,11 +447,15 @@ class LiveRun {
       // Table ids and metadata after a DDL describe the new schema; maps cached from
       // before must not label rows that follow.
       decoder_.forget_tables();
-      if (from_catalog) side_.forget_schema_of(database, sql, pipeline_->file());
+      side_.forget_schema_of(database, sql, pipeline_->file(), from_catalog);
     });
-    if (from_catalog)
-      pipeline_->set_table_map_hook(
-          [this](binlog::TableMap& map) { side_.complete_from_catalog(map, pipeline_->file()); });
+    // With FULL metadata the catalog adds only the COLUMN_TYPE texts of the table lines.
+    pipeline_->set_table_map_hook([this, from_catalog](binlog::TableMap& map) {
+      if (from_catalog)
+        side_.complete_from_catalog(map, pipeline_->file());
+      else
+        side_.add_column_types(map);
+    });
   }
 
   Result<std::optional<LiveOutcome>> stop_before_ddl() {

@@ -48,13 +48,30 @@ void SideConnection::complete_from_catalog(binlog::TableMap& map, std::string_vi
                           mismatch));
 }
 
+void SideConnection::add_column_types(binlog::TableMap& map) {
+  if (column_types_unavailable_) return;
+  if (connection() == nullptr) {
+    column_types_unavailable_ = true;
+    return;
+  }
+  auto schema = schemas_->get(map.database, map.table);
+  if (!schema) {
+    drop();
+    column_types_unavailable_ = true;
+    return;
+  }
+  std::string mismatch;
+  if (*schema != nullptr) (void)schema::apply_table_schema(**schema, map, mismatch);
+}
+
 void SideConnection::warn_once(const binlog::TableMap& map, std::string_view at, std::string_view what) {
   if (map.generation == warned_generation_) return;
   warned_generation_ = map.generation;
   warn_(fmt::format("{}.{} at {}: {}", map.database, map.table, at, what));
 }
 
-void SideConnection::forget_schema_of(std::string_view database, std::string_view sql, std::string_view at) {
+void SideConnection::forget_schema_of(std::string_view database, std::string_view sql, std::string_view at,
+                                      bool from_catalog) {
   if (!schemas_) return;
   const binlog::DdlTarget target = binlog::ddl_target(sql, database);
   for (const auto& table : target.tables) schemas_->invalidate(table.database, table.table);
@@ -64,6 +81,7 @@ void SideConnection::forget_schema_of(std::string_view database, std::string_vie
     else
       schemas_->invalidate_database(target.database);
   }
+  if (!from_catalog) return;
   warn_(fmt::format("schema change at {}: column metadata is read again from information_schema; rows logged "
                     "before it but read after it may not match (binlog_row_metadata=FULL avoids this)",
                     at));

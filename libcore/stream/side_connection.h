@@ -31,8 +31,14 @@ class SideConnection {
   // Names, ENUM/SET labels, signedness and keys from information_schema as it is now, for a
   // map whose binlog carried no such metadata. `at` (FILE:OFFSET) is for the warnings.
   void complete_from_catalog(binlog::TableMap& map, std::string_view at);
-  // After a DDL: what it touched is read again from the catalog.
-  void forget_schema_of(std::string_view database, std::string_view sql, std::string_view at);
+  // For a map the binlog described in full (binlog_row_metadata=FULL): information_schema's
+  // COLUMN_TYPE texts alone (TableMap::column_types), for the table line, when the catalog
+  // still describes the map. Silent: without them the line has the types the map gives; a
+  // server that cannot be reached for them is not asked again in the run.
+  void add_column_types(binlog::TableMap& map);
+  // After a DDL: what it touched is read again from the catalog. `from_catalog`: rows are
+  // completed from it (complete_from_catalog), which the warning explains.
+  void forget_schema_of(std::string_view database, std::string_view sql, std::string_view at, bool from_catalog);
 
   // @@global.read_only on the given connection.
   [[nodiscard]] static Result<bool> read_only(mysql::Connection& connection);
@@ -45,6 +51,7 @@ class SideConnection {
   std::optional<mysql::Connection> connection_;
   std::optional<schema::SchemaCache> schemas_;
   std::uint64_t warned_generation_ = 0;
+  bool column_types_unavailable_ = false;
 };
 
 }  // namespace cdc::stream

@@ -31,7 +31,7 @@ TEST_CASE("change writer: rows with no present columns are a corrupt event, not 
   const int fd = ::memfd_create("rows", MFD_CLOEXEC);
   REQUIRE(fd >= 0);
   cdc::stream::ChangeWriter writer(fd, "memfd");
-  auto written = writer.write_rows(event, map, cdc::stream::ChangePosition{"binlog.000009", 400, "", 0}, 1);
+  auto written = writer.write_rows(event, map, cdc::stream::ChangePosition{"binlog.000009", 400, "", 0, 1, 42}, 1);
   REQUIRE_FALSE(written.has_value());
   CHECK(written.error().code == cdc::Errc::corrupt_input);
   CHECK(written.error().message ==
@@ -87,6 +87,19 @@ std::uint64_t file_size(int fd) {
   return end < 0 ? 0 : static_cast<std::uint64_t>(end);
 }
 
+std::string written_text(int fd, cdc::stream::ChangeWriter& writer) {
+  REQUIRE(writer.flush().has_value());
+  std::string text(static_cast<std::size_t>(writer.bytes_flushed()), '\0');
+  REQUIRE(::pread(fd, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()));
+  return text;
+}
+
+std::size_t count_of(const std::string& text, std::string_view what) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
 }  // namespace
 
 TEST_CASE("change writer: the output stage holds a transaction bigger than the buffer until flush()") {
@@ -97,7 +110,7 @@ TEST_CASE("change writer: the output stage holds a transaction bigger than the b
   writer.set_converter(std::make_unique<PrefixConverter>(drops), true);
   constexpr int kLines = 4000;  // past the 256 KiB buffer
   for (int i = 0; i < kLines; ++i) {
-    writer.write_commit("0-1-1", "binlog.000001", static_cast<std::uint64_t>(i), "0-1-1", 1, 1);
+    writer.write_commit("0-1-1", "binlog.000001", static_cast<std::uint64_t>(i), "0-1-1", 1, 1, std::nullopt);
     REQUIRE(writer.flush_if_large());
   }
   CHECK(file_size(fd) == 0);  // spilled, not written
@@ -118,7 +131,7 @@ TEST_CASE("change writer: the output stage holds a transaction bigger than the b
   CHECK(lines == kLines);
   // A transaction cut off: what was held, spilled or not, never reaches the output.
   for (int i = 0; i < kLines; ++i) {
-    writer.write_commit("0-1-2", "binlog.000001", 1, "0-1-2", 1, 1);
+    writer.write_commit("0-1-2", "binlog.000001", 1, "0-1-2", 1, 1, std::nullopt);
     REQUIRE(writer.flush_if_large());
   }
   writer.discard();
@@ -136,10 +149,79 @@ TEST_CASE("change writer: without holding, the output stage writes big transacti
   cdc::stream::ChangeWriter writer(fd, "memfd");
   writer.set_converter(std::make_unique<PrefixConverter>(drops), false);
   for (int i = 0; i < 4000; ++i) {
-    writer.write_commit("0-1-1", "binlog.000001", 1, "0-1-1", 1, 1);
+    writer.write_commit("0-1-1", "binlog.000001", 1, "0-1-1", 1, 1, std::nullopt);
     REQUIRE(writer.flush_if_large());
   }
   CHECK(file_size(fd) > 0);
   CHECK(writer.bytes_flushed() == file_size(fd));
+  ::close(fd);
+}
+
+// The table line: before a table's first change, not again while its description holds, again
+// after it changed (a new TABLE_MAP after a DDL) and after a discard (the line may be gone).
+TEST_CASE("change writer: a table line before the first change of each description, server_id and thread") {
+  cdc::binlog::TableMap map;
+  map.database = "shop";
+  map.table = "t";
+  map.columns = {{cdc::ColumnType::long_int, 0, false, false, 0}};
+  map.column_names = {"id"};
+  map.primary_key = {0};
+  map.generation = 101;
+  const std::vector<std::uint8_t> rows = {0x00, 0x07, 0x00, 0x00, 0x00};  // null bitmap, id = 7
+  static const std::uint8_t kAll[1] = {0x01};
+  cdc::binlog::RowsEvent event;
+  event.kind = cdc::binlog::RowsKind::write;
+  event.column_count = 1;
+  event.columns_before = kAll;
+  event.columns_after = kAll;
+  event.rows = rows;
+  const int fd = ::memfd_create("described", MFD_CLOEXEC);
+  REQUIRE(fd >= 0);
+  cdc::stream::ChangeWriter writer(fd, "memfd");
+  const auto write = [&](std::uint64_t offset, std::optional<std::uint32_t> thread) {
+    auto done = writer.write_rows(event, map, cdc::stream::ChangePosition{"binlog.000003", offset, "0-1-9", 0, 7, thread},
+                                  1700000000);
+    REQUIRE_MESSAGE(done.has_value(), done.error().message);
+  };
+  write(400, 42);
+  write(500, std::nullopt);
+  std::string text = written_text(fd, writer);
+  CHECK(text ==
+        R"j({"op":"table","v":1,"db":"shop","table":"t","columns":[{"name":"id","type":"int","nullable":false}],)j"
+        R"j("key":["id"],"pos":{"file":"binlog.000003","offset":400,"gtid":"0-1-9"},"ts_ms":1700000000000})j"
+        "\n"
+        R"j({"op":"c","v":1,"db":"shop","table":"t","key":{"id":7},"before":null,"after":{"id":7},)j"
+        R"j("pos":{"file":"binlog.000003","offset":400,"index":0,"gtid":"0-1-9"},"server_id":7,"thread":42,)j"
+        R"j("ts_ms":1700000000000})j"
+        "\n"
+        R"j({"op":"c","v":1,"db":"shop","table":"t","key":{"id":7},"before":null,"after":{"id":7},)j"
+        R"j("pos":{"file":"binlog.000003","offset":500,"index":0,"gtid":"0-1-9"},"server_id":7,"thread":null,)j"
+        R"j("ts_ms":1700000000000})j"
+        "\n");
+
+  // The same description from a new decode of the map (a new file): no new line.
+  map.generation = 102;
+  write(600, 42);
+  CHECK(count_of(written_text(fd, writer), R"("op":"table")") == 1);
+
+  // ALTER TABLE t MODIFY id BIGINT UNSIGNED: the next change is preceded by the new description.
+  map.columns = {{cdc::ColumnType::longlong, 0, true, false, 0}};
+  map.has_signedness = true;
+  map.generation = 103;
+  const std::vector<std::uint8_t> wide_rows = {0x00, 0x07, 0, 0, 0, 0, 0, 0, 0};
+  event.rows = wide_rows;
+  write(700, 42);
+  text = written_text(fd, writer);
+  CHECK(count_of(text, R"("op":"table")") == 2);
+  CHECK(text.find(R"({"name":"id","type":"bigint unsigned","nullable":false}],"key":["id"],"pos":{"file":"binlog.000003","offset":700,)") !=
+        std::string::npos);
+
+  // A discard drops what is buffered, table lines included: the next change describes again.
+  write(800, 42);
+  writer.discard();
+  write(900, 42);
+  text = written_text(fd, writer);
+  CHECK(count_of(text, R"("op":"table")") == 3);
+  CHECK(text.find(R"("pos":{"file":"binlog.000003","offset":900,"gtid":"0-1-9"})") != std::string::npos);
   ::close(fd);
 }

@@ -66,14 +66,19 @@ TEST_CASE("partial JSON update rows: diffs applied to the FULL before image give
   const int fd = ::memfd_create("partial-json", MFD_CLOEXEC);
   REQUIRE(fd >= 0);
   cdc::stream::ChangeWriter writer(fd, "memfd");
-  auto written = writer.write_rows(event, map, cdc::stream::ChangePosition{"binlog.000001", 900, "", 0}, 1700000000);
+  auto written = writer.write_rows(event, map, cdc::stream::ChangePosition{"binlog.000001", 900, "", 0, 1, std::nullopt},
+                                   1700000000);
   REQUIRE_MESSAGE(written.has_value(), written.error().message);
   CHECK(*written == 1);
   REQUIRE(writer.flush().has_value());
   CHECK(read_all(fd) ==
+        R"({"op":"table","v":1,"db":"db","table":"t","columns":[{"name":"id","type":"int","nullable":false},)"
+        R"({"name":"doc","type":"json","nullable":true}],"key":["id"],)"
+        R"("pos":{"file":"binlog.000001","offset":900,"gtid":null},"ts_ms":1700000000000})"
+        "\n"
         R"({"op":"u","v":1,"db":"db","table":"t","key":{"id":7},"before":{"id":7,"doc":{"a":1}},)"
         R"("after":{"id":7,"doc":{"a":2}},"pos":{"file":"binlog.000001","offset":900,"index":0,"gtid":null},)"
-        R"("ts_ms":1700000000000})"
+        R"("server_id":1,"thread":null,"ts_ms":1700000000000})"
         "\n");
   ::close(fd);
 }

@@ -19,6 +19,7 @@
 #include "records/snapshot_lines.h"
 #include "records/state.h"
 #include "records/stream_lines.h"
+#include "records/table_line.h"
 
 namespace {
 
@@ -193,7 +194,22 @@ TEST_CASE("records: cdc-stream's lines are listed, and their pos reads back from
   const std::string ddl = written([&](auto& out) { cdc::records::write_ddl({"shop", "DROP TABLE t", pos, 7}, out); });
   check_listed(Kind::ddl, ddl);
   const std::string commit = written(
-      [&](auto& out) { cdc::records::write_commit({"0-1-11", "binlog.000002", 1300, "0-1-11", 3, 7}, out); });
+      [&](auto& out) { cdc::records::write_commit({"0-1-11", "binlog.000002", 1300, "0-1-11", 3, 55, 7}, out); });
+  CHECK(commit.find(R"("rows":3,"xid":55,"ts_ms":7})") != std::string::npos);
+  const std::string commit_without_xid = written(
+      [&](auto& out) { cdc::records::write_commit({"", "binlog.000002", 1300, "binlog.000002:1300", 1, {}, 7}, out); });
+  CHECK(commit_without_xid.find(R"("rows":1,"xid":null,"ts_ms":7})") != std::string::npos);
+  // A change line as stream/change_writer writes it, with its origin after "pos".
+  const std::string change = R"({"op":"c","v":1,"db":"shop","table":"t","key":null,"before":null,"after":{"id":1},)"
+                             R"("pos":{"file":"binlog.000002","offset":1200,"index":3,"gtid":"0-1-11"},)"
+                             R"("server_id":1,"thread":42,"ts_ms":7})"
+                             "\n";
+  check_listed(Kind::insert, change);
+  const std::string change_without_thread = R"({"op":"d","v":1,"db":"shop","table":"t","key":null,)"
+                                            R"("before":{"id":1},"after":null,)"
+                                            R"("pos":{"file":"binlog.000002","offset":1250,"index":0,"gtid":null},)"
+                                            R"("server_id":4294967295,"thread":null,"ts_ms":7})"
+                                            "\n";
   check_listed(Kind::commit, commit);
   const std::string incident =
       written([&](auto& out) { cdc::records::write_incident({"lost events", {"binlog.000002", 1400, 0, ""}, 7}, out); });
@@ -210,7 +226,8 @@ TEST_CASE("records: cdc-stream's lines are listed, and their pos reads back from
   simdjson::dom::parser parser;
   for (const auto& [line, is_commit, gtid, offset] :
        {std::tuple{ddl, false, "0-1-11", 900}, std::tuple{commit, true, "0-1-11", 1300},
-        std::tuple{incident, false, "", 1400}}) {
+        std::tuple{incident, false, "", 1400}, std::tuple{change, false, "0-1-11", 1200},
+        std::tuple{change_without_thread, false, "", 1250}}) {
     CAPTURE(line);
     const std::string_view text(line.data(), line.size() - 1);  // as a line reader gives it, without '\n'
     cdc::records::LinePos scanned;
@@ -230,6 +247,101 @@ TEST_CASE("records: cdc-stream's lines are listed, and their pos reads back from
   cdc::records::LinePos scanned;
   CHECK_FALSE(cdc::records::scan_line_pos(R"({"op":"ddl","pos":{"file": "b","offset":1,"index":0,"gtid":null},"ts_ms":1})",
                                           false, scanned));
+  CHECK_FALSE(cdc::records::scan_line_pos(
+      R"({"op":"c","pos":{"file":"b","offset":1,"index":0,"gtid":null},"server_id":1,"thread":x,"ts_ms":1})", false,
+      scanned));
+  CHECK_FALSE(cdc::records::scan_line_pos(
+      R"({"op":"c","pos":{"file":"b","offset":1,"index":0,"gtid":null},"server_id":1,"ts_ms":1})", false, scanned));
+}
+
+namespace {
+
+cdc::records::TableLine sample_table_line() {
+  cdc::records::TableLine line;
+  line.db = "shop";
+  line.table = "it\"ems";
+  line.columns.push_back({"id", "int(11)", false, std::nullopt, std::nullopt, {}});
+  line.columns.push_back({"name", "varchar(32)", true, "utf8mb4", "utf8mb4_general_ci", {}});
+  line.columns.push_back({"size", "enum('s','m''l')", true, "utf8mb4", "utf8mb4_general_ci", {"s", "m'l"}});
+  line.key = std::vector<std::string>{"id"};
+  line.pos = cdc::records::TablePos{"binlog.000042", 1520, "0-1-5"};
+  line.ts_ms = 1725523201000;
+  return line;
+}
+
+cdc::Result<cdc::records::TableLine> parse_table(simdjson::dom::parser& parser, const std::string& json) {
+  simdjson::dom::object record;
+  REQUIRE(parser.parse(json).get_object().get(record) == simdjson::SUCCESS);
+  return cdc::records::parse_table_line(record);
+}
+
+}  // namespace
+
+TEST_CASE("records: the table line is listed, reads back, and names what is wrong in a bad one") {
+  const auto line = sample_table_line();
+  const std::string text = written([&](auto& out) { cdc::records::write_table_line(line, out); });
+  check_listed(Kind::table, text);
+  CHECK(text == R"j({"op":"table","v":1,"db":"shop","table":"it\"ems","columns":[)j"
+                R"j({"name":"id","type":"int(11)","nullable":false},)j"
+                R"j({"name":"name","type":"varchar(32)","nullable":true,"charset":"utf8mb4",)j"
+                R"j("collation":"utf8mb4_general_ci"},)j"
+                R"j({"name":"size","type":"enum('s','m''l')","nullable":true,"charset":"utf8mb4",)j"
+                R"j("collation":"utf8mb4_general_ci","values":["s","m'l"]}],"key":["id"],)j"
+                R"j("pos":{"file":"binlog.000042","offset":1520,"gtid":"0-1-5"},"ts_ms":1725523201000})j"
+                "\n");
+  simdjson::dom::parser parser;
+  auto read = parse_table(parser, text);
+  REQUIRE_MESSAGE(read.has_value(), read.error().message);
+  CHECK(read->columns.size() == 3);
+  CHECK(read->columns[2].values == std::vector<std::string>{"s", "m'l"});
+  CHECK_FALSE(read->columns[0].charset.has_value());
+  CHECK(written([&](auto& out) { cdc::records::write_table_line(*read, out); }) == text);
+
+  // A snapshot's: no key known, no position.
+  auto bare = line;
+  bare.key.reset();
+  bare.pos.reset();
+  const std::string bare_text = written([&](auto& out) { cdc::records::write_table_line(bare, out); });
+  CHECK(bare_text.find(R"("key":null,"pos":null,"ts_ms":)") != std::string::npos);
+  auto read_bare = parse_table(parser, bare_text);
+  REQUIRE_MESSAGE(read_bare.has_value(), read_bare.error().message);
+  CHECK_FALSE(read_bare->key.has_value());
+  CHECK_FALSE(read_bare->pos.has_value());
+  CHECK(written([&](auto& out) { cdc::records::write_table_line(*read_bare, out); }) == bare_text);
+
+  const auto error_of = [&](const std::string& json) {
+    auto bad = parse_table(parser, json);
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(bad.error().code == cdc::Errc::corrupt_input);
+    return bad.error().message;
+  };
+  const std::string head = R"({"op":"table","v":1,"db":"s","table":"t",)";
+  const std::string column = R"({"name":"id","type":"int","nullable":false})";
+  const std::string tail = R"("key":null,"pos":null,"ts_ms":1})";
+  CHECK(error_of(R"({"op":"r","v":1})") == R"(not an op:"table" line)");
+  CHECK(error_of(R"({"op":"table","v":2})").starts_with(R"("v":2: the line is of a newer shape)"));
+  CHECK(error_of(R"({"op":"table","v":1,"table":"t"})") == R"("db" is missing or not a string)");
+  CHECK(error_of(head + R"("columns":{},)" + tail) == R"("columns" is missing or not an array)");
+  CHECK(error_of(head + R"("columns":[],)" + tail) == R"("columns" is empty: a table has at least one column)");
+  CHECK(error_of(head + R"("columns":[1],)" + tail) == R"("columns"[0] is not an object)");
+  CHECK(error_of(head + R"("columns":[)" + column + R"(,{"name":"x","nullable":true}],)" + tail) ==
+        R"("columns"[1]: "type" is missing or not a string)");
+  CHECK(error_of(head + R"("columns":[{"name":"x","type":"int"}],)" + tail) ==
+        R"("columns"[0]: "nullable" is missing or not true/false)");
+  CHECK(error_of(head + R"("columns":[{"name":"x","type":"int","nullable":true,"charset":1}],)" + tail) ==
+        R"("columns"[0]: "charset" is not a string)");
+  CHECK(error_of(head + R"("columns":[{"name":"x","type":"enum","nullable":true,"values":[1]}],)" + tail) ==
+        R"("columns"[0]: "values" holds a value that is not a string)");
+  CHECK(error_of(head + R"("columns":[)" + column + R"(],"key":["nope"],"pos":null,"ts_ms":1})") ==
+        R"("key" names "nope", which is not in "columns")");
+  CHECK(error_of(head + R"("columns":[)" + column + R"(],"pos":null,"ts_ms":1})") ==
+        R"("key" is missing (null when not known))");
+  CHECK(error_of(head + R"("columns":[)" + column + R"(],"key":null,"pos":{"file":"b"},"ts_ms":1})") ==
+        R"("pos": "offset" is missing or not a non-negative integer)");
+  CHECK(error_of(head + R"("columns":[)" + column + R"(],"key":null,"pos":[],"ts_ms":1})") ==
+        R"("pos" is not an object or null)");
+  CHECK(error_of(head + R"("columns":[)" + column + R"(],"key":null,"pos":null})") ==
+        R"("ts_ms" is missing or not an integer)");
 }
 
 TEST_CASE("records: the change lines' envelope") {

@@ -315,6 +315,7 @@ void decode_table_map(ByteReader& body, const FormatDescription& format, TableMa
   out.geometry_types.clear();
   out.vector_dimensions.clear();
   out.visible.clear();
+  out.column_types.clear();
   out.has_signedness = out.has_charsets = out.has_enum_set_strings = false;
   if (body.ok()) read_optional_metadata(body, out, format.flavor);
 }

@@ -33,6 +33,10 @@ struct TableMap {
   bool has_signedness = false;
   bool has_charsets = false;
   bool has_enum_set_strings = false;
+  // Per column, information_schema's COLUMN_TYPE ("int(11)", "" for a column it does not list)
+  // when the catalog completed the map (schema::apply_table_schema); empty otherwise. Only the
+  // table line (schema/table_description) reads it: it decodes nothing.
+  std::vector<std::string> column_types;
 
   // The encoded event body this was decoded from, to skip re-decoding identical maps.
   std::vector<std::uint8_t> source;
