@@ -10,8 +10,8 @@
 #                     for byte equal to one uninterrupted run;
 #   cdc-sync/merge    initial_only's snapshot comes out as r events with Debezium's snapshot
 #                     markers, the same bytes as cdc-merge --format debezium on the same state
-#                     directory; the stream after it (--output) is Debezium too, and the
-#                     state directory's files stay canonical.
+#                     directory; initial's stream after it is Debezium too, and the state
+#                     directory's files stay canonical.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 source "$(dirname "$0")/live_lib.sh"
@@ -173,13 +173,22 @@ expect "cdc-merge --format debezium on the same chunks and deltas: exit 0" 0 \
   "$merge_bin" "$work"/sync/chunks/* --deltas "$work/sync/deltas.ndjson" --format debezium --key
 same_file "cdc-merge --format debezium: the bytes cdc-sync wrote" "$work/snapshot.dbz" "$work/out"
 
-# cdc-sync initial: the snapshot on stdout, then the stream to --output, both Debezium.
-root -e "UPDATE shop.items SET name = 'uno' WHERE id = 1" || exit 1
-expect "cdc-sync initial --until now --output: exit 0" 0 \
-  sync --tables 'shop.*' --dir "$work/sync2" --until now --output "$work/stream.dbz" --format debezium
-assert "initial: the snapshot's r events on stdout" grep -q '"op":"r"' "$work/out"
+# cdc-sync initial: the snapshot, then the stream (a change made at snapshot_end), on stdout,
+# both Debezium; the state directory's deltas stay canonical.
+cat >"$work/hook.sh" <<EOF
+#!/usr/bin/env bash
+[[ \$1 == snapshot_end ]] || exit 0
+mariadb --no-defaults -S "$THROWAWAY_SOCKET" -uroot -e "UPDATE shop.items SET name = 'uno' WHERE id = 1"
+EOF
+chmod +x "$work/hook.sh"
+expect "cdc-sync initial --until now: exit 0" 0 \
+  sync --tables 'shop.*' --dir "$work/sync2" --until now --on-phase "$work/hook.sh" --format debezium
+# r_then_u FILE: r events (at least one), then exactly one u event.
+r_then_u() {
+  python3 -c 'import json,re,sys; ops=" ".join(json.loads(l)["op"] for l in open(sys.argv[1])); sys.exit(not re.fullmatch("(r )+u", ops))' "$1"
+}
+assert "initial: the snapshot's r events, then the update as a u event" r_then_u "$work/out"
 assert "initial: no canonical line on stdout" bash -c "! grep -q '\"v\":1' '$work/out'"
-assert "initial: no canonical line in the stream's --output" bash -c "! grep -q '\"v\":1' '$work/stream.dbz'"
 assert "initial: the deltas stay canonical" grep -q '"op":"span_start"' "$work/sync2/deltas.ndjson"
 
 expect "--format-option of another format: exit 2" 2 live --from "$from" --until "$until" --format debezium \
