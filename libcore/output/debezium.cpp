@@ -20,6 +20,7 @@
 #include "output/format.h"
 #include "output/type_text.h"
 #include "snapshot/chunk.h"
+#include "util/civil_date.h"
 #include "util/text.h"
 
 namespace cdc::output {
@@ -137,15 +138,6 @@ template <typename T>
 bool parse_number(std::string_view text, T& value) {
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   return error == std::errc() && end == text.data() + text.size();
-}
-
-std::int64_t days_from_civil(std::int64_t year, unsigned month, unsigned day) {
-  year -= month <= 2 ? 1 : 0;
-  const std::int64_t era = (year >= 0 ? year : year - 399) / 400;
-  const auto year_of_era = static_cast<unsigned>(year - era * 400);
-  const unsigned day_of_year = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
-  const unsigned day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-  return era * 146097 + static_cast<std::int64_t>(day_of_era) - 719468;
 }
 
 bool digits_at(std::string_view text, std::size_t at, std::size_t count, unsigned& value) {
@@ -936,34 +928,26 @@ class DebeziumConverter final : public Converter {
   // server_id, gtid, file, pos, row, thread, query. Returns where the snapshot marker's value
   // begins in out's buffer.
   std::size_t write_source(const Source& source, std::string_view snapshot, ndjson::Writer& out) {
+    const auto member = [&out](std::string_view quoted_key, std::string_view value) {
+      out.raw_key(quoted_key);
+      out.raw_value(value);
+    };
     out.begin_object();
     out.raw_members(source_head_);
-    out.raw_key("\"ts_ms\":");
-    out.raw_value(source.ts_ms);
-    out.raw_key("\"snapshot\":");
-    const std::size_t marker_at = out.bytes_buffered();
-    out.raw_value(snapshot);
-    out.raw_key("\"db\":");
-    out.raw_value(source.db);
-    out.raw_key("\"sequence\":");
-    out.null();
+    member("\"ts_ms\":", source.ts_ms);
+    const std::size_t marker_at = out.bytes_buffered() + 12;  // past ',"snapshot":'
+    member("\"snapshot\":", snapshot);
+    member("\"db\":", source.db);
+    member("\"sequence\":", "null");
     write_scaled_times(source.ts_ms, out);
-    out.raw_key("\"table\":");
-    out.raw_value(source.table);
-    out.raw_key("\"server_id\":");
-    out.raw_value(source.server_id);
-    out.raw_key("\"gtid\":");
-    out.raw_value(source.gtid);
-    out.raw_key("\"file\":");
-    out.raw_value(source.file);
-    out.raw_key("\"pos\":");
-    out.raw_value(source.pos);
-    out.raw_key("\"row\":");
-    out.raw_value(source.row);
-    out.raw_key("\"thread\":");
-    out.raw_value(source.thread);
-    out.raw_key("\"query\":");
-    out.null();
+    member("\"table\":", source.table);
+    member("\"server_id\":", source.server_id);
+    member("\"gtid\":", source.gtid);
+    member("\"file\":", source.file);
+    member("\"pos\":", source.pos);
+    member("\"row\":", source.row);
+    member("\"thread\":", source.thread);
+    member("\"query\":", "null");
     out.end_object();
     return marker_at;
   }
