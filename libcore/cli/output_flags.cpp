@@ -45,7 +45,8 @@ Result<output::OutputOptions> OutputFlags::options() const {
   for (const std::string& mask : masks_) {
     const std::size_t equals = mask.find('=');
     if (equals == std::string::npos || equals == 0 || equals + 1 == mask.size())
-      return fail(Errc::usage, fmt::format("--mask {}: give DB.TABLE.COL=ACTION, e.g. shop.users.email=redact:8", mask));
+      return fail(Errc::usage,
+                  fmt::format("--mask {}: give DB.TABLE.COL=ACTION, e.g. shop.users.email=redact:8", mask));
     options.masks.push_back({mask.substr(0, equals), mask.substr(equals + 1)});
   }
   return options;
