@@ -2,13 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <array>
-#include <charconv>
 #include <cstdint>
-#include <cstring>
 #include <optional>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -17,9 +14,9 @@
 #include "ndjson/json_scan.h"
 #include "ndjson/writer.h"
 #include "output/converter.h"
+#include "output/debezium_values.h"
 #include "output/format.h"
 #include "output/type_text.h"
-#include "snapshot/chunk.h"
 #include "util/text.h"
 
 namespace cdc::output {
@@ -64,36 +61,6 @@ namespace {
 // The Debezium release whose events these reproduce (FORMATS: envelope and source of 2.7+).
 constexpr std::string_view kVersion = "3.6.1.Final";
 
-// How a column's canonical value (cdc-ndjson(5), VALUES) becomes Debezium's.
-enum class Kind : std::uint8_t {
-  verbatim,          // integers, FLOAT, DOUBLE, text, YEAR, VECTOR: the same JSON
-  bigint_unsigned,   // int64 wrapping at 2^63, or a Decimal of scale 0
-  decimal,           // "12.50": Decimal bytes, a string or a double
-  enumeration,       // "small", or a 1-based index without ENUM metadata
-  set,               // "a,c", or a bitmask
-  json,              // a MySQL JSON value: its text, as a string
-  date,              // "YYYY-MM-DD"
-  time,              // "[-]HH:MM:SS[.f]"
-  datetime,          // "YYYY-MM-DD HH:MM:SS[.f]"
-  timestamp,         // "YYYY-MM-DD HH:MM:SS[.f]Z"
-  binary,            // base64
-  bit1,              // BIT(1): a boolean
-  bits,              // BIT(n): little-endian bytes
-  geometry,          // base64 of SRID + WKB: {"wkb","srid"}
-  point,             // the same: {"x","y","wkb","srid"}
-};
-
-struct Column {
-  std::string quoted_key;  // "\"name\":"
-  std::string name;
-  Kind kind = Kind::verbatim;
-  bool nullable = true;
-  std::uint32_t precision = 0;  // DECIMAL precision; BIT length
-  std::uint32_t scale = 0;      // DECIMAL scale; temporal fsp
-  std::vector<std::string> labels;  // ENUM/SET members
-  std::string schema;               // the field's Connect schema, "field" included
-};
-
 struct Table {
   std::string db;
   std::string name;
@@ -125,143 +92,6 @@ struct LineParts {
   std::string_view sql;
 };
 
-// Text of a JSON string that needs no unescaping (digits, dates, base64): without the quotes.
-std::optional<std::string_view> plain_string(std::string_view raw) {
-  if (raw.size() < 2 || raw.front() != '"' || raw.back() != '"') return std::nullopt;
-  raw = raw.substr(1, raw.size() - 2);
-  if (raw.find('\\') != std::string_view::npos) return std::nullopt;
-  return raw;
-}
-
-template <typename T>
-bool parse_number(std::string_view text, T& value) {
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return error == std::errc() && end == text.data() + text.size();
-}
-
-std::int64_t days_from_civil(std::int64_t year, unsigned month, unsigned day) {
-  year -= month <= 2 ? 1 : 0;
-  const std::int64_t era = (year >= 0 ? year : year - 399) / 400;
-  const auto year_of_era = static_cast<unsigned>(year - era * 400);
-  const unsigned day_of_year = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
-  const unsigned day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-  return era * 146097 + static_cast<std::int64_t>(day_of_era) - 719468;
-}
-
-bool digits_at(std::string_view text, std::size_t at, std::size_t count, unsigned& value) {
-  if (at + count > text.size()) return false;
-  value = 0;
-  for (std::size_t i = at; i < at + count; ++i) {
-    if (!is_digit(text[i])) return false;
-    value = value * 10 + static_cast<unsigned>(text[i] - '0');
-  }
-  return true;
-}
-
-// "[.ffffff]" at text[at..] to microseconds; true when the rest is empty or a fraction.
-bool fraction_micros(std::string_view rest, std::int64_t& micros) {
-  micros = 0;
-  if (rest.empty()) return true;
-  if (rest.front() != '.' || rest.size() > 7 || rest.size() < 2) return false;
-  std::int64_t value = 0;
-  for (std::size_t i = 1; i < rest.size(); ++i) {
-    if (!is_digit(rest[i])) return false;
-    value = value * 10 + (rest[i] - '0');
-  }
-  for (std::size_t i = rest.size() - 1; i < 6; ++i) value *= 10;
-  micros = value;
-  return true;
-}
-
-// "YYYY-MM-DD": nullopt for a zero date or zero parts (MySQL's 0000-00-00, 2024-00-10).
-enum class DateRead { ok, zero, malformed };
-DateRead read_date(std::string_view text, std::int64_t& days) {
-  unsigned year = 0;
-  unsigned month = 0;
-  unsigned day = 0;
-  if (text.size() < 10 || text[4] != '-' || text[7] != '-' || !digits_at(text, 0, 4, year) ||
-      !digits_at(text, 5, 2, month) || !digits_at(text, 8, 2, day))
-    return DateRead::malformed;
-  if (year == 0 || month == 0 || day == 0) return DateRead::zero;
-  days = days_from_civil(year, month, day);
-  return DateRead::ok;
-}
-
-// "YYYY-MM-DD HH:MM:SS[.f]" to microseconds since the epoch, the wall clock read as UTC.
-DateRead read_datetime(std::string_view text, std::int64_t& micros) {
-  std::int64_t days = 0;
-  const DateRead date = read_date(text, days);
-  if (date == DateRead::malformed) return date;
-  unsigned hour = 0;
-  unsigned minute = 0;
-  unsigned second = 0;
-  if (text.size() < 19 || text[10] != ' ' || text[13] != ':' || text[16] != ':' || !digits_at(text, 11, 2, hour) ||
-      !digits_at(text, 14, 2, minute) || !digits_at(text, 17, 2, second))
-    return DateRead::malformed;
-  std::int64_t fraction = 0;
-  if (!fraction_micros(text.substr(19), fraction)) return DateRead::malformed;
-  if (date == DateRead::zero) return date;
-  micros = ((days * 86400) + hour * 3600 + minute * 60 + second) * 1000000 + fraction;
-  return DateRead::ok;
-}
-
-// "[-]HHH:MM:SS[.f]" to microseconds (negative and past 24 h as MySQL allows).
-bool read_time(std::string_view text, std::int64_t& micros) {
-  const bool negative = !text.empty() && text.front() == '-';
-  if (negative) text.remove_prefix(1);
-  const std::size_t colon = text.find(':');
-  if (colon == std::string_view::npos || colon == 0 || colon > 4) return false;
-  unsigned hours = 0;
-  unsigned minute = 0;
-  unsigned second = 0;
-  if (!digits_at(text, 0, colon, hours) || text.size() < colon + 6 || text[colon + 3] != ':' ||
-      !digits_at(text, colon + 1, 2, minute) || !digits_at(text, colon + 4, 2, second))
-    return false;
-  std::int64_t fraction = 0;
-  if (!fraction_micros(text.substr(colon + 6), fraction)) return false;
-  micros = (std::int64_t{hours} * 3600 + minute * 60 + second) * 1000000 + fraction;
-  if (negative) micros = -micros;
-  return true;
-}
-
-// Java's BigInteger.toByteArray() of a decimal's unscaled value: big-endian two's complement,
-// as few bytes as hold the sign. scratch is reused.
-void unscaled_bytes(std::string_view decimal, std::vector<std::uint8_t>& scratch, std::string& bytes) {
-  scratch.clear();  // little-endian magnitude
-  const bool negative = !decimal.empty() && decimal.front() == '-';
-  for (const char c : decimal) {
-    if (!is_digit(c)) continue;
-    unsigned carry = static_cast<unsigned>(c - '0');
-    for (std::uint8_t& byte : scratch) {
-      const unsigned value = byte * 10U + carry;
-      byte = static_cast<std::uint8_t>(value & 0xFFU);
-      carry = value >> 8;
-    }
-    if (carry != 0) scratch.push_back(static_cast<std::uint8_t>(carry));
-  }
-  while (!scratch.empty() && scratch.back() == 0) scratch.pop_back();
-  bytes.clear();
-  if (scratch.empty()) {
-    bytes.push_back('\0');
-    return;
-  }
-  if (negative) {
-    unsigned carry = 1;
-    for (std::uint8_t& byte : scratch) {
-      const unsigned value = static_cast<std::uint8_t>(~byte) + carry;
-      byte = static_cast<std::uint8_t>(value & 0xFFU);
-      carry = value >> 8;
-    }
-    // Sign bytes: drop 0xFF while the next byte keeps the sign bit.
-    while (scratch.size() > 1 && scratch.back() == 0xFF && (scratch[scratch.size() - 2] & 0x80U) != 0)
-      scratch.pop_back();
-    if ((scratch.back() & 0x80U) == 0) scratch.push_back(0xFF);
-  } else if ((scratch.back() & 0x80U) != 0) {
-    scratch.push_back(0);
-  }
-  for (auto it = scratch.rbegin(); it != scratch.rend(); ++it) bytes.push_back(static_cast<char>(*it));
-}
-
 // Topic names: characters outside [A-Za-z0-9._-] become '_' (DefaultTopicNamingStrategy).
 std::string topic_name(std::string_view text) {
   std::string topic(text);
@@ -271,22 +101,6 @@ std::string topic_name(std::string_view text) {
     if (!allowed) c = '_';
   }
   return topic.substr(0, 249);
-}
-
-// One field of a Connect schema, in JsonConverter's member order: type, optional, name,
-// version, parameters, field.
-std::string field_schema(std::string_view type, bool optional, std::string_view name, std::string_view parameters,
-                         std::string_view field) {
-  std::string schema = fmt::format("{{\"type\":\"{}\",\"optional\":{}", type, optional ? "true" : "false");
-  if (!name.empty()) schema += fmt::format(",\"name\":\"{}\",\"version\":1", name);
-  if (!parameters.empty()) schema += fmt::format(",\"parameters\":{{{}}}", parameters);
-  if (!field.empty()) schema += fmt::format(",\"field\":{}", ndjson::quoted(field));
-  schema += '}';
-  return schema;
-}
-
-std::string quoted_param(std::string_view name, std::string_view value) {
-  return fmt::format("{}:{}", ndjson::quoted(name), ndjson::quoted(value));
 }
 
 constexpr std::string_view kSourceSchema =
@@ -356,7 +170,10 @@ constexpr std::string_view kTransactionValueSchema =
 class DebeziumConverter final : public Converter {
  public:
   explicit DebeziumConverter(const OutputOptions& options)
-      : options_(options.debezium), key_(options.kafka_key), topic_(options.topic_field), flink_(options.flink) {
+      : options_(options.debezium),
+        key_(options.kafka_key),
+        topic_(options.topic_field),
+        values_(options.debezium, options.flink) {
     source_head_ = fmt::format("\"version\":\"{}\",\"connector\":\"mysql\",\"name\":{}", kVersion,
                                ndjson::quoted(options_.topic_prefix));
     transaction_topic_ = topic_name(options_.topic_prefix + ".transaction");
@@ -457,7 +274,7 @@ class DebeziumConverter final : public Converter {
           std::string_view label;
           if (value.get(label) == simdjson::SUCCESS) column.labels.emplace_back(label);
         }
-      describe_column(parse_type_text(type), column);
+      values_.describe_column(parse_type_text(type), column);
       table.columns.push_back(std::move(column));
     }
     simdjson::dom::array key;
@@ -484,135 +301,6 @@ class DebeziumConverter final : public Converter {
     tables_.insert_or_assign(std::move(id), std::move(table));
     last_table_ = nullptr;
     return {};
-  }
-
-  // The column's Kind and, with schemas.enable, its Connect schema (FORMATS 2.7, 2.8).
-  void describe_column(const TypeText& type, Column& column) const {
-    const std::string_view base = type.base;
-    const bool optional = column.nullable;
-    std::string_view connect = "string";
-    std::string_view logical;
-    std::string parameters;
-    const bool connect_times = options_.time_precision == TimePrecision::connect;
-    const auto decimal_schema = [&](std::uint32_t precision, std::uint32_t scale) {
-      if (flink_ || options_.decimal_handling == DecimalHandling::string) return;
-      if (options_.decimal_handling == DecimalHandling::double_value) {
-        connect = "double";
-        return;
-      }
-      connect = "bytes";
-      logical = "org.apache.kafka.connect.data.Decimal";
-      parameters = fmt::format("\"scale\":\"{}\",\"connect.decimal.precision\":\"{}\"", scale, precision);
-    };
-    if (base == "tinyint") {
-      connect = type.is_unsigned ? "int16" : "int8";
-    } else if (base == "smallint") {
-      connect = type.is_unsigned ? "int32" : "int16";
-    } else if (base == "mediumint") {
-      connect = "int32";
-    } else if (base == "int" || base == "integer") {
-      connect = type.is_unsigned ? "int64" : "int32";
-    } else if (base == "bigint") {
-      connect = "int64";
-      if (type.is_unsigned) {
-        column.kind = Kind::bigint_unsigned;
-        if (flink_ || options_.bigint_unsigned == BigintUnsignedHandling::precise) {
-          connect = "bytes";
-          logical = "org.apache.kafka.connect.data.Decimal";
-          parameters = "\"scale\":\"0\",\"connect.decimal.precision\":\"20\"";
-        }
-      }
-    } else if (base == "float") {
-      connect = type.arg_count == 1 && type.args[0] > 24 ? "double" : "float";
-    } else if (base == "double" || base == "real") {
-      connect = "double";
-    } else if (base == "decimal" || base == "numeric" || base == "fixed") {
-      column.kind = Kind::decimal;
-      column.precision = type.arg_count > 0 ? type.args[0] : 10;
-      column.scale = type.arg_count > 1 ? type.args[1] : 0;
-      decimal_schema(column.precision, column.scale);
-    } else if (base == "bool" || base == "boolean") {
-      connect = "boolean";
-    } else if (base == "bit") {
-      column.precision = type.arg_count > 0 ? type.args[0] : 1;
-      if (column.precision <= 1) {
-        column.kind = Kind::bit1;
-        connect = "boolean";
-      } else {
-        column.kind = Kind::bits;
-        connect = "bytes";
-        logical = "io.debezium.data.Bits";
-        parameters = fmt::format("\"length\":\"{}\"", column.precision);
-      }
-    } else if (base == "enum" || base == "set") {
-      column.kind = base == "enum" ? Kind::enumeration : Kind::set;
-      logical = base == "enum" ? "io.debezium.data.Enum" : "io.debezium.data.EnumSet";
-      std::string allowed;
-      for (const std::string& label : column.labels) {
-        if (!allowed.empty()) allowed += ',';
-        allowed += label;
-      }
-      parameters = quoted_param("allowed", allowed);
-    } else if (base == "json") {
-      column.kind = Kind::json;
-      logical = "io.debezium.data.Json";
-    } else if (base == "year") {
-      connect = "int32";
-      logical = "io.debezium.time.Year";
-    } else if (base == "date") {
-      column.kind = Kind::date;
-      if (!flink_) {
-        connect = "int32";
-        logical = connect_times ? "org.apache.kafka.connect.data.Date" : "io.debezium.time.Date";
-      }
-    } else if (base == "time") {
-      column.kind = Kind::time;
-      column.scale = type.arg_count > 0 ? type.args[0] : 0;
-      if (!flink_) {
-        connect = connect_times ? "int32" : "int64";
-        logical = connect_times ? "org.apache.kafka.connect.data.Time" : "io.debezium.time.MicroTime";
-      }
-    } else if (base == "datetime") {
-      column.kind = Kind::datetime;
-      column.scale = type.arg_count > 0 ? type.args[0] : 0;
-      if (!flink_) {
-        connect = "int64";
-        logical = connect_times          ? "org.apache.kafka.connect.data.Timestamp"
-                  : column.scale <= 3 ? "io.debezium.time.Timestamp"
-                                      : "io.debezium.time.MicroTimestamp";
-      }
-    } else if (base == "timestamp") {
-      column.kind = Kind::timestamp;
-      column.scale = type.arg_count > 0 ? type.args[0] : 0;
-      if (!flink_) logical = "io.debezium.time.ZonedTimestamp";
-    } else if (base == "binary" || base == "varbinary" || base == "tinyblob" || base == "blob" ||
-               base == "mediumblob" || base == "longblob") {
-      column.kind = Kind::binary;
-      if (!flink_ && options_.binary_handling == BinaryHandling::bytes) connect = "bytes";
-    } else if (base == "point") {
-      column.kind = Kind::point;
-    } else if (base == "geometry" || base == "linestring" || base == "polygon" || base == "multipoint" ||
-               base == "multilinestring" || base == "multipolygon" || base == "geometrycollection" ||
-               base == "geomcollection") {
-      column.kind = Kind::geometry;
-    } else if (base == "vector") {
-      column.schema = fmt::format(
-          R"({{"type":"array","items":{{"type":"float","optional":false}},"optional":{},"name":"io.debezium.data.FloatVector","version":1,"field":{}}})",
-          optional ? "true" : "false", ndjson::quoted(column.name));
-      return;
-    }
-    if (!options_.schemas_enable) return;
-    if (column.kind == Kind::geometry || column.kind == Kind::point) {
-      const bool point = column.kind == Kind::point;
-      column.schema = fmt::format(
-          R"({{"type":"struct","fields":[{}{{"type":"bytes","optional":{},"field":"wkb"}},{{"type":"int32","optional":true,"field":"srid"}}],"optional":{},"name":"{}","version":1,"doc":"{}","field":{}}})",
-          point ? R"({"type":"double","optional":false,"field":"x"},{"type":"double","optional":false,"field":"y"},)" : "",
-          point ? "true" : "false", optional ? "true" : "false",
-          point ? "io.debezium.data.geometry.Point" : "io.debezium.data.geometry.Geometry",
-          point ? "Geometry (POINT)" : "Geometry", ndjson::quoted(column.name));
-      return;
-    }
-    column.schema = field_schema(connect, optional, logical, parameters, column.name);
   }
 
   void build_schemas(Table& table) const {
@@ -650,219 +338,6 @@ class DebeziumConverter final : public Converter {
     return last_table_;
   }
 
-  // ---- values ----
-
-  Result<void> write_decimal_value(std::string_view digits, bool numeric_schema, ndjson::Writer& out) {
-    if (options_.decimal_format == DecimalFormat::numeric && numeric_schema) {
-      out.raw_number(digits);
-      return {};
-    }
-    unscaled_bytes(digits, magnitude_, bytes_);
-    out.string_base64(bytes_);
-    return {};
-  }
-
-  Result<void> write_value(const Column& column, std::string_view raw, ndjson::Writer& out) {
-    if (raw == "null") {
-      out.null();
-      return {};
-    }
-    const auto bad = [&]() {
-      return fail(Errc::corrupt_input, fmt::format("column {}: {} is not a value of its type", column.name, raw));
-    };
-    switch (column.kind) {
-      case Kind::verbatim: out.raw_value(raw); return {};
-      case Kind::bigint_unsigned: {
-        if (flink_) {
-          out.raw_value(raw);
-          return {};
-        }
-        std::uint64_t value = 0;
-        if (!parse_number(raw, value)) return bad();
-        if (options_.bigint_unsigned == BigintUnsignedHandling::long_value) {
-          out.integer(static_cast<std::int64_t>(value));  // wraps at 2^63, as Debezium's long mode
-          return {};
-        }
-        return write_decimal_value(raw, true, out);
-      }
-      case Kind::decimal: {
-        const auto digits = plain_string(raw);
-        if (!digits) return bad();
-        if (flink_ || options_.decimal_handling == DecimalHandling::string) {
-          out.raw_value(raw);
-          return {};
-        }
-        if (options_.decimal_handling == DecimalHandling::double_value) {
-          double value = 0;
-          if (!parse_number(*digits, value)) return bad();
-          out.floating(value);
-          return {};
-        }
-        return write_decimal_value(*digits, true, out);
-      }
-      case Kind::enumeration:
-      case Kind::set: return write_label(column, raw, out);
-      case Kind::json: out.string(raw); return {};
-      case Kind::date: return write_date(column, raw, out);
-      case Kind::time: {
-        const auto text = plain_string(raw);
-        std::int64_t micros = 0;
-        if (!text || !read_time(*text, micros)) return bad();
-        if (flink_) out.raw_value(raw);
-        else if (options_.time_precision == TimePrecision::connect) out.integer(micros / 1000);
-        else out.integer(micros);
-        return {};
-      }
-      case Kind::datetime: return write_datetime(column, raw, out);
-      case Kind::timestamp: return write_timestamp(column, raw, out);
-      case Kind::binary: return write_binary(column, raw, out);
-      case Kind::bit1: out.boolean(raw != "0"); return {};
-      case Kind::bits: {
-        std::uint64_t value = 0;
-        if (!parse_number(raw, value)) return bad();
-        bytes_.clear();
-        for (std::uint32_t i = 0; i < (column.precision + 7) / 8; ++i)
-          bytes_.push_back(static_cast<char>((value >> (8 * i)) & 0xFFU));
-        out.string_base64(bytes_);
-        return {};
-      }
-      case Kind::geometry:
-      case Kind::point: return write_geometry(column, raw, out);
-    }
-    return bad();
-  }
-
-  // A member, or the member of the 1-based index / bitmask the binlog gave without ENUM and
-  // SET metadata (cdc-ndjson(5), Fallbacks).
-  Result<void> write_label(const Column& column, std::string_view raw, ndjson::Writer& out) {
-    if (raw.front() == '"') {
-      out.raw_value(raw);
-      return {};
-    }
-    std::uint64_t number = 0;
-    if (!parse_number(raw, number))
-      return fail(Errc::corrupt_input, fmt::format("column {}: {} is not a member", column.name, raw));
-    text_.clear();
-    if (column.kind == Kind::enumeration) {
-      if (number >= 1 && number <= column.labels.size()) text_ = column.labels[number - 1];
-      else if (number != 0 || column.labels.empty()) text_ = raw;
-    } else {
-      for (std::size_t bit = 0; bit < column.labels.size() && bit < 64; ++bit)
-        if ((number >> bit) & 1U) {
-          if (!text_.empty()) text_ += ',';
-          text_ += column.labels[bit];
-        }
-      if (column.labels.empty()) text_ = raw;
-    }
-    out.string(text_);
-    return {};
-  }
-
-  Result<void> write_date(const Column& column, std::string_view raw, ndjson::Writer& out) {
-    const auto text = plain_string(raw);
-    std::int64_t days = 0;
-    const DateRead read = text ? read_date(*text, days) : DateRead::malformed;
-    if (read == DateRead::malformed || text->size() != 10)
-      return fail(Errc::corrupt_input, fmt::format("column {}: {} is not a DATE", column.name, raw));
-    if (read == DateRead::zero && column.nullable) out.null();
-    else if (flink_) out.ascii_string(read == DateRead::zero ? "1970-01-01" : *text);
-    else out.integer(read == DateRead::zero ? 0 : days);
-    return {};
-  }
-
-  Result<void> write_datetime(const Column& column, std::string_view raw, ndjson::Writer& out) {
-    const auto text = plain_string(raw);
-    std::int64_t micros = 0;
-    const DateRead read = text ? read_datetime(*text, micros) : DateRead::malformed;
-    if (read == DateRead::malformed)
-      return fail(Errc::corrupt_input, fmt::format("column {}: {} is not a DATETIME", column.name, raw));
-    if (read == DateRead::zero && column.nullable) out.null();
-    else if (flink_) out.ascii_string(read == DateRead::zero ? "1970-01-01 00:00:00" : *text);
-    else if (read == DateRead::zero) out.integer(0);
-    else if (options_.time_precision == TimePrecision::adaptive_time_microseconds && column.scale > 3)
-      out.integer(micros);
-    else out.integer(micros >= 0 ? micros / 1000 : -((-micros + 999) / 1000));  // floor to ms
-    return {};
-  }
-
-  Result<void> write_timestamp(const Column& column, std::string_view raw, ndjson::Writer& out) {
-    const auto text = plain_string(raw);
-    if (!text || text->size() < 19)
-      return fail(Errc::corrupt_input, fmt::format("column {}: {} is not a TIMESTAMP", column.name, raw));
-    const bool zero = text->back() != 'Z';  // the zero timestamp has no Z (cdc-ndjson(5))
-    if (zero && column.nullable) {
-      out.null();
-      return {};
-    }
-    text_.assign(zero ? std::string_view("1970-01-01 00:00:00") : text->substr(0, 19));
-    if (column.scale > 0) {
-      const std::size_t dot = text->find('.');
-      if (zero || dot == std::string_view::npos) text_.append(".").append(column.scale, '0');
-      else text_.append(text->substr(dot, text->size() - dot - 1));
-    }
-    text_ += 'Z';
-    if (!flink_) text_[10] = 'T';  // ISO-8601, as ZonedTimestamp writes it
-    out.ascii_string(text_);
-    return {};
-  }
-
-  Result<void> write_binary(const Column& column, std::string_view raw, ndjson::Writer& out) {
-    if (flink_ || options_.binary_handling == BinaryHandling::bytes ||
-        options_.binary_handling == BinaryHandling::base64) {
-      out.raw_value(raw);
-      return {};
-    }
-    const auto text = plain_string(raw);
-    if (!text) return fail(Errc::corrupt_input, fmt::format("column {}: {} is not base64", column.name, raw));
-    if (options_.binary_handling == BinaryHandling::base64_url_safe) {
-      text_.assign(*text);
-      for (char& c : text_) c = c == '+' ? '-' : c == '/' ? '_' : c;
-      out.ascii_string(text_);
-      return {};
-    }
-    const auto bytes = snapshot::decode_base64(*text);
-    if (!bytes) return fail(Errc::corrupt_input, fmt::format("column {}: {} is not base64", column.name, raw));
-    static constexpr char kHex[] = "0123456789abcdef";
-    text_.clear();
-    for (const char c : *bytes) {
-      text_ += kHex[(static_cast<unsigned char>(c) >> 4) & 0xFU];
-      text_ += kHex[static_cast<unsigned char>(c) & 0xFU];
-    }
-    out.ascii_string(text_);
-    return {};
-  }
-
-  // The canonical value is the SRID (4 bytes, little-endian) and the WKB, as MySQL stores it.
-  Result<void> write_geometry(const Column& column, std::string_view raw, ndjson::Writer& out) {
-    const auto text = plain_string(raw);
-    const auto bytes = text ? snapshot::decode_base64(*text) : std::nullopt;
-    if (!bytes || bytes->size() < 4)
-      return fail(Errc::corrupt_input, fmt::format("column {}: {} is not a stored geometry", column.name, raw));
-    std::uint32_t srid = 0;
-    for (int i = 3; i >= 0; --i) srid = (srid << 8) | static_cast<unsigned char>((*bytes)[static_cast<std::size_t>(i)]);
-    const std::string_view wkb = std::string_view(*bytes).substr(4);
-    out.begin_object();
-    if (column.kind == Kind::point && wkb.size() >= 21) {
-      const bool little = wkb[0] == 1;
-      const auto coordinate = [&](std::size_t at) {
-        std::uint64_t word = 0;
-        for (std::size_t i = 0; i < 8; ++i) {
-          const auto byte = static_cast<unsigned char>(wkb[at + (little ? 7 - i : i)]);
-          word = (word << 8) | byte;
-        }
-        double value = 0;
-        std::memcpy(&value, &word, sizeof value);
-        return value;
-      };
-      out.field("x", coordinate(5));
-      out.field("y", coordinate(13));
-    }
-    out.field_base64("wkb", wkb);
-    out.field("srid", srid);
-    out.end_object();
-    return {};
-  }
-
   // One row image as Debezium's row struct; the key columns' converted values are noted in
   // key_spans (offsets into out's buffer) for the key struct.
   Result<void> write_image(const Table& table, std::string_view raw, ndjson::Writer& out,
@@ -894,7 +369,7 @@ class DebeziumConverter final : public Converter {
       const Column& column = table.columns[index];
       out.raw_key(column.quoted_key);
       const std::size_t start = out.bytes_buffered();
-      if (auto written = write_value(column, value, out); !written)
+      if (auto written = values_.write_value(column, value, out); !written)
         return fail(written.error().with_context(fmt::format("{}.{}", table.db, table.name)));
       for (std::size_t k = 0; k < table.key_columns.size(); ++k)
         if (table.key_columns[k] == index) key_spans[k] = {start, out.bytes_buffered() - start};
@@ -932,38 +407,44 @@ class DebeziumConverter final : public Converter {
     std::string_view db;
   };
 
+  // A change's or DDL's "pos" object: source.file, pos (the event's offset), gtid, row.
+  static void read_pos(std::string_view pos, Source& source) {
+    if (pos.empty()) return;
+    ndjson::MemberScanner scanner(pos);
+    std::string_view key;
+    std::string_view value;
+    while (scanner.next(key, value)) {
+      if (key == "\"file\"") source.file = value;
+      else if (key == "\"offset\"") source.pos = value;
+      else if (key == "\"gtid\"") source.gtid = value;
+      else if (key == "\"index\"") source.row = value;
+    }
+  }
+
   // source: version, connector, name, ts_ms, snapshot, db, sequence, ts_us, ts_ns, table,
   // server_id, gtid, file, pos, row, thread, query. Returns where the snapshot marker's value
   // begins in out's buffer.
   std::size_t write_source(const Source& source, std::string_view snapshot, ndjson::Writer& out) {
+    const auto member = [&out](std::string_view quoted_key, std::string_view value) {
+      out.raw_key(quoted_key);
+      out.raw_value(value);
+    };
     out.begin_object();
     out.raw_members(source_head_);
-    out.raw_key("\"ts_ms\":");
-    out.raw_value(source.ts_ms);
-    out.raw_key("\"snapshot\":");
-    const std::size_t marker_at = out.bytes_buffered();
-    out.raw_value(snapshot);
-    out.raw_key("\"db\":");
-    out.raw_value(source.db);
-    out.raw_key("\"sequence\":");
-    out.null();
+    member("\"ts_ms\":", source.ts_ms);
+    const std::size_t marker_at = out.bytes_buffered() + 12;  // past ',"snapshot":'
+    member("\"snapshot\":", snapshot);
+    member("\"db\":", source.db);
+    member("\"sequence\":", "null");
     write_scaled_times(source.ts_ms, out);
-    out.raw_key("\"table\":");
-    out.raw_value(source.table);
-    out.raw_key("\"server_id\":");
-    out.raw_value(source.server_id);
-    out.raw_key("\"gtid\":");
-    out.raw_value(source.gtid);
-    out.raw_key("\"file\":");
-    out.raw_value(source.file);
-    out.raw_key("\"pos\":");
-    out.raw_value(source.pos);
-    out.raw_key("\"row\":");
-    out.raw_value(source.row);
-    out.raw_key("\"thread\":");
-    out.raw_value(source.thread);
-    out.raw_key("\"query\":");
-    out.null();
+    member("\"table\":", source.table);
+    member("\"server_id\":", source.server_id);
+    member("\"gtid\":", source.gtid);
+    member("\"file\":", source.file);
+    member("\"pos\":", source.pos);
+    member("\"row\":", source.row);
+    member("\"thread\":", source.thread);
+    member("\"query\":", "null");
     out.end_object();
     return marker_at;
   }
@@ -1103,23 +584,7 @@ class DebeziumConverter final : public Converter {
     source.table = parts.table;
     if (!parts.server_id.empty()) source.server_id = parts.server_id;
     if (!parts.thread.empty()) source.thread = parts.thread;
-    std::string_view offset = "0";
-    std::string_view gtid = "null";
-    std::string_view index = "0";
-    if (!parts.pos.empty()) {
-      ndjson::MemberScanner scanner(parts.pos);
-      std::string_view key;
-      std::string_view value;
-      while (scanner.next(key, value)) {
-        if (key == "\"file\"") source.file = value;
-        else if (key == "\"offset\"") offset = value;
-        else if (key == "\"gtid\"") gtid = value;
-        else if (key == "\"index\"") index = value;
-      }
-    }
-    source.pos = offset;
-    source.gtid = gtid;
-    source.row = index;
+    read_pos(parts.pos, source);
     // The key of a table without one (or without --key) is "".
     const std::string_view old_key = keyed ? std::string_view(key_text_) : std::string_view();
     const std::string_view new_key = keyed ? std::string_view(after_key_text_) : std::string_view();
@@ -1232,18 +697,7 @@ class DebeziumConverter final : public Converter {
     source.ts_ms = parts.ts_ms.empty() ? "0" : parts.ts_ms;
     source.db = parts.db.empty() ? "\"\"" : parts.db;
     if (!parts.server_id.empty()) source.server_id = parts.server_id;
-    std::string_view offset = "0";
-    if (!parts.pos.empty()) {
-      ndjson::MemberScanner scanner(parts.pos);
-      std::string_view key;
-      std::string_view value;
-      while (scanner.next(key, value)) {
-        if (key == "\"file\"") source.file = value;
-        else if (key == "\"offset\"") offset = value;
-        else if (key == "\"gtid\"") source.gtid = value;
-      }
-    }
-    source.pos = offset;
+    read_pos(parts.pos, source);
     value_writer_.clear();
     value_writer_.begin_object();
     value_writer_.raw_key("\"source\":");
@@ -1271,7 +725,7 @@ class DebeziumConverter final : public Converter {
   DebeziumOptions options_;
   bool key_;
   bool topic_;
-  bool flink_;
+  DebeziumValues values_;
   std::string source_head_;  // "version":..,"connector":"mysql","name":<topic.prefix>
   std::string transaction_topic_;
   std::string schema_topic_;
@@ -1292,9 +746,7 @@ class DebeziumConverter final : public Converter {
   std::string key_text_scratch_;
   std::string line_;
   std::string text_;
-  std::string bytes_;
   std::string block_;
-  std::vector<std::uint8_t> magnitude_;
   // The snapshot row held back until the next line tells its marker.
   std::string held_;
   std::size_t held_marker_at_ = 0;

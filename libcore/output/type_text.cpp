@@ -15,7 +15,8 @@ TypeText parse_type_text(std::string_view type) noexcept {
     // Numbers only: "enum('a','b')" has quoted members, read from the line's "values".
     while (pos < type.size() && is_digit(type[pos]) && parsed.arg_count < 2) {
       std::uint32_t value = 0;
-      while (pos < type.size() && is_digit(type[pos])) value = value * 10 + static_cast<std::uint32_t>(type[pos++] - '0');
+      for (; pos < type.size() && is_digit(type[pos]); ++pos)
+        value = value * 10 + static_cast<std::uint32_t>(type[pos] - '0');
       parsed.args[parsed.arg_count++] = value;
       if (pos < type.size() && type[pos] == ',') ++pos;
     }

@@ -3,6 +3,7 @@
 // mapping of 2.7/2.8 for every type of tests/integration/every_type.h.
 
 #include <doctest/doctest.h>
+#include <simdjson.h>
 
 #include <initializer_list>
 #include <string>
@@ -392,4 +393,86 @@ TEST_CASE("debezium: --format-option names and values are checked, the known one
   CHECK(bad.error().message == "--format-option decimal.handling.mode=exact: 'exact' is not one of precise, string, double");
   CHECK(!cdc::output::set_format_option(options, "schemas.enable"));
   CHECK(!cdc::output::set_format_option(options, "schemas.enable=yes"));
+}
+
+TEST_CASE("debezium: with schemas.enable every message is {schema, payload} JSON, each kind of event") {
+  OutputOptions options = debezium({"schemas.enable=true", "provide.transaction.metadata=true"});
+  options.kafka_key = true;
+  options.topic_field = true;
+  std::vector<std::string> input = kExample;
+  input.push_back(
+      R"~({"op":"ddl","v":1,"db":"shop","sql":"ALTER TABLE items ADD c INT","pos":{"file":"b.1","offset":9,"index":0,"gtid":null},"ts_ms":1})~");
+  input.push_back(kTypesTable);
+  input.push_back(R"~({"op":"r","v":1,"db":"t","table":"types","key":{"id":1},"before":null,"after":{"id":1,"g":null},"ts_ms":1})~");
+  const auto lines = convert(options, input);
+  REQUIRE(lines.size() == 9);  // BEGIN c END BEGIN u d tombstone, the DDL, the r row
+  simdjson::dom::parser parser;
+  std::size_t tombstones = 0;
+  for (const std::string& line : lines) {
+    INFO(line);
+    const std::size_t topic_end = line.find('\t');
+    const std::size_t key_end = line.find('\t', topic_end + 1);
+    REQUIRE(key_end != std::string::npos);
+    const std::string key = line.substr(topic_end + 1, key_end - topic_end - 1);
+    const std::string value = line.substr(key_end + 1);
+    for (const std::string& part : {key, value}) {
+      if (part.empty()) continue;
+      simdjson::dom::object object;
+      REQUIRE(parser.parse(part).get(object) == simdjson::SUCCESS);
+      CHECK(object.size() == 2);
+      simdjson::dom::object schema;
+      CHECK(object["schema"].get(schema) == simdjson::SUCCESS);
+      CHECK(object["payload"].error() == simdjson::SUCCESS);
+    }
+    if (value.empty()) ++tombstones;
+  }
+  CHECK(tombstones == 1);
+}
+
+TEST_CASE("debezium: the Connect schema of each type (FORMATS 2.7)") {
+  OutputOptions options = debezium({"schemas.enable=true"});
+  const auto lines = convert(options, {kTypesTable, R"~({"op":"r","v":1,"db":"t","table":"types","key":{"id":1},"before":null,"after":{"id":1},"ts_ms":1})~"});
+  REQUIRE(lines.size() == 1);
+  const std::string& line = lines[0];
+  for (const std::string_view field : {
+           R"~({"type":"int8","optional":true,"field":"ti"})~",
+           R"~({"type":"int16","optional":true,"field":"tiu"})~",
+           R"~({"type":"int32","optional":true,"field":"siu"})~",
+           R"~({"type":"int32","optional":true,"field":"miu"})~",
+           R"~({"type":"int64","optional":true,"field":"iu"})~",
+           R"~({"type":"int64","optional":true,"field":"biu"})~",
+           R"~({"type":"float","optional":true,"field":"f"})~",
+           R"~({"type":"double","optional":true,"field":"d"})~",
+           R"~({"type":"bytes","optional":true,"name":"org.apache.kafka.connect.data.Decimal","version":1,"parameters":{"scale":"30","connect.decimal.precision":"65"},"field":"dec2"})~",
+           R"~({"type":"int32","optional":true,"name":"io.debezium.time.Date","version":1,"field":"dt"})~",
+           R"~({"type":"int64","optional":true,"name":"io.debezium.time.MicroTime","version":1,"field":"tm6"})~",
+           R"~({"type":"int64","optional":true,"name":"io.debezium.time.Timestamp","version":1,"field":"dtm3"})~",
+           R"~({"type":"int64","optional":true,"name":"io.debezium.time.MicroTimestamp","version":1,"field":"dtm6"})~",
+           R"~({"type":"string","optional":true,"name":"io.debezium.time.ZonedTimestamp","version":1,"field":"ts6"})~",
+           R"~({"type":"int32","optional":true,"name":"io.debezium.time.Year","version":1,"field":"yr"})~",
+           R"~({"type":"string","optional":true,"field":"u32"})~",
+           R"~({"type":"bytes","optional":true,"field":"bn"})~",
+           R"~({"type":"boolean","optional":true,"field":"bt1"})~",
+           R"~({"type":"bytes","optional":true,"name":"io.debezium.data.Bits","version":1,"parameters":{"length":"9"},"field":"bt9"})~",
+           R"~({"type":"string","optional":true,"name":"io.debezium.data.Enum","version":1,"parameters":{"allowed":"small,medium,large"},"field":"en"})~",
+           R"~({"type":"string","optional":true,"name":"io.debezium.data.EnumSet","version":1,"parameters":{"allowed":"a,b,c,d"},"field":"st"})~",
+           R"~({"type":"string","optional":true,"name":"io.debezium.data.Json","version":1,"field":"js"})~",
+           R"~({"type":"struct","fields":[{"type":"double","optional":false,"field":"x"},{"type":"double","optional":false,"field":"y"},{"type":"bytes","optional":true,"field":"wkb"},{"type":"int32","optional":true,"field":"srid"}],"optional":true,"name":"io.debezium.data.geometry.Point","version":1,"doc":"Geometry (POINT)","field":"g"})~",
+           R"~({"type":"int32","optional":false,"name":"io.debezium.time.Date","version":1,"field":"nd"})~"}) {
+    INFO(field);
+    CHECK(line.find(field) != std::string::npos);
+  }
+  OutputOptions connect = debezium({"schemas.enable=true", "time.precision.mode=connect",
+                                    "decimal.handling.mode=string", "binary.handling.mode=hex"});
+  const auto other = convert(connect, {kTypesTable, R"~({"op":"r","v":1,"db":"t","table":"types","key":{"id":1},"before":null,"after":{"id":1},"ts_ms":1})~"});
+  REQUIRE(other.size() == 1);
+  for (const std::string_view field : {
+           R"~({"type":"int32","optional":true,"name":"org.apache.kafka.connect.data.Time","version":1,"field":"tm6"})~",
+           R"~({"type":"int64","optional":true,"name":"org.apache.kafka.connect.data.Timestamp","version":1,"field":"dtm6"})~",
+           R"~({"type":"int32","optional":true,"name":"org.apache.kafka.connect.data.Date","version":1,"field":"dt"})~",
+           R"~({"type":"string","optional":true,"field":"dec1"})~",
+           R"~({"type":"string","optional":true,"field":"bl"})~"}) {
+    INFO(field);
+    CHECK(other[0].find(field) != std::string::npos);
+  }
 }
