@@ -144,7 +144,8 @@ DdlTarget ddl_target(std::string_view sql, std::string_view default_database) {
       target.parsed = true;
     }
   };
-  const auto database_level = [&] {
+  const auto database_level = [&](DdlTarget::Kind kind) {
+    target.kind = kind;
     tokens.if_exists();
     std::string name = tokens.identifier();
     if (!name.empty()) {
@@ -155,15 +156,17 @@ DdlTarget ddl_target(std::string_view sql, std::string_view default_database) {
   if (tokens.keyword("CREATE")) {
     if (tokens.keyword("OR")) tokens.keyword("REPLACE");
     if (tokens.keyword("DATABASE") || tokens.keyword("SCHEMA")) {
-      database_level();
+      database_level(DdlTarget::Kind::create_database);
     } else {
       tokens.keyword("TEMPORARY");
       if (tokens.keyword("TABLE")) {
+        target.kind = DdlTarget::Kind::create_table;
         tokens.if_exists();
         one_table();
       } else {
         (void)(tokens.keyword("UNIQUE") || tokens.keyword("FULLTEXT") || tokens.keyword("SPATIAL"));
         if (tokens.keyword("INDEX")) {
+          target.kind = DdlTarget::Kind::create_index;
           tokens.if_exists();
           (void)tokens.identifier();
           if (tokens.keyword("ON")) one_table();
@@ -172,25 +175,28 @@ DdlTarget ddl_target(std::string_view sql, std::string_view default_database) {
     }
   } else if (tokens.keyword("ALTER")) {
     if (tokens.keyword("DATABASE") || tokens.keyword("SCHEMA")) {
-      database_level();
+      database_level(DdlTarget::Kind::alter_database);
     } else {
       tokens.keyword("ONLINE");
       tokens.keyword("IGNORE");
       if (tokens.keyword("TABLE")) {
+        target.kind = DdlTarget::Kind::alter_table;
         tokens.if_exists();
         one_table();
       }
     }
   } else if (tokens.keyword("DROP")) {
     if (tokens.keyword("DATABASE") || tokens.keyword("SCHEMA")) {
-      database_level();
+      database_level(DdlTarget::Kind::drop_database);
     } else {
       tokens.keyword("TEMPORARY");
       if (tokens.keyword("TABLE")) {
+        target.kind = DdlTarget::Kind::drop_table;
         tokens.if_exists();
         table_list(tokens, default_database, target, false);
         target.parsed = !target.tables.empty();
       } else if (tokens.keyword("INDEX")) {
+        target.kind = DdlTarget::Kind::drop_index;
         tokens.if_exists();
         (void)tokens.identifier();
         if (tokens.keyword("ON")) one_table();
@@ -198,13 +204,16 @@ DdlTarget ddl_target(std::string_view sql, std::string_view default_database) {
     }
   } else if (tokens.keyword("RENAME")) {
     if (tokens.keyword("TABLE")) {
+      target.kind = DdlTarget::Kind::rename_table;
       table_list(tokens, default_database, target, true);
       target.parsed = !target.tables.empty();
     }
   } else if (tokens.keyword("TRUNCATE")) {
+    target.kind = DdlTarget::Kind::truncate_table;
     tokens.keyword("TABLE");
     one_table();
   }
+  if (!target.parsed) target.kind = DdlTarget::Kind::other;
   if (!target.tables.empty()) target.database = target.tables.front().database;
   return target;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,21 @@ namespace cdc::binlog {
 // CREATE/ALTER/DROP DATABASE. Statements this reader does not know (views, routines, grants,
 // events...) name only the default database, with no table.
 struct DdlTarget {
+  // The statement's form, for the output formats that name it (Canal's CREATE/ALTER/ERASE/...,
+  // Maxwell's table-create/table-alter/...).
+  enum class Kind : std::uint8_t {
+    other,
+    create_table,
+    alter_table,
+    drop_table,
+    rename_table,
+    truncate_table,
+    create_index,
+    drop_index,
+    create_database,
+    alter_database,
+    drop_database,
+  };
   struct Table {
     std::string database;
     std::string table;
@@ -18,6 +34,7 @@ struct DdlTarget {
   std::vector<Table> tables;   // empty for database-level statements
   std::string database;        // the database the statement is about (or the default one)
   bool parsed = false;         // false: not a statement form we recognize
+  Kind kind = Kind::other;     // set with parsed
 };
 
 DdlTarget ddl_target(std::string_view sql, std::string_view default_database);

@@ -20,9 +20,22 @@ OutputSink::OutputSink(int fd, std::string name) : fd_(fd), name_(std::move(name
 Result<void> OutputSink::flush() {
   flush_later_ = false;
   if (buffer_.empty()) return {};
+  if (converter_ != nullptr) {
+    auto converted = output::convert_lines(*converter_, buffer_, converted_);
+    buffer_.clear();
+    if (!converted) return converted;
+    return converted_.flush_to(fd_, name_);
+  }
   auto wrote = write_all(fd_, buffer_, name_);
   buffer_.clear();
   return wrote;
+}
+
+Result<void> OutputSink::finish() {
+  if (auto flushed = flush(); !flushed) return flushed;
+  if (converter_ == nullptr) return {};
+  if (auto finished = converter_->finish(converted_); !finished) return finished;
+  return converted_.flush_to(fd_, name_);
 }
 
 namespace {

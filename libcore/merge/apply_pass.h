@@ -19,14 +19,20 @@
 #include "merge/chunk_input.h"
 #include "merge/effects.h"
 #include "merge/temp_dir.h"
+#include "ndjson/writer.h"
+#include "output/converter.h"
 #include "util/result.h"
 
 namespace cdc::merge {
 
-// Buffered output to an fd, written in large blocks.
+// Buffered output to an fd, written in large blocks. With a converter (the output stage,
+// --format), the whole lines buffered go through it when they are written.
 class OutputSink {
  public:
   OutputSink(int fd, std::string name);
+  void set_converter(output::Converter* converter) noexcept { converter_ = converter; }
+  // The converter's held lines out, then everything written (the end of the output).
+  [[nodiscard]] Result<void> finish();
   void append(std::string_view bytes) {
     buffer_.append(bytes);
     if (buffer_.size() >= kFlushBytes) flush_later_ = true;
@@ -45,6 +51,8 @@ class OutputSink {
   std::string name_;
   std::string buffer_;
   bool flush_later_ = false;
+  output::Converter* converter_ = nullptr;
+  ndjson::Writer converted_;
 };
 
 // A range of lines of one input: a chunk's rows.

@@ -165,6 +165,8 @@ Result<std::uint64_t> parse_size(std::string_view text) {
 
 Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int stderr_fd) {
   if (auto checked = check_options(options); !checked) return fail(checked.error());
+  auto converter = output::make_converter(options.format);  // the output stage (--format)
+  if (!converter) return fail(converter.error());
   TempDir temp(spill_parent(options));
   OpenFiles files;
 
@@ -335,6 +337,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
     out_name = partial;
   }
   OutputSink out(out_fd, out_name);
+  out.set_converter(converter->get());
   std::string file;
   std::optional<std::uint64_t> offset;
   high_file_offset(*chunks, high, options.until.has_value(), file, offset);
@@ -351,7 +354,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
   ndjson::Writer writer;
   records::write_merged_high(merged, writer);
   out.append(writer.buffered());
-  if (auto flushed = out.flush(); !flushed) return fail(flushed.error());
+  if (auto flushed = out.finish(); !flushed) return fail(flushed.error());
   if (options.output) {
     if (::fsync(out_fd) != 0 || ::close(out_fd) != 0) {
       guard.fd = -1;

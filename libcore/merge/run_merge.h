@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "output/format.h"
 #include "util/result.h"
 
 namespace cdc::merge {
@@ -34,6 +35,7 @@ struct Options {
   std::uint64_t memory_limit = kDefaultMemoryLimit;
   std::string spill_dir;              // empty: $TMPDIR, else /tmp
   std::optional<std::string> output;  // written as FILE.partial, then renamed
+  output::OutputOptions format;       // --format and its flags: the output stage (cdc-formats(7))
 };
 
 struct Summary {

@@ -1,6 +1,9 @@
 #include "ndjson/json_scan.h"
 
+#include <algorithm>
 #include <cstring>
+
+#include "ndjson/utf8.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -153,6 +156,99 @@ std::optional<std::string_view> find_member(std::string_view object, std::string
   while (scanner.next(key, value))
     if (key == quoted_key) return value;
   return std::nullopt;
+}
+
+namespace {
+
+// The four hex digits at text[at..at+4) as a number; false when they are not all hex digits.
+bool hex4(std::string_view text, std::size_t at, std::uint32_t& value) noexcept {
+  if (at + 4 > text.size()) return false;
+  value = 0;
+  for (std::size_t i = at; i < at + 4; ++i) {
+    const char c = text[i];
+    std::uint32_t digit = 0;
+    if (c >= '0' && c <= '9') {
+      digit = static_cast<std::uint32_t>(c - '0');
+    } else if (c >= 'a' && c <= 'f') {
+      digit = static_cast<std::uint32_t>(c - 'a' + 10);
+    } else if (c >= 'A' && c <= 'F') {
+      digit = static_cast<std::uint32_t>(c - 'A' + 10);
+    } else {
+      return false;
+    }
+    value = value * 16 + digit;
+  }
+  return true;
+}
+
+bool is_high_surrogate(std::uint32_t unit) noexcept { return unit >= 0xD800 && unit <= 0xDBFF; }
+bool is_low_surrogate(std::uint32_t unit) noexcept { return unit >= 0xDC00 && unit <= 0xDFFF; }
+
+// At body[at] == '\\': the escape's length, 12 for a \uD83D\uDE00 pair.
+std::size_t escape_length(std::string_view body, std::size_t at) noexcept {
+  if (at + 1 >= body.size() || body[at + 1] != 'u') return 2;
+  std::uint32_t unit = 0;
+  std::uint32_t low = 0;
+  if (hex4(body, at + 2, unit) && is_high_surrogate(unit) && at + 7 < body.size() && body[at + 6] == '\\' &&
+      body[at + 7] == 'u' && hex4(body, at + 8, low) && is_low_surrogate(low))
+    return 12;
+  return 6;
+}
+
+}  // namespace
+
+bool append_unescaped(std::string_view quoted, std::string& out) {
+  if (quoted.size() < 2 || quoted.front() != '"' || quoted.back() != '"') return false;
+  const std::string_view body = quoted.substr(1, quoted.size() - 2);
+  std::size_t at = 0;
+  while (at < body.size()) {
+    const std::size_t plain_end = std::min(body.find('\\', at), body.size());
+    out.append(body, at, plain_end - at);
+    at = plain_end;
+    if (at == body.size()) break;
+    if (at + 1 == body.size()) return false;
+    const char escape = body[at + 1];
+    switch (escape) {
+      case '"':
+      case '\\':
+      case '/': out.push_back(escape); break;
+      case 'b': out.push_back('\b'); break;
+      case 'f': out.push_back('\f'); break;
+      case 'n': out.push_back('\n'); break;
+      case 'r': out.push_back('\r'); break;
+      case 't': out.push_back('\t'); break;
+      case 'u': {
+        std::uint32_t cp = 0;
+        if (!hex4(body, at + 2, cp) || is_low_surrogate(cp)) return false;
+        if (is_high_surrogate(cp)) {
+          if (escape_length(body, at) != 12) return false;
+          std::uint32_t low = 0;
+          (void)hex4(body, at + 8, low);
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+        }
+        append_utf8(out, cp);
+        at += escape_length(body, at);
+        continue;
+      }
+      default: return false;
+    }
+    at += 2;
+  }
+  return true;
+}
+
+std::size_t escaped_prefix_length(std::string_view body, std::size_t characters) noexcept {
+  std::size_t at = 0;
+  for (std::size_t taken = 0; taken < characters && at < body.size(); ++taken) {
+    if (body[at] == '\\') {
+      at += escape_length(body, at);
+    } else {
+      // A UTF-8 lead byte says how many bytes follow; a Writer's output is valid UTF-8.
+      const auto lead = static_cast<unsigned char>(body[at]);
+      at += lead < 0x80 ? 1U : lead >= 0xF0 ? 4U : lead >= 0xE0 ? 3U : 2U;
+    }
+  }
+  return std::min(at, body.size());
 }
 
 std::string_view trim_json_space(std::string_view text) noexcept {

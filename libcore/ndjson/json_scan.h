@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace cdc::ndjson {
@@ -70,6 +71,16 @@ class MemberScanner {
     if (*a != *b) return false;
   return true;
 }
+
+// Appends the text of the JSON string literal `quoted` (quotes included, as a Writer wrote it)
+// to out, escapes resolved (\uXXXX and surrogate pairs as UTF-8). false, with out partly
+// appended, when the literal is malformed (no quotes, a bad escape, an unpaired surrogate).
+[[nodiscard]] bool append_unescaped(std::string_view quoted, std::string& out);
+
+// The byte length of the first `characters` characters of a JSON string literal's body (the
+// text between its quotes, escapes kept): one escape (\n, \u00e9, a \uD83D\uDE00 pair) or
+// one UTF-8 sequence is one character. The whole body when it is shorter.
+[[nodiscard]] std::size_t escaped_prefix_length(std::string_view body, std::size_t characters) noexcept;
 
 // Trims spaces, tabs and '\r' at both ends.
 [[nodiscard]] std::string_view trim_json_space(std::string_view text) noexcept;

@@ -352,13 +352,17 @@ void Writer::clear() noexcept {
 }
 
 Result<void> Writer::flush_to(int fd, std::string_view what) {
-  Result<void> written = write_all(fd, std::string_view(buf_.data(), record_start_), what);
+  Result<void> written = write_all(fd, ended_records(), what);
+  drop_ended_records();
+  return written;
+}
+
+void Writer::drop_ended_records() noexcept {
   // Keep a record in progress: the caller may flush on size between two fields.
   const std::size_t pending = buf_.size() - record_start_;
   if (pending > 0) std::memmove(buf_.data(), buf_.data() + record_start_, pending);
   buf_.resize(pending);
   record_start_ = 0;
-  return written;
 }
 
 std::string quoted(std::string_view text) {

@@ -222,6 +222,11 @@ class Writer {
   // Discards the buffer and any record in progress; the allocation is kept for reuse.
   void clear() noexcept;
 
+  // The ended records (whole lines), without a record in progress; and dropping them, the
+  // record in progress kept (for a caller that passes the lines on itself, libcore/output).
+  [[nodiscard]] std::string_view ended_records() const noexcept { return {buf_.data(), record_start_}; }
+  void drop_ended_records() noexcept;
+
   // Writes the ended records to fd and clears the buffer. A record in progress stays
   // buffered, so flushing mid-record is safe. The buffer is cleared even when the write
   // fails: we cannot know how much reached fd, and a retry could duplicate records. A reader

@@ -38,6 +38,10 @@ class Converter {
   virtual void drop_held() noexcept = 0;
 };
 
+// Every whole line of `lines` (each ended by '\n') through the converter, appended to out. An
+// error names the line it met, as "--format F: <line text, cut short>: <message>".
+[[nodiscard]] Result<void> convert_lines(Converter& converter, std::string_view lines, ndjson::Writer& out);
+
 // nullptr for --format ndjson without masking: the canonical lines go out as they are.
 [[nodiscard]] Result<std::unique_ptr<Converter>> make_converter(const OutputOptions& options);
 

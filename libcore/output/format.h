@@ -2,13 +2,17 @@
 
 // What --format and its options ask for (cdc-stream(1), cdc-merge(1), cdc-sync(1), FORMATS).
 
+#include <initializer_list>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "output/canal.h"
 #include "output/debezium.h"
 #include "output/mask.h"
 #include "output/maxwell.h"
+#include "util/result.h"
 
 namespace cdc::output {
 
@@ -30,5 +34,23 @@ struct OutputOptions {
   std::vector<MaskRule> masks;  // --mask, in the order given
   bool mask_keys = false;       // --mask-keys: masking a key column is allowed
 };
+
+// "ndjson", "debezium", "canal", "maxwell"; nullopt for another name.
+[[nodiscard]] std::optional<Format> format_named(std::string_view name) noexcept;
+[[nodiscard]] std::string_view format_name(Format format) noexcept;
+
+// One --format-option NAME=VALUE for options.format, under the original tool's property name.
+// Errc::usage naming the option and listing the names (or values) the format knows.
+[[nodiscard]] Result<void> set_format_option(OutputOptions& options, std::string_view name_value);
+
+// For the formats' option setters: the index of value in choices, or Errc::usage
+// "--format-option NAME=VALUE: VALUE is not one of a, b, c".
+[[nodiscard]] Result<std::size_t> option_choice(std::string_view name, std::string_view value,
+                                                std::initializer_list<std::string_view> choices);
+// true|false, the same error otherwise.
+[[nodiscard]] Result<bool> option_flag(std::string_view name, std::string_view value);
+// Errc::usage "--format-option NAME: not an option of --format F (its options: a, b, c)".
+[[nodiscard]] Unexpected unknown_format_option(std::string_view name, Format format,
+                                               std::initializer_list<std::string_view> known);
 
 }  // namespace cdc::output

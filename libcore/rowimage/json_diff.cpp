@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "ndjson/json_scan.h"
 #include "ndjson/utf8.h"
 #include "util/text.h"
 
@@ -105,76 +106,20 @@ class PathParser {
     return true;
   }
 
-  bool hex4(std::uint32_t& value) {
-    value = 0;
-    for (int i = 0; i < 4; ++i, ++at_) {
-      if (at_end()) return false;
-      const char c = peek();
-      std::uint32_t digit = 0;
-      if (c >= '0' && c <= '9') {
-        digit = static_cast<std::uint32_t>(c - '0');
-      } else if (c >= 'a' && c <= 'f') {
-        digit = static_cast<std::uint32_t>(c - 'a' + 10);
-      } else if (c >= 'A' && c <= 'F') {
-        digit = static_cast<std::uint32_t>(c - 'A' + 10);
-      } else {
-        return false;
-      }
-      value = value * 16 + digit;
-    }
-    return true;
-  }
-
   // A JSON string body after its opening quote (the server quotes keys with double_quote()).
   bool quoted(std::string& out) {
-    for (;;) {
-      if (at_end()) {
-        error_ = "unterminated quoted member name";
-        return false;
-      }
-      const char c = path_[at_++];
-      if (c == '"') return true;
-      if (c != '\\') {
-        out.push_back(c);
-        continue;
-      }
-      if (at_end()) {
-        error_ = "unterminated escape";
-        return false;
-      }
-      const char escape = path_[at_++];
-      switch (escape) {
-        case '"':
-        case '\\':
-        case '/': out.push_back(escape); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
-        case 'u': {
-          std::uint32_t cp = 0;
-          if (!hex4(cp)) {
-            error_ = "bad \\u escape";
-            return false;
-          }
-          if (cp >= 0xD800 && cp <= 0xDBFF) {
-            std::uint32_t low = 0;
-            if (!take('\\') || !take('u') || !hex4(low) || low < 0xDC00 || low > 0xDFFF) {
-              error_ = "unpaired surrogate in \\u escape";
-              return false;
-            }
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-          } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-            error_ = "unpaired surrogate in \\u escape";
-            return false;
-          }
-          ndjson::append_utf8(out, cp);
-          break;
-        }
-        default: error_ = "bad escape in quoted member name"; return false;
-      }
+    const std::size_t open = at_ - 1;
+    while (!at_end() && peek() != '"') at_ += peek() == '\\' ? 2U : 1U;
+    if (at_end()) {
+      error_ = "unterminated quoted member name";
+      return false;
     }
+    ++at_;
+    if (!ndjson::append_unescaped(path_.substr(open, at_ - open), out)) {
+      error_ = "bad escape or unpaired surrogate in quoted member name";
+      return false;
+    }
+    return true;
   }
 
   std::string_view path_;

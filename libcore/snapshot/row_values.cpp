@@ -1,3 +1,4 @@
+#include "util/civil_date.h"
 #include "snapshot/row_values.h"
 
 #include <fmt/format.h>
@@ -19,16 +20,6 @@ constexpr std::uint32_t kSetFlag = 2048;
 
 ColumnType type_of(std::uint8_t type) { return static_cast<ColumnType>(type); }
 
-// Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar (H. Hinnant's
-// days_from_civil), for TIMESTAMP values, which the session reads in UTC.
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2 ? 1 : 0;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
 
 // Big-endian store of the low `width` bytes of value at p.
 std::uint8_t* put_be(std::uint8_t* p, std::uint64_t value, unsigned width) {

@@ -1,13 +1,19 @@
 #include "stream/change_writer.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <utility>
+#include <vector>
 
 #include "records/kinds.h"
 #include "records/row.h"
 #include "records/stream_lines.h"
 #include "schema/table_description.h"
+#include "util/fd_io.h"
 
 namespace cdc::stream {
 
@@ -43,6 +49,10 @@ std::string described_key(std::string_view database, std::string_view table) {
 }  // namespace
 
 ChangeWriter::ChangeWriter(int out_fd, std::string out_name) : out_fd_(out_fd), out_name_(std::move(out_name)) {}
+
+ChangeWriter::~ChangeWriter() {
+  if (spill_fd_ >= 0) ::close(spill_fd_);
+}
 
 ChangeWriter::TableEntry& ChangeWriter::table_entry(const binlog::TableMap& map) {
   for (TableEntry& entry : tables_)
@@ -201,15 +211,75 @@ void ChangeWriter::write_discard(std::string_view gtid, const gtid::FilePosition
 }
 
 Result<void> ChangeWriter::flush() {
-  const std::size_t buffered = out_.bytes_buffered();
-  if (auto flushed = out_.flush_to(out_fd_, out_name_); !flushed) return flushed;
-  bytes_flushed_ += buffered - out_.bytes_buffered();  // a record in progress stays buffered
+  if (!converter_) {
+    const std::size_t buffered = out_.bytes_buffered();
+    if (auto flushed = out_.flush_to(out_fd_, out_name_); !flushed) return flushed;
+    bytes_flushed_ += buffered - out_.bytes_buffered();  // a record in progress stays buffered
+    return {};
+  }
+  if (auto converted = convert_ended(); !converted) return converted;
+  if (spilled_bytes_ > 0) {
+    // The held transaction's beginning, from the spill file, then the rest from memory.
+    std::vector<char> block(std::size_t{1} << 16);
+    for (std::uint64_t at = 0; at < spilled_bytes_;) {
+      const ssize_t got = ::pread(spill_fd_, block.data(), block.size(), static_cast<off_t>(at));
+      if (got <= 0) return errno_error("cannot read back the spill file of", out_name_);
+      if (auto written = write_all(out_fd_, std::string_view(block.data(), static_cast<std::size_t>(got)), out_name_);
+          !written)
+        return written;
+      at += static_cast<std::uint64_t>(got);
+    }
+    bytes_flushed_ += spilled_bytes_;
+    spilled_bytes_ = 0;
+    if (::ftruncate(spill_fd_, 0) != 0) return errno_error("cannot empty the spill file of", out_name_);
+  }
+  const std::size_t converted = converted_.bytes_buffered();
+  if (auto flushed = converted_.flush_to(out_fd_, out_name_); !flushed) return flushed;
+  bytes_flushed_ += converted;
   return {};
 }
 
 Result<void> ChangeWriter::flush_if_large() {
   if (out_.bytes_buffered() < kFlushThreshold) return {};
-  return flush();
+  if (!hold_transactions_) return flush();
+  if (auto converted = convert_ended(); !converted) return converted;
+  if (converted_.bytes_buffered() < kFlushThreshold) return {};
+  return spill_converted();
+}
+
+void ChangeWriter::discard() noexcept {
+  out_.clear();
+  forget_described();
+  if (!converter_) return;
+  converted_.clear();
+  converter_->drop_held();
+  if (spilled_bytes_ > 0 && ::ftruncate(spill_fd_, 0) == 0) spilled_bytes_ = 0;
+}
+
+Result<void> ChangeWriter::convert_ended() {
+  if (auto converted = output::convert_lines(*converter_, out_.ended_records(), converted_); !converted)
+    return converted;
+  out_.drop_ended_records();
+  return {};
+}
+
+Result<void> ChangeWriter::spill_converted() {
+  if (spill_fd_ < 0) {
+    const char* tmpdir = std::getenv("TMPDIR");
+    const std::string dir = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+    spill_fd_ = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (spill_fd_ < 0)
+      return errno_error("cannot create a spill file (a transaction bigger than the buffer, held until its commit) in",
+                         dir);
+  }
+  for (std::string_view bytes = converted_.ended_records(); !bytes.empty();) {
+    const ssize_t wrote = ::pwrite(spill_fd_, bytes.data(), bytes.size(), static_cast<off_t>(spilled_bytes_));
+    if (wrote <= 0) return errno_error("cannot write the spill file of", out_name_);
+    spilled_bytes_ += static_cast<std::uint64_t>(wrote);
+    bytes.remove_prefix(static_cast<std::size_t>(wrote));
+  }
+  converted_.drop_ended_records();
+  return {};
 }
 
 }  // namespace cdc::stream

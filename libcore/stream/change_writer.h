@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include "binlog/decoder.h"
 #include "gtid/position.h"
 #include "ndjson/writer.h"
+#include "output/converter.h"
 #include "records/table_line.h"
 #include "rowimage/row_change.h"
 #include "rowimage/row_image.h"
@@ -39,6 +41,9 @@ struct ChangePosition {
 class ChangeWriter {
  public:
   ChangeWriter(int out_fd, std::string out_name);
+  ChangeWriter(const ChangeWriter&) = delete;
+  ChangeWriter& operator=(const ChangeWriter&) = delete;
+  ~ChangeWriter();
 
   // Writes one line per row of the event. Returns how many rows it wrote. Failures name the
   // column and offset; the line being written is dropped.
@@ -64,16 +69,24 @@ class ChangeWriter {
                      std::uint32_t timestamp);
   void write_incident(std::string_view message, const ChangePosition& position, std::uint32_t timestamp);
 
+  // The output stage (--format, cdc-formats(7)): the lines are converted when they are
+  // written, and bytes_flushed() counts the converted bytes. With hold_transactions (an
+  // output that cannot be cut back: stdout), nothing of a transaction is written before
+  // flush() at its end, as the formats have no discard line: a transaction past the buffer's
+  // size is converted into an unlinked temp file under $TMPDIR, copied out at flush().
+  void set_converter(std::unique_ptr<output::Converter> converter, bool hold_transactions) noexcept {
+    converter_ = std::move(converter);
+    hold_transactions_ = converter_ != nullptr && hold_transactions;
+  }
+  [[nodiscard]] bool holds_transactions() const noexcept { return hold_transactions_; }
+
   // Writes out what is buffered; call at transaction boundaries and at the end.
   Result<void> flush();
   // Flushes only when the buffer has grown past the threshold (inside big transactions).
   Result<void> flush_if_large();
   // Drops what is buffered and not yet written (a transaction cut off by a lost connection).
   // The table lines dropped with it, or cut from the output after, are written again.
-  void discard() noexcept {
-    out_.clear();
-    forget_described();
-  }
+  void discard() noexcept;
   // Bytes written to the output so far (flushed ones only).
   [[nodiscard]] std::uint64_t bytes_flushed() const noexcept { return bytes_flushed_; }
   void set_bytes_flushed(std::uint64_t bytes) noexcept { bytes_flushed_ = bytes; }
@@ -102,9 +115,19 @@ class ChangeWriter {
   // Serializes the members of the event's lines that do not change from row to row.
   void prepare_event(const ChangePosition& position, std::uint32_t timestamp);
 
+  // The output stage: the ended lines of out_ converted into converted_.
+  Result<void> convert_ended();
+  // converted_ to the spill file (hold_transactions_), opened on first use.
+  Result<void> spill_converted();
+
   int out_fd_;
   std::string out_name_;
   ndjson::Writer out_;
+  std::unique_ptr<output::Converter> converter_;
+  bool hold_transactions_ = false;
+  ndjson::Writer converted_;
+  int spill_fd_ = -1;
+  std::uint64_t spilled_bytes_ = 0;
   rowimage::RowScratch scratch_;
   std::vector<TableEntry> tables_;
   std::size_t next_table_slot_ = 0;  // which entry a new map replaces once all are in use

@@ -19,11 +19,15 @@ std::string base_name(const std::string& path) {
 
 class FileRun {
  public:
-  FileRun(const FileOptions& options, TableFilter filter, int out_fd, const std::function<void(std::string_view)>& warn)
+  FileRun(const FileOptions& options, TableFilter filter, int out_fd, const std::function<void(std::string_view)>& warn,
+          std::unique_ptr<output::Converter> converter)
       : options_(options),
         writer_(out_fd, "stdout"),
         warn_(warn),
-        pipeline_(std::move(filter), writer_, decoder_, warn, options.skip_unknown_events) {}
+        pipeline_(std::move(filter), writer_, decoder_, warn, options.skip_unknown_events) {
+    // Files are read once, with no reconnect to roll back: lines go out as they are converted.
+    writer_.set_converter(std::move(converter), false);
+  }
 
   Result<FileSummary> run() {
     bool stopped = false;
@@ -138,7 +142,9 @@ Result<FileSummary> run_files(const FileOptions& options, int out_fd, const std:
   if (options.files.empty()) return fail(Errc::usage, "no binlog files given");
   auto filter = TableFilter::parse(options.tables, options.exclude);
   if (!filter) return fail(std::move(filter).error());
-  FileRun run(options, std::move(*filter), out_fd, warn);
+  auto converter = output::make_converter(options.output);
+  if (!converter) return fail(std::move(converter).error());
+  FileRun run(options, std::move(*filter), out_fd, warn, std::move(*converter));
   return run.run();
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "output/format.h"
 #include "util/result.h"
 
 namespace cdc::stream {
@@ -18,6 +19,7 @@ struct FileOptions {
   std::string tables;                        // --tables globs
   std::string exclude;                       // --exclude globs
   bool skip_unknown_events = false;          // skip unknown, non-ignorable event types
+  output::OutputOptions output;  // --format and its flags: the output stage (cdc-formats(7))
 };
 
 struct FileSummary {

@@ -32,7 +32,8 @@ using gtid::Position;
 // start_position's; the second connection is SideConnection's.
 class LiveRun {
  public:
-  LiveRun(const LiveOptions& options, const LiveReporter& reporter, TableFilter filter, Checkpoint checkpoint)
+  LiveRun(const LiveOptions& options, const LiveReporter& reporter, TableFilter filter, Checkpoint checkpoint,
+          std::unique_ptr<output::Converter> converter)
       : options_(options),
         reporter_(reporter),
         filter_(std::move(filter)),
@@ -42,6 +43,9 @@ class LiveRun {
         guard_(options.require_read_only, options.watch_dns, options.connection.host.value_or("localhost"),
                std::chrono::seconds(std::max(1U, std::min(options.heartbeat_seconds, 5U)))) {
     writer_.set_bytes_flushed(checkpoint_.committed_bytes());
+    // Stdout cannot be cut back after a lost connection: a format without discard lines gets
+    // whole transactions only.
+    writer_.set_converter(std::move(converter), !checkpoint_.has_output_file());
   }
 
   Result<LiveOutcome> run() {
@@ -75,6 +79,9 @@ class LiveRun {
       const Error& error = outcome.error();
       if (error.code != Errc::unavailable || StopSignals::requested()) {
         if (StopSignals::requested() && error.code == Errc::unavailable) return finish(LiveOutcome::finished);
+        // A held transaction cut off by the error stays out: its lines come again in full
+        // from the state on the next run.
+        if (writer_.holds_transactions() && pipeline_ && pipeline_->tracker().in_transaction()) writer_.discard();
         (void)writer_.flush();
         return fail(error);
       }
@@ -584,8 +591,10 @@ Result<LiveOutcome> run_live(const LiveOptions& options, const LiveReporter& rep
   if (!filter) return fail(std::move(filter).error());
   auto checkpoint = Checkpoint::open(options.state_path, options.output_path, reporter.notice);
   if (!checkpoint) return fail(std::move(checkpoint).error());
+  auto converter = output::make_converter(options.output);
+  if (!converter) return fail(std::move(converter).error());
   StopSignals::reset();
-  LiveRun run(options, reporter, std::move(*filter), std::move(*checkpoint));
+  LiveRun run(options, reporter, std::move(*filter), std::move(*checkpoint), std::move(*converter));
   return run.run();
 }
 

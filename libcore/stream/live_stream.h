@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mysql/connection_options.h"
+#include "output/format.h"
 #include "util/exit_code.h"
 #include "util/result.h"
 
@@ -31,6 +32,7 @@ struct LiveOptions {
   std::string tables;
   std::string exclude;
   bool skip_unknown_events = false;
+  output::OutputOptions output;  // --format and its flags: the output stage (cdc-formats(7))
 };
 
 enum class LiveOutcome {

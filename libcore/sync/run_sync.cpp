@@ -14,6 +14,8 @@
 #include <functional>
 #include <map>
 
+#include "ndjson/writer.h"
+#include "output/converter.h"
 #include "records/state.h"
 #include "sync/children.h"
 #include "sync/state_dir.h"
@@ -492,21 +494,12 @@ class Flow {
         return die(kIoError, fmt::format("cannot write {}: {}", temporary, std::strerror(errno)));
       }
     }
-    Result<void> copied;
-    // Blocks of a pipe's size: a stop signal is seen after each, even with a slow reader.
-    std::vector<char> buffer(std::size_t{64} << 10);
-    while (Children::stop_signal() == 0) {
-      auto got = read_some(in, buffer.data(), buffer.size(), source);
-      if (!got) copied = fail(got.error());
-      if (!got || *got == 0) break;
-      copied = write_all(out, std::string_view(buffer.data(), *got), to_file ? temporary : "stdout");
-      if (!copied) break;
-    }
+    Result<void> copied = copy_snapshot(in, source, out, to_file ? temporary : "stdout");
     ::close(in);
     if (to_file && ::close(out) != 0 && copied) copied = fail(Errc::io, fmt::format("cannot write {}", temporary));
     // The reader went away (EPIPE): a quiet stop, as the tools make it.
     if (!copied && is_broken_pipe(copied.error())) return 0;
-    if (!copied) return die(kIoError, copied.error().message);
+    if (!copied) return die(exit_code_for(copied.error().code), copied.error().message);
     if (const Stop stop = after_step(Children::stop_signal() != 0 ? 128 + Children::stop_signal() : 0)) return stop;
     if (to_file) {
       auto published = SyncState::at(std::filesystem::path(options_.output).parent_path().string())
@@ -515,6 +508,36 @@ class Flow {
     }
     if (auto marked = state_.mark("snapshot.emitted", high); !marked) return die(kIoError, marked.error().message);
     return std::nullopt;
+  }
+
+  // snapshot.ndjson's bytes to out, through the output stage when --format asks for one.
+  // Blocks of a pipe's size: a stop signal is seen after each, even with a slow reader.
+  Result<void> copy_snapshot(int in, std::string_view source, int out, std::string_view out_name) const {
+    auto converter = output::make_converter(options_.format);
+    if (!converter) return fail(converter.error());
+    ndjson::Writer converted;
+    std::string pending;  // the start of a line the block ended in
+    std::vector<char> buffer(std::size_t{64} << 10);
+    while (Children::stop_signal() == 0) {
+      auto got = read_some(in, buffer.data(), buffer.size(), source);
+      if (!got) return fail(got.error());
+      if (*got == 0) break;
+      const std::string_view block(buffer.data(), *got);
+      if (!*converter) {
+        if (auto wrote = write_all(out, block, out_name); !wrote) return wrote;
+        continue;
+      }
+      pending.append(block);
+      const std::size_t whole = pending.rfind('\n') + 1;  // 0 without a newline
+      if (auto done = output::convert_lines(**converter, std::string_view(pending).substr(0, whole), converted); !done)
+        return fail(done.error().with_context(std::string(source)));
+      pending.erase(0, whole);
+      if (auto wrote = converted.flush_to(out, out_name); !wrote) return wrote;
+    }
+    if (!*converter || Children::stop_signal() != 0) return {};
+    if (!pending.empty()) return fail(Errc::corrupt_input, fmt::format("{}: the last line has no newline", source));
+    if (auto finished = (*converter)->finish(converted); !finished) return finished;
+    return converted.flush_to(out, out_name);
   }
 
   // ---- the stream ----
@@ -536,6 +559,7 @@ class Flow {
   Stop pin_stream_start() {
     if (const Stop stop = mark_stream_started()) return stop;
     std::vector<std::string> argv = streaming("stream.state");
+    argv.insert(argv.end(), options_.format_arguments.begin(), options_.format_arguments.end());
     argv.insert(argv.end(), {"--from=now", "--until=now"});
     if (!options_.output.empty()) argv.push_back("--output=" + options_.output);
     ChildSpec spec = command(argv);
@@ -556,6 +580,7 @@ class Flow {
   // cdc-sync's, also after a signal (0: stopped cleanly, saved).
   int stream() {
     std::vector<std::string> argv = streaming("stream.state");
+    argv.insert(argv.end(), options_.format_arguments.begin(), options_.format_arguments.end());
     if (options_.until) argv.push_back("--until=" + *options_.until);
     if (!options_.output.empty() && options_.mode != Mode::initial_only) argv.push_back("--output=" + options_.output);
     std::string from;

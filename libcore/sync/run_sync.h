@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "output/format.h"
 #include "sync/resume.h"
 #include "util/result.h"
 
@@ -34,6 +35,11 @@ struct Options {
   std::optional<std::string> until;
   // For every cdc-stream run (--server-id=..., --require-read-only, ...), --retry-for included.
   std::vector<std::string> stream_options;
+  // The output stage (--format and its flags, cdc-formats(7)): cdc-sync converts the merged
+  // snapshot as it copies it out; the final cdc-stream gets format_arguments. The state
+  // directory's files stay canonical.
+  output::OutputOptions format;
+  std::vector<std::string> format_arguments;
   // --retry-for=N when given: for cdc-plan and cdc-snapshot too.
   std::vector<std::string> retry_options;
   // How long a tool that exits 69 is run again: --retry-for when given and not 0, else 60.

@@ -3,7 +3,7 @@
 
 CDC_PACKAGES=(
   cmake g++ make pkg-config
-  libcli11-dev default-libmysqlclient-dev libsimdjson-dev libzstd-dev zlib1g-dev libdeflate-dev libfmt-dev doctest-dev
+  libcli11-dev default-libmysqlclient-dev libsimdjson-dev libzstd-dev zlib1g-dev libdeflate-dev libssl-dev libfmt-dev doctest-dev
   mariadb-server mariadb-client
   mandoc jq procps python3
 )

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cmake --install puts the five binaries, their man pages and cdc-ndjson(5) where
+# cmake --install puts the five binaries, their man pages, cdc-ndjson(5) and cdc-formats(7) where
 # packagers expect them; the installed cdc-sync finds the tools beside it.
 set -euo pipefail
 tools_dir=$1
@@ -24,6 +24,12 @@ done
 checks=$((checks + 1))
 if [[ ! -s $prefix/share/man/man5/cdc-ndjson.5 ]]; then
   echo "FAIL: share/man/man5/cdc-ndjson.5 was not installed"
+  missing=$((missing + 1))
+fi
+# The page of the output formats, in section 7.
+checks=$((checks + 1))
+if [[ ! -s $prefix/share/man/man7/cdc-formats.7 ]]; then
+  echo "FAIL: share/man/man7/cdc-formats.7 was not installed"
   missing=$((missing + 1))
 fi
 # cdc-sync runs the tools of its own bin directory, not those of the build tree.

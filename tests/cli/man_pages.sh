@@ -11,8 +11,9 @@
 # A bare -p or --password is dropped (it would prompt). HOME is a scratch directory, and the
 # files that FILE options name (--defaults-file ~/.cdc.cnf) are created there, empty.
 # cdc-sync runs the tools of TOOLS_DIR (CDC_TOOLS_DIR).
-# man/cdc-ndjson.5, the format of the lines, has no tool: it gets check 1 only
-# (tests/cli/ndjson_documented.sh checks what it documents).
+# man/cdc-ndjson.5, the format of the lines, and man/cdc-formats.7, the output formats, have
+# no tool: they get check 1 only (tests/cli/ndjson_documented.sh checks what cdc-ndjson.5
+# documents).
 # Usage: man_pages.sh TOOLS_DIR SOURCE_DIR
 set -euo pipefail
 tools_dir=$1
@@ -37,8 +38,10 @@ fail() {
   failures=$((failures + 1))
 }
 
-lint=$(mandoc -Tlint -W warning "$source_dir/man/cdc-ndjson.5" 2>&1) && [[ -z $lint ]] ||
-  { fail "mandoc -Tlint -W warning man/cdc-ndjson.5 is not clean:" && printf '    %s\n' "$lint"; }
+for page in cdc-ndjson.5 cdc-formats.7; do
+  lint=$(mandoc -Tlint -W warning "$source_dir/man/$page" 2>&1) && [[ -z $lint ]] ||
+    { fail "mandoc -Tlint -W warning man/$page is not clean:" && printf '    %s\n' "$lint"; }
+done
 
 for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync; do
   page="$source_dir/man/$tool.1"

@@ -2,6 +2,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +66,27 @@ TEST_CASE("change writer: span and discard lines") {
 
 namespace {
 
+// A format for the output stage's mechanics: each line as "X" + line; counts drop_held().
+class PrefixConverter final : public cdc::output::Converter {
+ public:
+  explicit PrefixConverter(int& drops) : drops_(drops) {}
+  cdc::Result<void> convert(std::string_view line, cdc::ndjson::Writer& out) override {
+    out.raw_value("X" + std::string(line));
+    out.end_record();
+    return {};
+  }
+  cdc::Result<void> finish(cdc::ndjson::Writer&) override { return {}; }
+  void drop_held() noexcept override { ++drops_; }
+
+ private:
+  int& drops_;
+};
+
+std::uint64_t file_size(int fd) {
+  const off_t end = ::lseek(fd, 0, SEEK_END);
+  return end < 0 ? 0 : static_cast<std::uint64_t>(end);
+}
+
 std::string written_text(int fd, cdc::stream::ChangeWriter& writer) {
   REQUIRE(writer.flush().has_value());
   std::string text(static_cast<std::size_t>(writer.bytes_flushed()), '\0');
@@ -79,6 +101,61 @@ std::size_t count_of(const std::string& text, std::string_view what) {
 }
 
 }  // namespace
+
+TEST_CASE("change writer: the output stage holds a transaction bigger than the buffer until flush()") {
+  const int fd = ::memfd_create("held", MFD_CLOEXEC);
+  REQUIRE(fd >= 0);
+  int drops = 0;
+  cdc::stream::ChangeWriter writer(fd, "memfd");
+  writer.set_converter(std::make_unique<PrefixConverter>(drops), true);
+  constexpr int kLines = 4000;  // past the 256 KiB buffer
+  for (int i = 0; i < kLines; ++i) {
+    writer.write_commit("0-1-1", "binlog.000001", static_cast<std::uint64_t>(i), "0-1-1", 1, 1, std::nullopt);
+    REQUIRE(writer.flush_if_large());
+  }
+  CHECK(file_size(fd) == 0);  // spilled, not written
+  CHECK(writer.bytes_flushed() == 0);
+  REQUIRE(writer.flush());
+  const std::uint64_t size = file_size(fd);
+  CHECK(writer.bytes_flushed() == size);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  REQUIRE(::pread(fd, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()));
+  std::size_t lines = 0;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    CHECK(text[at] == 'X');
+    CHECK(text.compare(at, 16, "X{\"op\":\"commit\",") == 0);
+    at = text.find('\n', at) + 1;
+    ++lines;
+  }
+  CHECK(lines == kLines);
+  // A transaction cut off: what was held, spilled or not, never reaches the output.
+  for (int i = 0; i < kLines; ++i) {
+    writer.write_commit("0-1-2", "binlog.000001", 1, "0-1-2", 1, 1, std::nullopt);
+    REQUIRE(writer.flush_if_large());
+  }
+  writer.discard();
+  CHECK(drops == 1);
+  REQUIRE(writer.flush());
+  CHECK(file_size(fd) == size);
+  CHECK(writer.bytes_flushed() == size);
+  ::close(fd);
+}
+
+TEST_CASE("change writer: without holding, the output stage writes big transactions as they grow") {
+  const int fd = ::memfd_create("streamed", MFD_CLOEXEC);
+  REQUIRE(fd >= 0);
+  int drops = 0;
+  cdc::stream::ChangeWriter writer(fd, "memfd");
+  writer.set_converter(std::make_unique<PrefixConverter>(drops), false);
+  for (int i = 0; i < 4000; ++i) {
+    writer.write_commit("0-1-1", "binlog.000001", 1, "0-1-1", 1, 1, std::nullopt);
+    REQUIRE(writer.flush_if_large());
+  }
+  CHECK(file_size(fd) > 0);
+  CHECK(writer.bytes_flushed() == file_size(fd));
+  ::close(fd);
+}
 
 // The table line: before a table's first change, not again while its description holds, again
 // after it changed (a new TABLE_MAP after a DDL) and after a discard (the line may be gone).

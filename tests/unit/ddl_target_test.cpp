@@ -51,3 +51,30 @@ TEST_CASE("ddl target: the tables and database a statement changes") {
     CHECK(target.parsed == c.parsed);
   }
 }
+
+TEST_CASE("ddl target: the statement's form, for the formats that name it") {
+  using Kind = cdc::binlog::DdlTarget::Kind;
+  struct Case {
+    std::string sql;
+    Kind kind;
+  };
+  const Case cases[] = {
+      {"CREATE TABLE t (id INT)", Kind::create_table},
+      {"create temporary table if not exists t like u", Kind::create_table},
+      {"ALTER ONLINE TABLE t ADD x INT", Kind::alter_table},
+      {"DROP TABLE IF EXISTS a, b", Kind::drop_table},
+      {"RENAME TABLE a TO b", Kind::rename_table},
+      {"TRUNCATE t", Kind::truncate_table},
+      {"CREATE FULLTEXT INDEX i ON t (x)", Kind::create_index},
+      {"DROP INDEX i ON t", Kind::drop_index},
+      {"CREATE SCHEMA s", Kind::create_database},
+      {"ALTER DATABASE s CHARACTER SET utf8mb4", Kind::alter_database},
+      {"DROP DATABASE IF EXISTS s", Kind::drop_database},
+      {"CREATE VIEW v AS SELECT 1", Kind::other},
+      {"DROP TABLE", Kind::other},  // no table named: not parsed
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.sql);
+    CHECK(cdc::binlog::ddl_target(c.sql, "shop").kind == c.kind);
+  }
+}

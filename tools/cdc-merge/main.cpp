@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "cli/output_flags.h"
 #include "cli/tool_cli.h"
 #include "merge/run_merge.h"
 
@@ -50,12 +51,17 @@ int main(int argc, char** argv) {
                  "not with --span")
       ->type_name("FILE")
       ->group("Output");
+  cdc::cli::OutputFlags output_flags;
+  output_flags.add_to(app);
   cli.set_examples(
       "Examples:\n"
       "  read FROM UNTIL < <(cdc-merge --span chunks/*)\n"
       "  cdc-stream --from \"$FROM\" --until \"$UNTIL\" > deltas.ndjson\n"
       "  cdc-merge chunks/* --deltas deltas.ndjson > snapshot.ndjson\n");
   if (const auto code = cli.parse(argc, argv)) return *code;
+  auto format = output_flags.options();
+  if (!format) return cli.usage_error(format.error().message);
+  options.format = *format;
   auto limit = cdc::merge::parse_size(memory_limit);
   if (!limit) return cli.usage_error(fmt::format("--memory-limit: {}", limit.error().message));
   options.memory_limit = *limit;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "cli/output_flags.h"
 #include "cli/tool_cli.h"
 #include "stream/file_stream.h"
 #include "stream/live_stream.h"
@@ -85,12 +86,18 @@ int main(int argc, char** argv) {
   app.add_flag("--skip-unknown-events", skip_unknown_events,
                "Skip event types cdc does not know even when the server did not flag them ignorable")
       ->group("Filter");
+  cdc::cli::OutputFlags output_flags;
+  output_flags.add_to(app);
   cli.set_examples(
       "Examples:\n"
       "  cdc-stream -h replica1 -u cdc --from now --state shop.state --output shop.ndjson --tables 'shop.*'\n"
       "  cdc-stream -h replica1 -u cdc --from earliest --until now | jq -c 'select(.op==\"u\")'\n"
       "  cdc-stream --file /var/lib/mysql/binlog.000042 --tables 'shop.*' > changes.ndjson\n");
   if (const auto code = cli.parse(argc, argv)) return *code;
+  auto output = output_flags.options();
+  if (!output) return cli.usage_error(output.error().message);
+  live.output = *output;
+  files.output = *output;
   const auto warn = [&cli](std::string_view message) { cli.diagnostic("warning", message); };
   const auto notice = [&cli](std::string_view message) { cli.diagnostic("notice", message); };
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/output_flags.h"
 #include "cli/tool_cli.h"
 #include "sync/run_sync.h"
 #include "sync/tools.h"
@@ -125,6 +126,8 @@ int main(int argc, char** argv) {
   app.add_flag("--require-read-only", require_read_only, "Exit 4 when the server is or turns writable (a primary)")
       ->group(stream);
   app.add_flag("--watch-dns", watch_dns, "Exit 4 when --host resolves to other addresses than at start")->group(stream);
+  cdc::cli::OutputFlags output_flags;
+  output_flags.add_to(app);
   app.get_option("--version")->description("Print the version and the tools it runs, then exit");
   app.allow_extras();
   cli.set_examples(
@@ -146,6 +149,10 @@ int main(int argc, char** argv) {
   if (app.count("--retry-for") > 0) line.retry_for = retry_for;
   if (auto checked = cdc::sync::apply_command_line(line, options); !checked)
     return cli.usage_error(checked.error().message);
+  auto format = output_flags.options();
+  if (!format) return cli.usage_error(format.error().message);
+  options.format = *format;
+  options.format_arguments = output_flags.arguments();
   const auto pass = [&](std::string_view name, const std::string& value) {
     if (app.count(std::string(name)) > 0) options.stream_options.push_back(fmt::format("{}={}", name, value));
   };

@@ -1,0 +1,90 @@
+#pragma once
+
+// What Canal's and Maxwell's converters read of a canonical change line ("c", "u", "d", "r":
+// cdc-ndjson(5)): the members they need, and the row images walked as raw text, one value per
+// column, converted by the format's own function into a reused slot per column.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include "ndjson/json_scan.h"
+#include "ndjson/writer.h"
+#include "output/table_columns.h"
+#include "util/result.h"
+
+namespace cdc::output {
+
+struct ChangeLine {
+  char op = 0;  // 'c', 'u', 'd' or 'r'
+  std::string_view db;
+  std::string_view table;
+  std::string_view before;  // raw JSON text: an object, or "null"
+  std::string_view after;
+  bool has_pos = false;  // "r" lines have none
+  std::string_view file;
+  std::uint64_t offset = 0;
+  std::uint64_t index = 0;
+  std::string_view gtid;  // "" for null
+  std::optional<std::uint64_t> server_id;
+  std::optional<std::uint64_t> thread;
+  std::int64_t ts_ms = 0;
+};
+
+// record is the parsed line, line its text. Errc::corrupt_input naming what is missing.
+[[nodiscard]] Result<ChangeLine> read_change_line(simdjson::dom::object record, std::string_view line);
+
+// Appends one output message to out: [TOPIC<TAB>][KEY<TAB>]VALUE and its newline (--topic,
+// --key: kcat -K '\t' splits at the first TAB, and compact JSON holds no raw TAB). line is a
+// reused buffer.
+void write_message(std::string_view topic, bool with_key, std::string_view key, std::string_view value,
+                   std::string& line, ndjson::Writer& out);
+
+// One column's value in a row image, converted into the format's JSON text.
+struct ValueSlot {
+  bool present = false;  // the image holds the column
+  bool is_null = false;  // the converted value is null
+  std::string json;      // the converted value, as JSON text
+};
+
+// Fills slots (one per column of table, reused) from a row image's raw text; convert(column,
+// raw_value, json_out) -> bool writes one value and says whether it could. A member the table
+// does not have, or a value convert refuses, is Errc::corrupt_input.
+template <typename Convert>
+[[nodiscard]] Result<void> read_image(const TableInfo& table, std::string_view object, std::vector<ValueSlot>& slots,
+                                      Convert&& convert) {
+  slots.resize(table.columns.size());
+  for (ValueSlot& slot : slots) slot.present = false;
+  ndjson::MemberScanner members(object);
+  std::string_view quoted_key;
+  std::string_view value;
+  std::size_t hint = 0;
+  while (members.next(quoted_key, value)) {
+    const auto at = table.find(quoted_key, hint);
+    if (!at)
+      return fail(Errc::corrupt_input,
+                  fmt::format("column {} is not in the table line of {}.{}: the table line before the change does "
+                              "not describe its table",
+                              quoted_key, table.db, table.table));
+    hint = *at + 1;
+    ValueSlot& slot = slots[*at];
+    slot.present = true;
+    slot.json.clear();
+    const bool converted = convert(table.columns[*at], value, slot.json);
+    slot.is_null = slot.json == "null";  // a zero date Maxwell writes as null counts as NULL
+    if (!converted)
+      return fail(Errc::corrupt_input, fmt::format("column {} of {}.{}: the value {} is not a {} value",
+                                                   table.columns[*at].name, table.db, table.table, value,
+                                                   table.columns[*at].type));
+  }
+  if (members.failed()) return fail(Errc::corrupt_input, "a row image is not a JSON object");
+  return {};
+}
+
+}  // namespace cdc::output

@@ -1,0 +1,61 @@
+// cli/output_flags: the output stage's flags as cdc-stream, cdc-merge and cdc-sync read them,
+// and as cdc-sync passes them on to cdc-stream.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli/output_flags.h"
+
+namespace {
+
+struct Parsed {
+  cdc::Result<cdc::output::OutputOptions> options;
+  std::vector<std::string> arguments;
+};
+
+Parsed parse(std::vector<std::string> args) {
+  CLI::App app("test");
+  cdc::cli::OutputFlags flags;
+  flags.add_to(app);
+  std::vector<const char*> argv{"tool"};
+  for (const std::string& arg : args) argv.push_back(arg.c_str());
+  app.parse(static_cast<int>(argv.size()), argv.data());
+  return {flags.options(), flags.arguments()};
+}
+
+}  // namespace
+
+TEST_CASE("output flags: the options, and the same flags again for a child") {
+  const Parsed parsed = parse({"--format", "debezium", "--format-option", "schemas.enable=true", "--format-option",
+                               "topic.prefix=shop", "--key", "--topic", "--flink"});
+  REQUIRE(parsed.options);
+  const cdc::output::OutputOptions& options = *parsed.options;
+  CHECK(options.format == cdc::output::Format::debezium);
+  CHECK(options.debezium.schemas_enable);
+  CHECK(options.debezium.topic_prefix == "shop");
+  CHECK(options.kafka_key);
+  CHECK(options.topic_field);
+  CHECK(options.flink);
+  CHECK(parsed.arguments == std::vector<std::string>{"--format=debezium", "--format-option=schemas.enable=true",
+                                                     "--format-option=topic.prefix=shop", "--key", "--topic",
+                                                     "--flink"});
+  // What a child parses from them is the same.
+  const Parsed again = parse(parsed.arguments);
+  REQUIRE(again.options);
+  CHECK(again.arguments == parsed.arguments);
+}
+
+TEST_CASE("output flags: the default is ndjson; the Kafka flags need a format") {
+  const Parsed plain = parse({});
+  REQUIRE(plain.options);
+  CHECK(plain.options->format == cdc::output::Format::ndjson);
+  const Parsed key = parse({"--key"});
+  REQUIRE(!key.options);
+  CHECK(key.options.error().code == cdc::Errc::usage);
+  const Parsed option = parse({"--format-option", "schemas.enable=true"});
+  REQUIRE(!option.options);
+  CHECK(option.options.error().message == "--format-option schemas.enable=true: --format ndjson takes no options");
+  CHECK_THROWS(parse({"--format", "avro"}));
+}
