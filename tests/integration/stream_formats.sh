@@ -8,6 +8,9 @@
 #   cdc-stream --file the same binlog gives the same lines;
 #   --state/--output  a run killed with SIGKILL while a writer commits, then rerun, ends byte
 #                     for byte equal to one uninterrupted run;
+#   stdout            with the dump thread killed again and again (reconnects), big
+#                     transactions spilled, the output is line for line one uninterrupted run:
+#                     transactions go out whole, so there is nothing to discard;
 #   cdc-sync/merge    initial_only's snapshot comes out as r events with Debezium's snapshot
 #                     markers, the same bytes as cdc-merge --format debezium on the same state
 #                     directory; initial's stream after it is Debezium too, and the state
@@ -142,6 +145,37 @@ expect "--output: one uninterrupted run" 0 \
   live --from "$load_from" --until "$load_until" --output "$work/whole.dbz" "${dbz[@]}"
 assert "the uninterrupted run has the load's transactions" test "$(grep -c '"status":"END"' "$work/whole.dbz")" -ge 60
 same_file "--state/--output after kill -9: line for line the uninterrupted run" "$work/whole.dbz" "$work/k.dbz"
+
+# On standard output after lost connections: the dump thread killed while a writer commits
+# (some transactions past the 256 KiB buffer, spilled); each transaction is written whole at
+# its commit, so the output, without any discard line, is line for line one uninterrupted run.
+load2_from=$(gtid_pos)
+writer_sql 61 160 0.02 >"$work/writer2.sql"
+root <"$work/writer2.sql" >"$work/writer2.log" 2>&1 &
+writer=$!
+bg_pids+=("$writer")
+live_bg --from "$load2_from" "${dbz[@]}" >"$work/pipe.dbz" 2>"$work/pipe.err" &
+pid=$!
+bg_pids+=("$pid")
+dump_kills=0
+while kill -0 "$writer" 2>/dev/null; do
+  sleep "0.$((2 + RANDOM % 5))"
+  for id in $(root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'"); do
+    root -e "KILL $id" 2>/dev/null && dump_kills=$((dump_kills + 1))
+  done
+done
+wait "$writer"
+load2_until=$(gtid_pos)
+expect "stdout: one uninterrupted run" 0 live --from "$load2_from" --until "$load2_until" "${dbz[@]}"
+cp "$work/out" "$work/pipe_whole.dbz"
+ends=$(grep -c '"status":"END"' "$work/pipe_whole.dbz")
+caught_up() { [[ $(grep -c '"status":"END"' "$work/pipe.dbz") -ge $ends ]]; }
+wait_until 60 caught_up
+kill -TERM "$pid"
+wait_exit "$pid" 10
+assert "stdout after $dump_kills dump kills: reconnected (notices) and stopped cleanly" \
+  bash -c "[[ $status == 0 && $dump_kills -gt 0 ]] && grep -q reconnecting '$work/pipe.err'"
+same_file "stdout after lost connections: line for line the uninterrupted run" "$work/pipe_whole.dbz" "$work/pipe.dbz"
 
 # cdc-sync initial_only: the merged snapshot through cdc-sync's output stage; cdc-merge's own.
 sync() {
