@@ -211,6 +211,7 @@ class DebeziumConverter final : public Converter {
   struct Transaction {
     bool open = false;
     std::string id;
+    std::string quoted_id;  // id as a JSON string, once per transaction
     std::uint64_t total = 0;
     std::vector<std::pair<std::string, std::uint64_t>> per_table;  // "db.table", count
     void reset() {
@@ -631,6 +632,7 @@ class DebeziumConverter final : public Converter {
       if (source.gtid != "null") transaction_.id.assign(plain_string(source.gtid).value_or(source.gtid));
       else
         transaction_.id = fmt::format("file={},pos={}", plain_string(source.file).value_or(source.file), source.pos);
+      transaction_.quoted_id = ndjson::quoted(transaction_.id);
       transaction_status(std::string_view("\"BEGIN\""), source.ts_ms, out);
     }
     ++transaction_.total;
@@ -643,14 +645,14 @@ class DebeziumConverter final : public Converter {
       in_table = 1;
     }
     block_.clear();
-    block_.append("{\"id\":").append(ndjson::quoted(transaction_.id));
+    block_.append("{\"id\":").append(transaction_.quoted_id);
     block_.append(",\"total_order\":").append(fmt::format_int(transaction_.total).c_str());
     block_.append(",\"data_collection_order\":").append(fmt::format_int(in_table).c_str()).append("}");
     return block_;
   }
 
   void transaction_status(std::string_view status, std::string_view ts_ms, ndjson::Writer& out) {
-    const std::string id = ndjson::quoted(transaction_.id);
+    const std::string& id = transaction_.quoted_id;
     value_writer_.clear();
     value_writer_.begin_object();
     value_writer_.raw_key("\"status\":");

@@ -212,7 +212,7 @@ same_file "cdc-merge --format debezium: the bytes cdc-sync wrote" "$work/snapsho
 cat >"$work/hook.sh" <<EOF
 #!/usr/bin/env bash
 [[ \$1 == snapshot_end ]] || exit 0
-mariadb --no-defaults -S "$THROWAWAY_SOCKET" -uroot -e "UPDATE shop.items SET name = 'uno' WHERE id = 1"
+mariadb --no-defaults -S "$THROWAWAY_SOCKET" -uroot -e "UPDATE shop.items SET price = price + 1 WHERE id = 1"
 EOF
 chmod +x "$work/hook.sh"
 expect "cdc-sync initial --until now: exit 0" 0 \
@@ -224,6 +224,18 @@ r_then_u() {
 assert "initial: the snapshot's r events, then the update as a u event" r_then_u "$work/out"
 assert "initial: no canonical line on stdout" bash -c "! grep -q '\"v\":1' '$work/out'"
 assert "initial: the deltas stay canonical" grep -q '"op":"span_start"' "$work/sync2/deltas.ndjson"
+
+# --output: initial_only's snapshot converted into the file; initial's stream into the file,
+# the snapshot left canonical in the state directory.
+expect "cdc-sync initial_only --output --format debezium --key: exit 0" 0 \
+  sync --tables 'shop.*' --dir "$work/sync3" --mode initial_only --output "$work/snapshot_file.dbz" --format debezium --key
+assert "initial_only --output: nothing on stdout" test ! -s "$work/out"
+assert "initial_only --output: the file holds the r events, first ... last" check_snapshot "$work/snapshot_file.dbz"
+expect "cdc-sync initial --until now --output --format debezium: exit 0" 0 \
+  sync --tables 'shop.*' --dir "$work/sync4" --until now --on-phase "$work/hook.sh" --output "$work/stream_file.dbz" \
+  --format debezium
+only_u() { python3 -c 'import json,sys; sys.exit([json.loads(l)["op"] for l in open(sys.argv[1])] != ["u"])' "$1"; }
+assert "initial --output: the stream's update as a u event in the file" only_u "$work/stream_file.dbz"
 
 expect "--format-option of another format: exit 2" 2 live --from "$from" --until "$until" --format debezium \
   --format-option message=row
