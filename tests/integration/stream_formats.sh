@@ -18,6 +18,7 @@
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 source "$(dirname "$0")/live_lib.sh"
+command -v python3 >/dev/null || { echo "skipped: python3 (which reads the events) is not installed" && exit 77; }
 require_live_mode
 throwaway_start "$srv" || exit 1
 sync_bin="$tools_dir/cdc-sync"
