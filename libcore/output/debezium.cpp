@@ -77,7 +77,8 @@ struct Table {
   std::string key_schema;
 };
 
-// The members of one canonical line the converter reads, as raw JSON text.
+// The members of one canonical line the converter reads, as raw JSON text; before and after
+// of a row line already converted (DebeziumConverter::scan_line).
 struct LineParts {
   std::string_view op;
   std::string_view db;
@@ -88,7 +89,6 @@ struct LineParts {
   std::string_view server_id;
   std::string_view thread;
   std::string_view ts_ms;
-  std::string_view gtid;
   std::string_view sql;
 };
 
@@ -253,7 +253,6 @@ class DebeziumConverter final : public Converter {
       else if (key == "\"server_id\"") parts.server_id = value;
       else if (key == "\"thread\"") parts.thread = value;
       else if (key == "\"ts_ms\"") parts.ts_ms = value;
-      else if (key == "\"gtid\"") parts.gtid = value;
       else if (key == "\"sql\"") parts.sql = value;
     }
     if (scanner.failed() || parts.op.empty()) return fail(Errc::corrupt_input, "not a JSON object of cdc-ndjson(5)");
