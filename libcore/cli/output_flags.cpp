@@ -51,7 +51,8 @@ Result<output::OutputOptions> OutputFlags::options() const {
 }
 
 std::vector<std::string> OutputFlags::arguments() const {
-  std::vector<std::string> args{"--format=" + format_};
+  std::vector<std::string> args;  // nothing for the defaults: a child's command line as before
+  if (format_ != "ndjson") args.push_back("--format=" + format_);
   for (const std::string& option : format_options_) args.push_back("--format-option=" + option);
   if (key_) args.emplace_back("--key");
   if (topic_) args.emplace_back("--topic");

@@ -77,7 +77,8 @@ struct Table {
   std::string key_schema;
 };
 
-// The members of one canonical line the converter reads, as raw JSON text.
+// The members of one canonical line the converter reads, as raw JSON text; before and after
+// of a row line already converted (DebeziumConverter::scan_line).
 struct LineParts {
   std::string_view op;
   std::string_view db;
@@ -88,7 +89,6 @@ struct LineParts {
   std::string_view server_id;
   std::string_view thread;
   std::string_view ts_ms;
-  std::string_view gtid;
   std::string_view sql;
 };
 
@@ -182,7 +182,7 @@ class DebeziumConverter final : public Converter {
 
   Result<void> convert(std::string_view line, ndjson::Writer& out) override {
     LineParts parts;
-    if (!scan_line(line, parts)) return fail(Errc::corrupt_input, "not a JSON object of cdc-ndjson(5)");
+    if (auto scanned = scan_line(line, parts); !scanned) return scanned;
     const std::string_view op = parts.op;
     if (op == "\"table\"") return read_table_line(line);
     if (op == "\"r\"") return snapshot_row(parts, out);
@@ -211,6 +211,7 @@ class DebeziumConverter final : public Converter {
   struct Transaction {
     bool open = false;
     std::string id;
+    std::string quoted_id;  // id as a JSON string, once per transaction
     std::uint64_t total = 0;
     std::vector<std::pair<std::string, std::uint64_t>> per_table;  // "db.table", count
     void reset() {
@@ -220,24 +221,42 @@ class DebeziumConverter final : public Converter {
     }
   };
 
-  static bool scan_line(std::string_view line, LineParts& parts) {
+  static bool is_row_op(std::string_view op) noexcept {
+    return op == "\"c\"" || op == "\"u\"" || op == "\"d\"" || op == "\"r\"";
+  }
+
+  // The members the converter reads. A row line's images are converted as they are met (into
+  // before_writer_ and after_writer_, their key columns noted), so that each is scanned once:
+  // "op", "db" and "table" come before them (cdc-ndjson(5)).
+  Result<void> scan_line(std::string_view line, LineParts& parts) {
     ndjson::MemberScanner scanner(ndjson::trim_json_space(line));
     std::string_view key;
     std::string_view value;
-    while (scanner.next(key, value)) {
+    while (scanner.next_key(key)) {
+      const bool before = key == "\"before\"";
+      if ((before || key == "\"after\"") && is_row_op(parts.op)) {
+        auto table = table_of(parts);
+        if (!table) return fail(table.error());
+        ndjson::Writer& image = before ? before_writer_ : after_writer_;
+        image.clear();
+        auto consumed = write_image(**table, scanner.value_text(), image, before ? key_spans_ : after_key_spans_);
+        if (!consumed) return fail(consumed.error());
+        scanner.value_done(*consumed);
+        (before ? parts.before : parts.after) = image.buffered();
+        continue;
+      }
+      if (!scanner.take_value(value)) break;
       if (key == "\"op\"") parts.op = value;
       else if (key == "\"db\"") parts.db = value;
       else if (key == "\"table\"") parts.table = value;
-      else if (key == "\"before\"") parts.before = value;
-      else if (key == "\"after\"") parts.after = value;
       else if (key == "\"pos\"") parts.pos = value;
       else if (key == "\"server_id\"") parts.server_id = value;
       else if (key == "\"thread\"") parts.thread = value;
       else if (key == "\"ts_ms\"") parts.ts_ms = value;
-      else if (key == "\"gtid\"") parts.gtid = value;
       else if (key == "\"sql\"") parts.sql = value;
     }
-    return !scanner.failed() && !parts.op.empty();
+    if (scanner.failed() || parts.op.empty()) return fail(Errc::corrupt_input, "not a JSON object of cdc-ndjson(5)");
+    return {};
   }
 
   // ---- table lines ----
@@ -340,12 +359,13 @@ class DebeziumConverter final : public Converter {
 
   // One row image as Debezium's row struct; the key columns' converted values are noted in
   // key_spans (offsets into out's buffer) for the key struct.
-  Result<void> write_image(const Table& table, std::string_view raw, ndjson::Writer& out,
-                           std::vector<std::pair<std::size_t, std::size_t>>& key_spans) {
+  // raw starts with the image (the rest of the line may follow); returns the image's length.
+  Result<std::size_t> write_image(const Table& table, std::string_view raw, ndjson::Writer& out,
+                                  std::vector<std::pair<std::size_t, std::size_t>>& key_spans) {
     key_spans.assign(table.key_columns.size(), {0, 0});
-    if (raw.empty() || raw == "null") {
+    if (raw.starts_with("null")) {
       out.null();
-      return {};
+      return std::size_t{4};
     }
     ndjson::MemberScanner scanner(raw);
     std::string_view quoted_name;
@@ -374,9 +394,10 @@ class DebeziumConverter final : public Converter {
       for (std::size_t k = 0; k < table.key_columns.size(); ++k)
         if (table.key_columns[k] == index) key_spans[k] = {start, out.bytes_buffered() - start};
     }
-    if (scanner.failed()) return fail(Errc::corrupt_input, "a row image that is not a JSON object");
+    if (scanner.failed() || !raw.starts_with("{"))
+      return fail(Errc::corrupt_input, "a row image that is not a JSON object");
     out.end_object();
-    return {};
+    return scanner.consumed();
   }
 
   // {"id":7} from the key columns' values in image (a Writer holding one image).
@@ -450,14 +471,16 @@ class DebeziumConverter final : public Converter {
   }
 
   // ts_us and ts_ns from a millisecond count, as Debezium derives them when the source has
-  // milliseconds only.
-  static void write_scaled_times(std::string_view ts_ms, ndjson::Writer& out) {
-    std::int64_t millis = 0;
-    (void)parse_number(ts_ms, millis);
-    out.raw_key("\"ts_us\":");
-    out.integer(millis * 1000);
-    out.raw_key("\"ts_ns\":");
-    out.integer(millis * 1000000);
+  // milliseconds only. Built once per distinct ts_ms: the events of one second share it.
+  void write_scaled_times(std::string_view ts_ms, ndjson::Writer& out) {
+    if (ts_ms != times_of_) {
+      std::int64_t millis = 0;
+      (void)parse_number(ts_ms, millis);
+      times_of_.assign(ts_ms);
+      times_.assign("\"ts_us\":").append(fmt::format_int(millis * 1000).c_str());
+      times_.append(",\"ts_ns\":").append(fmt::format_int(millis * 1000000).c_str());
+    }
+    out.raw_members(times_);
   }
 
   // The envelope: before, after, source, transaction, op, ts_ms, ts_us, ts_ns. The
@@ -520,10 +543,9 @@ class DebeziumConverter final : public Converter {
     if (!table) return fail(table.error());
     release_held(out, *table);
     Table& t = **table;
-    before_writer_.clear();
-    if (auto written = write_image(t, parts.after, before_writer_, key_spans_); !written) return written;
+    if (parts.after.empty()) return fail(Errc::corrupt_input, "an r line without after");
     const bool keyed = key_ && t.has_key && !t.key_columns.empty();
-    if (keyed) write_key(t, before_writer_, key_spans_, key_text_);
+    if (keyed) write_key(t, after_writer_, after_key_spans_, key_text_);
     Source source;
     source.ts_ms = parts.ts_ms.empty() ? "0" : parts.ts_ms;
     source.db = parts.db;
@@ -531,8 +553,7 @@ class DebeziumConverter final : public Converter {
     source.file = t.snapshot_file;
     source.pos = t.snapshot_pos;
     value_writer_.clear();
-    const std::size_t marker = write_envelope("null", before_writer_.buffered(), source, "\"true\"", "\"r\"", nullptr,
-                                              value_writer_);
+    const std::size_t marker = write_envelope("null", parts.after, source, "\"true\"", "\"r\"", nullptr, value_writer_);
     const std::size_t value_at = compose(t.topic, keyed ? std::string_view(key_text_) : std::string_view(),
                                          t.key_schema, value_writer_.buffered(), t.value_schema);
     held_.assign(line_);
@@ -569,12 +590,12 @@ class DebeziumConverter final : public Converter {
     auto found = table_of(parts);
     if (!found) return fail(found.error());
     Table& table = **found;
-    before_writer_.clear();
-    after_writer_.clear();
-    if (auto written = write_image(table, parts.before, before_writer_, key_spans_); !written) return written;
-    if (auto written = write_image(table, parts.after, after_writer_, after_key_spans_); !written) return written;
-    const bool keyed = key_ && table.has_key && !table.key_columns.empty();
-    if (keyed) {
+    const std::string_view before = parts.before.empty() ? "null" : parts.before;
+    const std::string_view after = parts.after.empty() ? "null" : parts.after;
+    // The key is worked out without --key too: a primary key change is two events either way.
+    const bool has_key = table.has_key && !table.key_columns.empty();
+    const bool keyed = key_ && has_key;
+    if (has_key) {
       if (parts.op == "\"d\"" || parts.op == "\"u\"") write_key(table, before_writer_, key_spans_, key_text_);
       if (parts.op != "\"d\"") write_key(table, after_writer_, after_key_spans_, after_key_text_);
     }
@@ -588,19 +609,19 @@ class DebeziumConverter final : public Converter {
     // The key of a table without one (or without --key) is "".
     const std::string_view old_key = keyed ? std::string_view(key_text_) : std::string_view();
     const std::string_view new_key = keyed ? std::string_view(after_key_text_) : std::string_view();
-    const bool key_changed = parts.op == "\"u\"" && keyed && key_text_ != after_key_text_;
+    const bool key_changed = parts.op == "\"u\"" && has_key && key_text_ != after_key_text_;
     if (parts.op == "\"c\"") {
-      emit_change(table, source, "null", after_writer_.buffered(), "\"c\"", new_key, out);
+      emit_change(table, source, "null", after, "\"c\"", new_key, out);
     } else if (parts.op == "\"d\"") {
-      emit_change(table, source, before_writer_.buffered(), "null", "\"d\"", old_key, out);
+      emit_change(table, source, before, "null", "\"d\"", old_key, out);
       if (keyed) tombstone(table, key_text_, out);
     } else if (key_changed) {
       // A new primary key: the row leaves its old key and arrives under the new one (FORMATS 2.4).
-      emit_change(table, source, before_writer_.buffered(), "null", "\"d\"", key_text_, out);
-      tombstone(table, key_text_, out);
-      emit_change(table, source, "null", after_writer_.buffered(), "\"c\"", after_key_text_, out);
+      emit_change(table, source, before, "null", "\"d\"", old_key, out);
+      if (keyed) tombstone(table, key_text_, out);
+      emit_change(table, source, "null", after, "\"c\"", new_key, out);
     } else {
-      emit_change(table, source, before_writer_.buffered(), after_writer_.buffered(), "\"u\"", new_key, out);
+      emit_change(table, source, before, after, "\"u\"", new_key, out);
     }
     return {};
   }
@@ -631,6 +652,7 @@ class DebeziumConverter final : public Converter {
       if (source.gtid != "null") transaction_.id.assign(plain_string(source.gtid).value_or(source.gtid));
       else
         transaction_.id = fmt::format("file={},pos={}", plain_string(source.file).value_or(source.file), source.pos);
+      transaction_.quoted_id = ndjson::quoted(transaction_.id);
       transaction_status(std::string_view("\"BEGIN\""), source.ts_ms, out);
     }
     ++transaction_.total;
@@ -643,14 +665,14 @@ class DebeziumConverter final : public Converter {
       in_table = 1;
     }
     block_.clear();
-    block_.append("{\"id\":").append(ndjson::quoted(transaction_.id));
+    block_.append("{\"id\":").append(transaction_.quoted_id);
     block_.append(",\"total_order\":").append(fmt::format_int(transaction_.total).c_str());
     block_.append(",\"data_collection_order\":").append(fmt::format_int(in_table).c_str()).append("}");
     return block_;
   }
 
   void transaction_status(std::string_view status, std::string_view ts_ms, ndjson::Writer& out) {
-    const std::string id = ndjson::quoted(transaction_.id);
+    const std::string& id = transaction_.quoted_id;
     value_writer_.clear();
     value_writer_.begin_object();
     value_writer_.raw_key("\"status\":");
@@ -744,6 +766,8 @@ class DebeziumConverter final : public Converter {
   std::string key_text_;
   std::string after_key_text_;
   std::string key_text_scratch_;
+  std::string times_of_;  // the ts_ms that times_ holds "ts_us":..,"ts_ns":.. of
+  std::string times_;
   std::string line_;
   std::string text_;
   std::string block_;

@@ -82,6 +82,15 @@ class PrefixConverter final : public cdc::output::Converter {
   int& drops_;
 };
 
+// Commit lines enough to pass the 256 KiB buffer, flush_if_large() after each.
+constexpr int kManyLines = 4000;
+void write_many_lines(cdc::stream::ChangeWriter& writer) {
+  for (int i = 0; i < kManyLines; ++i) {
+    writer.write_commit("0-1-1", "binlog.000001", static_cast<std::uint64_t>(i), "0-1-1", 1, 1, std::nullopt);
+    REQUIRE(writer.flush_if_large());
+  }
+}
+
 std::uint64_t file_size(int fd) {
   const off_t end = ::lseek(fd, 0, SEEK_END);
   return end < 0 ? 0 : static_cast<std::uint64_t>(end);
@@ -108,11 +117,7 @@ TEST_CASE("change writer: the output stage holds a transaction bigger than the b
   int drops = 0;
   cdc::stream::ChangeWriter writer(fd, "memfd");
   writer.set_converter(std::make_unique<PrefixConverter>(drops), true);
-  constexpr int kLines = 4000;  // past the 256 KiB buffer
-  for (int i = 0; i < kLines; ++i) {
-    writer.write_commit("0-1-1", "binlog.000001", static_cast<std::uint64_t>(i), "0-1-1", 1, 1, std::nullopt);
-    REQUIRE(writer.flush_if_large());
-  }
+  write_many_lines(writer);
   CHECK(file_size(fd) == 0);  // spilled, not written
   CHECK(writer.bytes_flushed() == 0);
   REQUIRE(writer.flush());
@@ -128,12 +133,9 @@ TEST_CASE("change writer: the output stage holds a transaction bigger than the b
     at = text.find('\n', at) + 1;
     ++lines;
   }
-  CHECK(lines == kLines);
+  CHECK(lines == kManyLines);
   // A transaction cut off: what was held, spilled or not, never reaches the output.
-  for (int i = 0; i < kLines; ++i) {
-    writer.write_commit("0-1-2", "binlog.000001", 1, "0-1-2", 1, 1, std::nullopt);
-    REQUIRE(writer.flush_if_large());
-  }
+  write_many_lines(writer);
   writer.discard();
   CHECK(drops == 1);
   REQUIRE(writer.flush());
@@ -148,10 +150,7 @@ TEST_CASE("change writer: without holding, the output stage writes big transacti
   int drops = 0;
   cdc::stream::ChangeWriter writer(fd, "memfd");
   writer.set_converter(std::make_unique<PrefixConverter>(drops), false);
-  for (int i = 0; i < 4000; ++i) {
-    writer.write_commit("0-1-1", "binlog.000001", 1, "0-1-1", 1, 1, std::nullopt);
-    REQUIRE(writer.flush_if_large());
-  }
+  write_many_lines(writer);
   CHECK(file_size(fd) > 0);
   CHECK(writer.bytes_flushed() == file_size(fd));
   ::close(fd);

@@ -164,6 +164,15 @@ TEST_CASE("debezium: a primary key change is a delete, a tombstone and a create"
   CHECK(lines[2].find(R"~("op":"c")~") != std::string::npos);
 }
 
+TEST_CASE("debezium: without --key a primary key change is still a delete and a create (no tombstone)") {
+  const std::string moved = R"~({"id":8,"name":"lamp","price":"19.90","updated":"2024-09-05 08:00:01.250"})~";
+  const auto lines = convert(debezium(), {kItemsTable, change("u", kLamp, moved, 1890, 102, 1)});
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].find(R"~("op":"d")~") != std::string::npos);
+  CHECK(lines[1].find(R"~("op":"c")~") != std::string::npos);
+  CHECK(convert(debezium(), {kItemsTable, change("u", kLamp, kLamp2, 1890, 102, 1)}).size() == 1);
+}
+
 TEST_CASE("debezium: --topic prefixes <prefix>.<db>.<table>, schema changes <prefix>") {
   OutputOptions options = debezium({"topic.prefix=dbz1"});
   options.topic_field = true;

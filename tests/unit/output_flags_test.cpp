@@ -51,6 +51,7 @@ TEST_CASE("output flags: the default is ndjson; the Kafka flags need a format") 
   const Parsed plain = parse({});
   REQUIRE(plain.options);
   CHECK(plain.options->format == cdc::output::Format::ndjson);
+  CHECK(plain.arguments.empty());
   const Parsed key = parse({"--key"});
   REQUIRE(!key.options);
   CHECK(key.options.error().code == cdc::Errc::usage);
