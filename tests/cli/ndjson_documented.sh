@@ -66,11 +66,12 @@ fi
 
 # The kinds and keys libcore's writers name: `field("op", "KIND")` or `"op":"KIND"` in code,
 # and the keys of field()/field_null()/key() calls. The JSON diff operations of
-# rowimage/json_diff.* are values inside json_diffs, not kinds of line.
+# rowimage/json_diff.* are values inside json_diffs, not kinds of line; libcore/output/ writes
+# the other formats (cdc-formats(7)), not these lines.
 grep -rhE --include='*.cpp' --include='*.h' -v '^[[:space:]]*//' "$source_dir/libcore" \
-  --exclude='json_diff.*' | grep -oE 'field\("op", "[a-z_]+"|"op":"[a-z_]+"' |
+  --exclude='json_diff.*' --exclude-dir=output | grep -oE 'field\("op", "[a-z_]+"|"op":"[a-z_]+"' |
   sed -E 's/.*"([a-z_]+)"$/\1/' | sort -u >"$work/source_ops"
-grep -rhE --include='*.cpp' -v '^[[:space:]]*//' "$source_dir/libcore" |
+grep -rhE --include='*.cpp' -v '^[[:space:]]*//' "$source_dir/libcore" --exclude-dir=output |
   grep -oE '\.(field|field_null|key)\("[a-z_0-9]+"' | sed -E 's/.*\("//; s/"$//' | sort -u >"$work/source_keys"
 # libcore/records/kinds.h, where it exists, lists every op value and member name as constants
 # in `namespace op {...}` and `namespace field {...}`: all of them count.
