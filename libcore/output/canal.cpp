@@ -88,11 +88,21 @@ int canal_sql_type(const ColumnInfo& column, const ValueSlot& slot) {
   return sql_type::varchar;
 }
 
-std::string_view canal_ddl_type(binlog::DdlTarget::Kind kind) {
+// Canal's DruidDdlParser: the type of the statement's first result (an ALTER TABLE's by its
+// first action); database statements and the rest are QUERY.
+std::string_view canal_ddl_type(const binlog::DdlTarget& target) {
   using Kind = binlog::DdlTarget::Kind;
-  switch (kind) {
+  using Action = binlog::DdlTarget::AlterAction;
+  switch (target.kind) {
     case Kind::create_table: return "CREATE";
-    case Kind::alter_table: return "ALTER";
+    case Kind::alter_table:
+      switch (target.alter_action) {
+        case Action::add_index: return "CINDEX";
+        case Action::drop_index: return "DINDEX";
+        case Action::rename: return "RENAME";
+        case Action::other: break;
+      }
+      return "ALTER";
     case Kind::drop_table: return "ERASE";
     case Kind::rename_table: return "RENAME";
     case Kind::truncate_table: return "TRUNCATE";
@@ -326,7 +336,7 @@ class CanalConverter final : public Converter {
     message_.field_null("sqlType");
     message_.field("table", table);
     message_.field("ts", ts_ms);
-    message_.field("type", canal_ddl_type(target.kind));
+    message_.field("type", canal_ddl_type(target));
     message_.end_object();
     topic_.clear();
     if (with_topic_) append_topic_name(db, table, topic_);
