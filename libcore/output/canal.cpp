@@ -40,6 +40,7 @@ constexpr int time = 92;
 constexpr int timestamp = 93;
 constexpr int blob = 2004;
 constexpr int clob = 2005;
+constexpr int other = 1111;
 }  // namespace sql_type
 
 // The digits of a value Canal writes as a quoted number ("\"255\"").
@@ -52,6 +53,10 @@ std::uint64_t quoted_unsigned(std::string_view json) {
 // Canal decides an unsigned integer's code per value: one size up when the value does not
 // fit the signed type (LogEventConvert), so a column's code can change between messages.
 int canal_sql_type(const ColumnInfo& column, const ValueSlot& slot) {
+  // A NULL takes the code RowsLogBuffer.mysqlToJavaType gives its binlog type: for SET that is
+  // BINARY, which LogEventConvert makes BLOB; for JSON none (OTHER).
+  if (slot.is_null && column.kind == ValueKind::set) return sql_type::blob;
+  if (slot.is_null && column.kind == ValueKind::json) return sql_type::other;
   switch (column.kind) {
     case ValueKind::integer: {
       const bool bumped = column.is_unsigned && !slot.is_null && column.integer_bits > 0 &&
