@@ -212,8 +212,8 @@ bench_change_load() {
 
 bench_count_ops() {
   # cdc-stream's lines all begin {"op":"..."; a run with --until adds its span_start and
-  # span_end lines, which are not counted.
-  awk -F'"' '$2 != "op" { other++; next } $4 ~ /^span_(start|end)$/ { next } { n[$4]++; lines++ }
+  # span_end lines, and each table is described by a table line: those are not counted.
+  awk -F'"' '$2 != "op" { other++; next } $4 ~ /^(span_(start|end)|table)$/ { next } { n[$4]++; lines++ }
     END { print n["c"]+0, n["u"]+0, n["d"]+0, n["commit"]+0, lines+other, other+0 }'
 }
 

@@ -187,7 +187,8 @@ cdc_note=
 if [[ $cdc_state == ok ]]; then
   bench_log "sanity: cdc-plan | cdc-snapshot, then 2 cdc-snapshot processes; counting r, low and high lines"
   # count: r lines, low lines, high lines, other lines, sum of the rows fields of the high lines
-  count_awk='/"op":"r"/ { r++; next } /"op":"low"/ { lo++; next }
+  # (the table line after each low line is not counted)
+  count_awk='/^\{"op":"table",/ { next } /"op":"r"/ { r++; next } /"op":"low"/ { lo++; next }
     /"op":"high"/ { hi++; if (match($0, /"rows":[0-9]+/)) hr += substr($0, RSTART + 7, RLENGTH - 7); next }
     { other++ } END { print r + 0, lo + 0, hi + 0, other + 0, hr + 0 }'
   sane=1

@@ -101,7 +101,19 @@ Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inp
         chunk.low_line = reader.line_number();
         if (auto read = read_low(record, line, chunk); !read) return fail(reader.error_here(read.error().message));
         chunk.rows_begin = reader.next_offset();
+        chunk.rows_first_line = reader.line_number() + 1;
         open = std::move(chunk);
+        continue;
+      }
+      if (op == records::op::table) {
+        // Right after the low line, so that the chunk's rows stay one run of "r" lines.
+        if (!open || open->described || open->rows_begin != reader.line_offset())
+          return fail(reader.error_here("table line that does not follow a low line: give whole cdc-snapshot outputs"));
+        auto described = records::parse_table_line(record);
+        if (!described) return fail(reader.error_here(described.error().message));
+        open->described = std::move(*described);
+        open->rows_begin = reader.next_offset();
+        open->rows_first_line = reader.line_number() + 1;
         continue;
       }
       if (op == records::op::high) {
@@ -129,7 +141,8 @@ Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inp
         continue;
       }
       return fail(reader.error_here(fmt::format(
-          "unexpected op \"{}\" in a chunk output (expected low, r, discard or high lines of cdc-snapshot)", op)));
+          "unexpected op \"{}\" in a chunk output (expected low, table, r, discard or high lines of cdc-snapshot)",
+          op)));
     }
     if (open) return fail(unfinished(inputs[i], *open, "the input ends before it"));
   }

@@ -15,6 +15,7 @@
 #include "gtid/position.h"
 #include "merge/key_order.h"
 #include "records/snapshot_lines.h"
+#include "records/table_line.h"
 #include "util/result.h"
 
 namespace cdc::merge {
@@ -32,14 +33,18 @@ struct ChunkInfo {
   gtid::Position low;     // their watermarks' positions, parsed
   gtid::Position high;
   std::uint64_t low_line = 0;
-  std::uint64_t rows_begin = 0;  // byte range of the lines between low and high
+  std::uint64_t rows_begin = 0;  // byte range of the "r" lines between low (and table) and high
   std::uint64_t rows_end = 0;
+  std::uint64_t rows_first_line = 0;  // the line number at rows_begin
+  // The chunk's table line (after its low line), "pos" null; nullopt in the output of a
+  // cdc-snapshot that wrote none.
+  std::optional<records::TableLine> described;
 
   [[nodiscard]] std::string describe() const { return opened.chunk.describe(); }  // "shop.orders chunk 3/12"
 };
 
-// Reads every input once, checking the structure (a low before rows, a high for each low,
-// no foreign lines). Errors are Errc::corrupt_input "<input>:<line>: ..." naming the fix.
+// Reads every input once, checking the structure (a low before rows, a table line right after
+// it or none, a high for each low, no foreign lines). Errors are Errc::corrupt_input "<input>:<line>: ..." naming the fix.
 [[nodiscard]] Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inputs);
 
 // One table being merged: its chunks and how to tell which chunk a row belongs to.

@@ -44,7 +44,7 @@ struct ImageValues {
 bool is_deltas_kind(std::string_view op) noexcept {
   namespace o = records::op;
   return op == o::insert || op == o::update || op == o::erase || op == o::ddl || op == o::commit || op == o::incident ||
-         op == o::span_start || op == o::span_end;
+         op == o::span_start || op == o::span_end || op == o::table;
 }
 
 // What a line of another kind most likely comes from.
@@ -117,6 +117,12 @@ class Applier {
       return {};
     }
     if (op.empty()) return parsed_line(text);
+    // A table line only describes the changes after it: nothing to apply. Read without parsing
+    // unless it holds a second line's start (a torn line), as below.
+    if (op == records::op::table) {
+      if (text.find(records::kOpLineStart, 1) != std::string_view::npos) return parsed_line(text);
+      return check_in_span(op);
+    }
     const bool change = op == records::op::insert || op == records::op::update || op == records::op::erase;
     const bool commit = op == records::op::commit;
     if (!change && !commit && op != records::op::ddl && op != records::op::incident) {
@@ -181,6 +187,7 @@ class Applier {
     if (op == records::op::span_start) return span_start(record);
     if (auto in_span = check_in_span(op); !in_span) return in_span;
     if (op == records::op::span_end) return span_end(record);
+    if (op == records::op::table) return {};
     auto pos = records::read_pos(record, op != records::op::commit);
     if (!pos) return fail(reader_.error_here(pos.error().message));
     if (auto ordered = check_order(*pos); !ordered) return ordered;

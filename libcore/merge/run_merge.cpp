@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "merge/apply_pass.h"
 #include "merge/chunk_input.h"
@@ -22,6 +23,7 @@
 #include "ndjson/line_reader.h"
 #include "ndjson/writer.h"
 #include "records/snapshot_lines.h"
+#include "records/table_line.h"
 #include "util/fd_io.h"
 
 namespace cdc::merge {
@@ -107,6 +109,25 @@ void high_file_offset(const std::vector<ChunkInfo>& chunks, const gtid::Position
   if (best == nullptr || (until && best->high.to_string() != text)) return;
   file = best->closed.mark.file;
   offset = best->closed.mark.offset;
+}
+
+// The table line before a table's rows in the merged snapshot: its first chunk's description,
+// at the merged high watermark's file and offset (null when not known), as Debezium places its
+// snapshot rows. Nothing when the chunk outputs have none (an older cdc-snapshot's).
+void write_table_line(const TableInfo& table, std::span<const ChunkInfo> chunks, const std::string& file,
+                      std::optional<std::uint64_t> offset, OutputSink& out) {
+  for (const std::size_t c : table.chunks) {
+    if (!chunks[c].described) continue;
+    records::TableLine line = *chunks[c].described;
+    if (offset)
+      line.pos = records::TablePos{file, *offset, ""};
+    else
+      line.pos.reset();
+    ndjson::Writer writer;
+    records::write_table_line(line, writer);
+    out.append(writer.buffered());
+    return;
+  }
 }
 
 }  // namespace
@@ -229,7 +250,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
     const TableInfo& table = (*tables)[table_of[c]];
     const ChunkInfo& chunk = (*chunks)[c];
     Segment segment{inputs[chunk.input].fd, inputs[chunk.input].name, chunk.rows_begin, chunk.rows_end,
-                    chunk.low_line + 1};
+                    chunk.rows_first_line};
     if (!table.ordered) {
       auto [it, added] = unordered_group.emplace(table_of[c], static_cast<std::uint32_t>(groups.size()));
       if (added) groups.push_back(Group{it->second, &table, {}});
@@ -314,15 +335,17 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
     out_name = partial;
   }
   OutputSink out(out_fd, out_name);
+  std::string file;
+  std::optional<std::uint64_t> offset;
+  high_file_offset(*chunks, high, options.until.has_value(), file, offset);
+  std::set<const TableInfo*> described;
   for (const Group& group : groups) {
+    if (described.insert(group.table).second) write_table_line(*group.table, *chunks, file, offset, out);
     auto written = write_group(group, **cursor, options.memory_limit, temp, out);
     if (!written) return fail(written.error());
     summary.rows += written->rows;
     summary.passes += written->passes;
   }
-  std::string file;
-  std::optional<std::uint64_t> offset;
-  high_file_offset(*chunks, high, options.until.has_value(), file, offset);
   records::MergedHigh merged{high.to_string(), std::nullopt, summary.chunks, summary.rows, now_ms()};
   if (offset) merged.at = gtid::FilePosition{file, *offset};
   ndjson::Writer writer;

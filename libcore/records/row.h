@@ -8,7 +8,7 @@
 //   {"op":"r","v":1,"db":..,"table":..,"key":{..},"before":null,"after":{..},"ts_ms":N}
 //   {"op":"c"|"u"|"d","v":1,"db":..,"table":..,"key":{..}|null,"before":{..}|null,
 //    "after":{..}|null,["json_diffs":{..},]["partial":true,]
-//    "pos":{"file":..,"offset":N,"index":N,"gtid":..|null},"ts_ms":N}
+//    "pos":{"file":..,"offset":N,"index":N,"gtid":..|null},"server_id":N,"thread":N|null,"ts_ms":N}
 //
 // Readers that look at lines by their bytes (cdc-merge) rely on these exact forms too.
 

@@ -176,7 +176,7 @@ records::TableLine describe_table_schema(std::string_view database, std::string_
     out.nullable = column.is_nullable;
     const auto collation = static_cast<std::uint16_t>(column.collation_id);
     set_charset(collation, out);
-    if (!column.charset.empty() && !out.charset) out.charset = column.charset;
+    if (collation == 0 && !column.charset.empty()) out.charset = column.charset;
     const auto& labels = column.data_type == "enum" ? column.enum_values : column.set_values;
     if (!labels.empty()) out.values = labels_in_utf8(labels, collation);
   }

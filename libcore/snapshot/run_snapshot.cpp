@@ -14,6 +14,9 @@
 #include "mysql/sql_text.h"
 #include "ndjson/reader.h"
 #include "records/row.h"
+#include "records/table_line.h"
+#include "schema/table_description.h"
+#include "schema/table_schema.h"
 #include "snapshot/row_values.h"
 #include "util/fd_io.h"
 #include "util/progress.h"
@@ -113,30 +116,27 @@ Result<records::Watermark> high_watermark(mysql::Connection& connection, bool ma
   return high;
 }
 
-// The table and its key columns as they are now, against what the plan saw.
-Result<void> check_table(mysql::Connection& connection, const records::Chunk& chunk) {
-  auto columns = connection.query(
-      fmt::format("SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = {} AND "
-                  "TABLE_NAME = {}",
-                  mysql::text_literal(chunk.db), mysql::text_literal(chunk.table)));
-  if (!columns) return fail(columns.error());
-  if (columns->rows.empty())
+// The table as it is now (its table line), with its key columns checked against what the plan saw.
+Result<records::TableLine> read_table(mysql::Connection& connection, const records::Chunk& chunk) {
+  auto schema = schema::read_table_schema(connection, chunk.db, chunk.table);
+  if (!schema) return fail(schema.error());
+  if (!*schema)
     return fail(Errc::corrupt_input,
                 fmt::format("table {}.{} no longer exists; plan again with cdc-plan", chunk.db, chunk.table));
   for (std::size_t i = 0; i < chunk.key.size(); ++i) {
-    const auto found = std::find_if(columns->rows.begin(), columns->rows.end(), [&](const auto& row) {
-      return row.size() >= 2 && row[0] && *row[0] == chunk.key[i];
+    const auto& columns = (*schema)->columns;
+    const auto found = std::find_if(columns.begin(), columns.end(), [&](const schema::ColumnSchema& column) {
+      return !column.hidden && column.name == chunk.key[i];
     });
-    if (found == columns->rows.end())
+    if (found == columns.end())
       return fail(Errc::corrupt_input, fmt::format("key column {} no longer exists; plan again with cdc-plan",
                                                    chunk.key[i]));
-    const std::string now = (*found)[1].value_or("");
-    if (now != chunk.key_types[i])
+    if (found->column_type != chunk.key_types[i])
       return fail(Errc::corrupt_input,
-                  fmt::format("key column {} is now {}, planned as {}; plan again with cdc-plan", chunk.key[i], now,
-                              chunk.key_types[i]));
+                  fmt::format("key column {} is now {}, planned as {}; plan again with cdc-plan", chunk.key[i],
+                              found->column_type, chunk.key_types[i]));
   }
-  return {};
+  return schema::describe_table_schema(chunk.db, chunk.table, **schema);
 }
 
 // Progress on stderr: one line redrawn in place.
@@ -240,13 +240,16 @@ Result<void> prepare_session(mysql::Connection& connection) {
 
 Result<ChunkResult> read_chunk(mysql::Connection& connection, const records::Chunk& chunk, ndjson::Writer& out,
                                const Flush& flush, GtidAtOffset* gtids) {
-  if (auto checked = check_table(connection, chunk); !checked) return fail(checked.error());
+  auto described = read_table(connection, chunk);
+  if (!described) return fail(described.error());
   const bool mariadb = is_mariadb(connection);
   ChunkResult result;
   auto low = open_read_view(connection, mariadb, gtids);
   if (!low) return fail(low.error());
   result.low = *low;
   records::write_low(records::low_of(chunk, result.low), out);
+  described->ts_ms = result.low.ts_ms;
+  records::write_table_line(*described, out);
 
   std::vector<ColumnWriter> writers;
   std::vector<std::size_t> key_columns;  // positions of the key columns in the result

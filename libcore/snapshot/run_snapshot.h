@@ -15,8 +15,9 @@
 //            stored result: memory holds one row); then SHOW MASTER STATUS and
 //            @@global.gtid_binlog_pos (MySQL: gtid_executed) for the high watermark; COMMIT.
 //
-// Output per chunk (man/cdc-ndjson.5, man/cdc-snapshot.1): op:"low", one op:"r"
-// per row, op:"high". A chunk without its high line was not finished.
+// Output per chunk (man/cdc-ndjson.5, man/cdc-snapshot.1): op:"low", op:"table" (the table as
+// information_schema describes it, read with the key check), one op:"r" per row, op:"high". A
+// chunk without its high line was not finished.
 //
 // Errors name the input line and the chunk ("chunks.ndjson:3: shop.orders chunk 2/12: ...")
 // and stop the run; chunks already written stay written:

@@ -129,7 +129,6 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
   TableEntry& table = table_entry(map);
   const rowimage::TablePlan& plan = table.plan;
   prepare_event(position, timestamp);
-  describe(table, position, timestamp);
   const rowimage::RowsShape shape = rowimage::rows_shape(event, plan);
   ByteReader rows(event.rows, event.rows_offset);
   std::uint64_t index = position.first_index;
@@ -140,6 +139,7 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
                                                  "its images",
                                                  position.file, position.offset, map.database, map.table,
                                                  rows.remaining()));
+  if (!rows.empty()) describe(table, position, timestamp);  // a line only before a change
   while (!rows.empty()) {
     out_.begin_object();
     out_.raw_members(records::change_op_member(change_op(event.kind)));

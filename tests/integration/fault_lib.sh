@@ -392,9 +392,10 @@ _fault_readers_drain() {
 
 # applied_lines FILE: the lines a consumer applies, as cdc-stream(1) tells it to: span lines
 # aside, and a discard line (stdout, after a lost connection) drops the lines since the last
-# commit line, which follow again in full.
+# commit line, which follow again in full. Table lines aside too: a stream that reconnects or
+# restarts describes its tables again (cdc-ndjson(5), table).
 applied_lines() {
-  awk '/^\{"op":"span_/ { next }
+  awk '/^\{"op":"span_/ || /^\{"op":"table",/ { next }
        /^\{"op":"discard",/ { n = 0; discards++; next }
        { held[++n] = $0 }
        /^\{"op":"commit",/ { for (i = 1; i <= n; i++) print held[i]; n = 0 }
@@ -424,8 +425,9 @@ fault_check_once() {
   extra=$(comm -13 <(sort -u "$ref.gtids") <(sort -u "$got_base.gtids"))
   if [[ -z $doubled && -z $missing && -z $extra ]] && cmp -s "$ref.gtids" "$got_base.gtids"; then
     # The same transactions: then the same lines too (a change line written twice inside one
-    # transaction, or lost from it, shows here). Span lines aside: the fault-free run has its own.
-    grep -v '^{"op":"span_' "$ref" >"$ref.lines"
+    # transaction, or lost from it, shows here). Span and table lines aside: the fault-free run
+    # has its own.
+    grep -v -e '^{"op":"span_' -e '^{"op":"table",' "$ref" >"$ref.lines"
     applied_lines "$file" >"$got_base.lines"
     if cmp -s "$ref.lines" "$got_base.lines"; then
       passes=$((passes + 1))

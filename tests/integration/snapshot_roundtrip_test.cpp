@@ -269,11 +269,18 @@ TEST_CASE("snapshot round trip: every column type is byte-identical to the binlo
     auto result = read(connection, parse(chunk_line(connection, "cdc_snapshot_rt", table)), out);
     REQUIRE_MESSAGE(result.has_value(), result.error().message);
     const auto lines = lines_of(out.text);
-    REQUIRE(lines.size() == decoded["\"" + table + "\""].size() + 2);
+    REQUIRE(lines.size() == decoded["\"" + table + "\""].size() + 3);
     CHECK(op_of(lines.front()) == "\"low\"");
+    CHECK(op_of(lines[1]) == "\"table\"");
+    CHECK(raw_member(lines[1], "pos") == "null");
+    if (table == "all_types") {
+      CHECK(lines[1].find(R"J({"name":"i","type":"int(11)","nullable":true})J") != std::string::npos);
+      CHECK(lines[1].find(R"J({"name":"en","type":"enum('small','medium','large')","nullable":true,)J") !=
+            std::string::npos);
+    }
     CHECK(op_of(lines.back()) == "\"high\"");
     std::size_t compared = 0;
-    for (std::size_t i = 1; i + 1 < lines.size(); ++i) {
+    for (std::size_t i = 2; i + 1 < lines.size(); ++i) {
       const std::string& line = lines[i];
       CHECK(op_of(line) == "\"r\"");
       CHECK(raw_member(line, "before") == "null");
@@ -334,7 +341,8 @@ TEST_CASE("snapshot watermarks: low before high, rows streamed, a commit during 
   CHECK(result->low.offset < result->high.offset);
   CHECK(result->low.position != result->high.position);
   const auto lines = lines_of(out.text);
-  REQUIRE(lines.size() == 20002);
+  REQUIRE(lines.size() == 20003);
+  CHECK(lines[1].starts_with(R"({"op":"table","v":1,"db":"cdc_snapshot_wm","table":"t","columns":[)"));
   CHECK(lines.front().starts_with("{\"op\":\"low\",\"v\":1,\"db\":\"cdc_snapshot_wm\",\"table\":\"t\",\"index\":0,"
                                   "\"count\":1,\"position\":\"" + result->low.position + "\""));
   CHECK(lines.back().find("\"rows\":20000") != std::string::npos);
@@ -356,8 +364,9 @@ TEST_CASE("snapshot key ranges: integer and VARBINARY bounds, inclusive start an
     REQUIRE_MESSAGE(result.has_value(), result.error().message);
     CHECK(result->rows == 100);
     const auto lines = lines_of(out.text);
-    CHECK(raw_member(lines[1], "key") == "{\"id\":100}");
-    CHECK(raw_member(lines[100], "key") == "{\"id\":199}");
+    CHECK(raw_member(lines[1], "key") == R"(["id"])");  // the table line's
+    CHECK(raw_member(lines[2], "key") == "{\"id\":100}");
+    CHECK(raw_member(lines[101], "key") == "{\"id\":199}");
   }
   {
     Collected out;
@@ -374,10 +383,13 @@ TEST_CASE("snapshot key ranges: integer and VARBINARY bounds, inclusive start an
     REQUIRE_MESSAGE(result.has_value(), result.error().message);
     CHECK(result->rows == 3);
     const auto lines = lines_of(out.text);
-    REQUIRE(lines.size() == 5);
-    CHECK(raw_member(lines[1], "key") == "{\"k\":\"EA==\"}");
-    CHECK(raw_member(lines[2], "key") == "{\"k\":\"EAA=\"}");
-    CHECK(raw_member(lines[3], "key") == "{\"k\":\"gA==\"}");
+    REQUIRE(lines.size() == 6);
+    CHECK(lines[1] == R"J({"op":"table","v":1,"db":"cdc_snapshot_kr","table":"b","columns":[)J"
+                      R"J({"name":"k","type":"varbinary(4)","nullable":false}],"key":["k"],"pos":null,)J"
+                      R"J("ts_ms":)J" + raw_member(lines[0], "ts_ms") + "}");
+    CHECK(raw_member(lines[2], "key") == "{\"k\":\"EA==\"}");
+    CHECK(raw_member(lines[3], "key") == "{\"k\":\"EAA=\"}");
+    CHECK(raw_member(lines[4], "key") == "{\"k\":\"gA==\"}");
   }
 }
 

@@ -88,8 +88,9 @@ wait_exit "$rerun" 20
 bg_pids=()
 assert "the rerun exits 0 (exit $status; stderr: $(head -c 300 "$work/f2.err"))" test "$status" == 0
 assert "it says it cut the file back" grep -q 'cutting' "$work/f2.err"
-assert "the torn line is gone: the file is the one insert and its commit" \
-  test "$(grep -c . "$work/f.ndjson")" == 2 -a "$(grep -c '"id":5001' "$work/f.ndjson")" == 1
+assert "the torn line is gone: the file is the one insert, its table line and its commit" \
+  test "$(grep -c . "$work/f.ndjson")" == 3 -a "$(grep -c '"id":5001' "$work/f.ndjson")" == 1 \
+  -a "$(grep -c '^{"op":"table",' "$work/f.ndjson")" == 1
 assert "every line of the file is JSON" jq -e . "$work/f.ndjson"
 
 # ---- 3. span lines ---------------------------------------------------------------------

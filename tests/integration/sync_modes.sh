@@ -102,7 +102,10 @@ snapshot_tsv "$work/only1.ndjson" >"$work/only1.tsv"
 same_rows "initial_only: the r lines are exactly the table's rows" "$work/table0.tsv" "$work/only1.tsv"
 assert "initial_only: the last line is the high line" jq -e -s '.[-1].op == "high" and (.[-1].position | length > 0)' \
   "$work/only1.ndjson"
-assert "initial_only: one high line, only r lines before it" jq -e -s '([.[].op] | unique) == ["high", "r"]' \
+assert "initial_only: one high line, the table line and r lines before it" \
+  jq -e -s '([.[].op] | unique) == ["high", "r", "table"] and .[0].op == "table" and .[0].table == "items"
+    and .[0].pos == {file: .[-1].file, offset: .[-1].offset, gtid: null} and .[0].key == ["id"]
+    and ([.[0].columns[] | "\(.name) \(.type) \(.nullable)"] | index("id int(11) false") != null)' \
   "$work/only1.ndjson"
 assert "initial_only: only s.items (not s.other)" jq -e -s '[.[] | select(.op == "r") | .table] | unique == ["items"]' \
   "$work/only1.ndjson"
@@ -203,7 +206,8 @@ assert "initial: the stream carries the changes made after the snapshot" \
   jq -e -s 'any(.[]; .op == "c" and .after.name == "after-1") and any(.[]; .op == "d" and .before.id == 11)' \
   "$work/initial1.ndjson"
 assert "initial: stdout is the whole snapshot, then the stream" \
-  jq -e -s '(map(.op == "high") | index(true)) as $h | ([.[:$h][].op] | unique) == ["r"] and ([.[$h + 1:][].op] | all(. != "r"))' \
+  jq -e -s '(map(.op == "high") | index(true)) as $h | ([.[:$h][].op] | unique) == ["r", "table"] and .[0].op == "table"
+    and ([.[$h + 1:][].op] | all(. != "r"))' \
   "$work/initial1.ndjson"
 assert "initial: the writer's changes overlapped the snapshot (deltas were read)" test -s "$init/deltas.ndjson"
 phases=$(cut -d' ' -f1 "$work/initial.phases" | tr '\n' ' ')
@@ -241,7 +245,8 @@ rm -f "$work/initial.phases"
 expect "initial rerun: exit 0" 0 sync --tables 's.items' --dir "$init" --chunk-size 10 -j 2 \
   --on-phase "$work/phase_hook.sh" --until now
 assert "initial rerun: only the new change, no snapshot again" \
-  jq -e -s '[.[] | select(.op != "commit" and (.op | startswith("span_") | not)) | "\(.op) \(.after.name)"] == ["c after-2"]' \
+  jq -e -s '[.[] | select(.op != "commit" and .op != "table" and (.op | startswith("span_") | not)) | "\(.op) \(.after.name)"]
+    == ["c after-2"]' \
     "$work/out"
 assert "initial rerun: only the stream_start phase, at the saved position" \
   test "$(cut -d' ' -f1 "$work/initial.phases" | tr '\n' ' ')" == "stream_start "
@@ -275,7 +280,8 @@ assert "no_data: the start is pinned in DIR/stream.state" test -s "$nd/stream.st
 root -e "INSERT INTO s.items (v, name) VALUES (4, 'nd-1'); UPDATE s.items SET v = 5 WHERE name = 'nd-1'; INSERT INTO s.other VALUES (99)" || exit 1
 expect "no_data rerun: exit 0" 0 sync --tables 's.items' --dir "$nd" --mode no_data --until now
 assert "no_data rerun: exactly the changes after the start, of s.items only" \
-  jq -e -s '[.[] | select(.op != "commit" and (.op | startswith("span_") | not)) | "\(.op) \(.after.name) \(.after.v)"]
+  jq -e -s '[.[] | select(.op != "commit" and .op != "table" and (.op | startswith("span_") | not))
+    | "\(.op) \(.after.name) \(.after.v)"]
     == ["c nd-1 4", "u nd-1 5"]' "$work/out"
 
 # Unbounded, ended by SIGTERM: exit 0, the change streamed, the state saved.

@@ -13,7 +13,9 @@
 #include "binlog/decoder.h"
 #include "binlog/file_reader.h"
 #include "mysql/connection.h"
+#include "schema/table_description.h"
 #include "schema/table_schema.h"
+#include "every_type.h"
 #include "test_server.h"
 
 namespace {
@@ -74,6 +76,52 @@ void check_same_metadata(const TableMap& filled, const TableMap& full) {
   }
   CHECK(filled.primary_key == full.primary_key);
   CHECK(filled.primary_key_prefix == full.primary_key_prefix);
+}
+
+// COLUMN_TYPE without what a TABLE_MAP cannot carry: integer and YEAR display widths.
+std::string without_display_width(std::string type) {
+  for (const std::string name : {"tinyint(", "smallint(", "mediumint(", "int(", "bigint(", "year("}) {
+    if (!type.starts_with(name)) continue;
+    const std::size_t close = type.find(')');
+    if (close != std::string::npos) type.erase(name.size() - 1, close - name.size() + 2);
+  }
+  return type;
+}
+
+// The table line of cdc-stream --file (the binlog alone) says what cdc-snapshot's (from
+// information_schema) says, but for display widths; that of a live cdc-stream (the map the
+// catalog completed) says exactly the same.
+void check_table_lines(const TableMap& full, const cdc::schema::TableSchema& schema) {
+  const cdc::records::TableLine from_binlog = cdc::schema::describe_table_map(full);
+  const cdc::records::TableLine from_catalog = cdc::schema::describe_table_schema(full.database, full.table, schema);
+  TableMap completed = full;
+  std::string mismatch;
+  REQUIRE_MESSAGE(cdc::schema::apply_table_schema(schema, completed, mismatch), mismatch);
+  const cdc::records::TableLine live = cdc::schema::describe_table_map(completed);
+  REQUIRE(from_binlog.columns.size() == schema.columns.size());
+  REQUIRE(live.columns.size() == schema.columns.size());
+  std::size_t listed = 0;
+  bool any_hidden = false;
+  for (std::size_t i = 0; i < schema.columns.size(); ++i) {
+    CAPTURE(schema.columns[i].name);
+    if (schema.columns[i].hidden) {
+      any_hidden = true;
+      CHECK(live.columns[i].type == from_binlog.columns[i].type);
+      continue;
+    }
+    REQUIRE(listed < from_catalog.columns.size());
+    const cdc::records::TableColumn& want = from_catalog.columns[listed++];
+    const cdc::records::TableColumn& got = from_binlog.columns[i];
+    CHECK(got.name == want.name);
+    CHECK(got.type == without_display_width(want.type));
+    CHECK(live.columns[i].type == want.type);
+    CHECK(got.nullable == want.nullable);
+    CHECK(got.charset == want.charset);
+    CHECK(got.collation == want.collation);
+    CHECK(got.values == want.values);
+  }
+  CHECK(listed == from_catalog.columns.size());
+  if (!any_hidden) CHECK(from_binlog.key == from_catalog.key);
 }
 
 // Tables whose TABLE_MAPs the test compares; names and labels chosen to need escaping.
@@ -156,6 +204,7 @@ TEST_CASE("table schema: information_schema fills a stripped TABLE_MAP exactly l
     std::string mismatch;
     REQUIRE_MESSAGE(cdc::schema::apply_table_schema(**schema, map, mismatch), mismatch);
     check_same_metadata(map, full);
+    check_table_lines(full, **schema);
   }
   // The odd table really has what the comparison is meant to cover.
   const TableMap& odd = maps.at(kOddTable);
@@ -163,6 +212,60 @@ TEST_CASE("table schema: information_schema fills a stripped TABLE_MAP exactly l
   CHECK(odd.columns.size() == 37);
   CHECK(maps.at("versioned").column_names.back() == "DB_ROW_HASH_2");
   run("DROP DATABASE cdc_schema");
+}
+
+TEST_CASE("table schema: the table line of every column type, from the binlog and from information_schema") {
+  const char* datadir = std::getenv("CDC_TEST_DATADIR");
+  REQUIRE_MESSAGE(datadir != nullptr, "scripts/test.sh exports CDC_TEST_DATADIR");
+  std::string create = "CREATE TABLE cdc_table_line.every_type (";
+  for (const auto& column : cdc::test::every_type_columns()) create += column.name + " " + column.definition + ", ";
+  create += "geo GEOMETRY, pt POINT NOT NULL, u UUID, i6 INET6)";
+  cdc::test::run_as_root("DROP DATABASE IF EXISTS cdc_table_line");
+  cdc::test::run_as_root("CREATE DATABASE cdc_table_line");
+  auto root = cdc::mysql::Connection::open(cdc::test::root_account());
+  REQUIRE_MESSAGE(root.has_value(), root.error().message);
+  auto start = root->query("SHOW MASTER STATUS");
+  REQUIRE_MESSAGE(start.has_value(), start.error().message);
+  REQUIRE(start->rows.size() == 1);
+  cdc::test::run_as_root(create);
+  cdc::test::run_as_root("INSERT INTO cdc_table_line.every_type (id, pt) VALUES (1, POINT(1, 2))");
+  const auto maps = table_maps_since(std::string(datadir) + "/" + *start->rows[0][0],
+                                     std::stoull(*start->rows[0][1]), "cdc_table_line");
+  REQUIRE(maps.size() == 1);
+  const TableMap& full = maps.at("every_type");
+  auto connection = cdc::mysql::Connection::open(cdc::test::cdc_account());
+  REQUIRE_MESSAGE(connection.has_value(), connection.error().message);
+  auto schema = cdc::schema::read_table_schema(*connection, "cdc_table_line", "every_type");
+  REQUIRE_MESSAGE(schema.has_value(), schema.error().message);
+  REQUIRE(schema->has_value());
+  // Not what COLUMN_TYPE says: MariaDB's UUID and INET6 are binary strings in the binlog.
+  cdc::schema::TableSchema comparable = **schema;
+  const std::size_t logged_as_binary = 2;
+  comparable.columns.resize(comparable.columns.size() - logged_as_binary);
+  TableMap comparable_map = full;
+  comparable_map.columns.resize(comparable_map.columns.size() - logged_as_binary);
+  comparable_map.column_names.resize(comparable_map.columns.size());
+  check_table_lines(comparable_map, comparable);
+  const cdc::records::TableLine from_binlog = cdc::schema::describe_table_map(full);
+  const auto type_of = [&](std::string_view name) {
+    for (const auto& column : from_binlog.columns)
+      if (column.name == name) return column.type;
+    return std::string("(none)");
+  };
+  CHECK(type_of("u") == "binary(16)");
+  CHECK(type_of("i6") == "binary(16)");
+  // What the comparison covers, spelled out for a few.
+  CHECK(type_of("biu") == "bigint unsigned");
+  CHECK(type_of("dec2") == "decimal(65,30)");
+  CHECK(type_of("dtm3") == "datetime(3)");
+  CHECK(type_of("u2") == "varchar(20)");
+  CHECK(type_of("u16") == "char(5)");
+  CHECK(type_of("bt9") == "bit(9)");
+  CHECK(type_of("en") == "enum('small','medium','large')");
+  CHECK(type_of("js") == "longtext");
+  CHECK(type_of("pt") == "point");
+  CHECK(from_binlog.key == std::vector<std::string>{"id"});
+  cdc::test::run_as_root("DROP DATABASE cdc_table_line");
 }
 
 TEST_CASE("table schema: a dropped table reads as absent and the cache sees DDL after invalidate") {

@@ -562,3 +562,48 @@ TEST_CASE("merge: deltas must span the lowest low to H* in every position form")
                                               form.after(12), form.after(13))) != std::string::npos);
   }
 }
+
+TEST_CASE("merge: table lines in chunk outputs and deltas; one before the table's rows, at the merged high") {
+  for (const Form& form : kForms) {
+    CAPTURE(form.name);
+    TempFiles files;
+    Scenario s = two_chunks(form);
+    ChunkSpec c0;
+    c0.count = 2;
+    c0.low = form.after(10);
+    c0.high = form.after(12);
+    c0.end = "[10]";
+    c0.rows = {R"({"id":1}|{"id":1,"v":"x"})", R"({"id":5}|{"id":5,"v":"y"})"};
+    s.chunk0 = chunk_text(c0, true);
+    // cdc-stream describes the table before its first change.
+    s.deltas.insert(0, merge_test::table_line(R"({"file":"binlog.000001","offset":1100,"gtid":null})", 5000));
+    const auto outcome = run_merge(files, options_for({files.write("c0", s.chunk0), files.write("c1", s.chunk1)},
+                                                      files.write("d", s.covered())));
+    REQUIRE_MESSAGE(outcome.result.has_value(), outcome.message());
+    CHECK(row_lines(outcome.out) == kTwoChunksRows);
+    // First line: chunk 0's description, at the merged high's file and offset.
+    const std::string high_offset = form.after(13).starts_with("binlog.") ? merge_test::offset_of(form.after(13)) : "4";
+    CHECK(outcome.out.starts_with(merge_test::table_line(
+        fmt::format(R"({{"file":"binlog.000001","offset":{},"gtid":null}})", high_offset))));
+    CHECK(outcome.out.find(R"("op":"table")", 1) == std::string::npos);
+  }
+}
+
+TEST_CASE("merge: a table line elsewhere than right after its low line is refused") {
+  TempFiles files;
+  ChunkSpec c;
+  c.low = "0-1-10";
+  c.high = "0-1-12";
+  c.rows = {R"({"id":1}|{"id":1,"v":"x"})"};
+  std::string text = chunk_text(c);
+  const std::string late = text.substr(0, text.rfind("{\"op\":\"high\"")) + merge_test::table_line() +
+                           merge_test::high_line(c);
+  CHECK(run_merge(files, options_for({files.write("late", late)}, files.write("d", merge_test::spanned(""))))
+            .message()
+            .find("late:3: table line that does not follow a low line") != std::string::npos);
+  const std::string twice = merge_test::low_line(c) + merge_test::table_line() + merge_test::table_line() +
+                            text.substr(text.find('\n') + 1);
+  CHECK(run_merge(files, options_for({files.write("twice", twice)}, files.write("d", merge_test::spanned(""))))
+            .message()
+            .find("twice:3: table line that does not follow a low line") != std::string::npos);
+}

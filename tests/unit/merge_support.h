@@ -137,8 +137,17 @@ inline std::string high_line(const ChunkSpec& c) {
          "\n";
 }
 
-inline std::string chunk_text(const ChunkSpec& c) {
-  std::string text = low_line(c);
+// A table line of t.a (id INT key, v VARCHAR), at `pos` ("null" in a chunk output).
+inline std::string table_line(const std::string& pos = "null", std::uint64_t ts = 1000) {
+  return fmt::format(
+             R"J({{"op":"table","v":1,"db":"t","table":"a","columns":[{{"name":"id","type":"int(11)","nullable":false}},{{"name":"v","type":"varchar(8)","nullable":true,"charset":"utf8mb4","collation":"utf8mb4_general_ci"}}],"key":["id"],"pos":{},"ts_ms":{}}})J",
+             pos, ts) +
+         "\n";
+}
+
+// `described`: with the table line after the low line, as cdc-snapshot writes it.
+inline std::string chunk_text(const ChunkSpec& c, bool described = false) {
+  std::string text = low_line(c) + (described ? table_line() : std::string());
   for (const std::string& row : c.rows) {
     const std::size_t bar = row.find('|');
     text += row_line(c, row.substr(0, bar), row.substr(bar + 1));
@@ -151,7 +160,7 @@ inline std::string change(const std::string& op, const std::string& before, cons
                           const std::string& gtid, const std::string& file, std::uint64_t offset,
                           std::uint64_t ts = 5000, const std::string& db = "t", const std::string& table = "a") {
   return fmt::format(
-             R"({{"op":"{}","v":1,"db":"{}","table":"{}","key":null,"before":{},"after":{},"pos":{{"file":"{}","offset":{},"index":0,"gtid":{}}},"ts_ms":{}}})",
+             R"({{"op":"{}","v":1,"db":"{}","table":"{}","key":null,"before":{},"after":{},"pos":{{"file":"{}","offset":{},"index":0,"gtid":{}}},"server_id":1,"thread":null,"ts_ms":{}}})",
              op, db, table, before, after, file, offset, gtid.empty() ? "null" : "\"" + gtid + "\"", ts) +
          "\n";
 }
@@ -159,7 +168,7 @@ inline std::string change(const std::string& op, const std::string& before, cons
 inline std::string commit(const std::string& gtid, const std::string& position,
                           const std::string& file = "binlog.000001", std::uint64_t offset = 9) {
   return fmt::format(
-             R"({{"op":"commit","v":1,"gtid":"{}","pos":{{"file":"{}","offset":{}}},"position":"{}","rows":1,"ts_ms":1}})",
+             R"({{"op":"commit","v":1,"gtid":"{}","pos":{{"file":"{}","offset":{}}},"position":"{}","rows":1,"xid":7,"ts_ms":1}})",
              gtid, file, offset, position) +
          "\n";
 }

@@ -80,7 +80,7 @@ TEST_CASE("merge validation: lines out of order") {
         "chunks0:1: high line without its low line: give whole cdc-snapshot outputs");
   // Something else.
   CHECK(run_error(files, {R"({"op":"c","v":1})"}, "") ==
-        "chunks0:1: unexpected op \"c\" in a chunk output (expected low, r, discard or high lines of cdc-snapshot)");
+        "chunks0:1: unexpected op \"c\" in a chunk output (expected low, table, r, discard or high lines of cdc-snapshot)");
 }
 
 TEST_CASE("merge validation: malformed JSON in chunk outputs and deltas") {
