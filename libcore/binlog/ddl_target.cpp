@@ -131,6 +131,33 @@ void table_list(Tokens& tokens, std::string_view default_database, DdlTarget& ta
   } while (tokens.symbol(','));
 }
 
+// The first action of ALTER TABLE name ..., the tokens being after the name.
+DdlTarget::AlterAction first_alter_action(Tokens& tokens) {
+  using Action = DdlTarget::AlterAction;
+  const auto index_word = [&] {
+    return tokens.keyword("INDEX") || tokens.keyword("KEY") || tokens.keyword("UNIQUE") ||
+           tokens.keyword("FULLTEXT") || tokens.keyword("SPATIAL") || tokens.keyword("PRIMARY");
+  };
+  if (tokens.keyword("ADD")) {
+    if (index_word()) return Action::add_index;
+    if (tokens.keyword("CONSTRAINT")) {
+      if (tokens.keyword("UNIQUE") || tokens.keyword("PRIMARY")) return Action::add_index;
+      (void)tokens.identifier();  // the constraint's name
+      if (tokens.keyword("UNIQUE") || tokens.keyword("PRIMARY")) return Action::add_index;
+    }
+    return Action::other;
+  }
+  if (tokens.keyword("DROP")) {
+    if (tokens.keyword("INDEX") || tokens.keyword("KEY") || tokens.keyword("CONSTRAINT")) return Action::drop_index;
+    return Action::other;
+  }
+  if (tokens.keyword("RENAME")) {
+    if (tokens.keyword("COLUMN") || tokens.keyword("INDEX") || tokens.keyword("KEY")) return Action::other;
+    return Action::rename;
+  }
+  return Action::other;
+}
+
 }  // namespace
 
 DdlTarget ddl_target(std::string_view sql, std::string_view default_database) {
@@ -183,6 +210,7 @@ DdlTarget ddl_target(std::string_view sql, std::string_view default_database) {
         target.kind = DdlTarget::Kind::alter_table;
         tokens.if_exists();
         one_table();
+        if (target.parsed) target.alter_action = first_alter_action(tokens);
       }
     }
   } else if (tokens.keyword("DROP")) {

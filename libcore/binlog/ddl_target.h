@@ -35,6 +35,10 @@ struct DdlTarget {
   std::string database;        // the database the statement is about (or the default one)
   bool parsed = false;         // false: not a statement form we recognize
   Kind kind = Kind::other;     // set with parsed
+  // ALTER TABLE's first action, for Canal, which types an ALTER by it (DruidDdlParser):
+  // ADD INDEX/KEY/UNIQUE/PRIMARY KEY (also as a CONSTRAINT), DROP INDEX/KEY/CONSTRAINT, RENAME [TO].
+  enum class AlterAction : std::uint8_t { other, add_index, drop_index, rename };
+  AlterAction alter_action = AlterAction::other;
 };
 
 DdlTarget ddl_target(std::string_view sql, std::string_view default_database);

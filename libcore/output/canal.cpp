@@ -40,6 +40,7 @@ constexpr int time = 92;
 constexpr int timestamp = 93;
 constexpr int blob = 2004;
 constexpr int clob = 2005;
+constexpr int other = 1111;
 }  // namespace sql_type
 
 // The digits of a value Canal writes as a quoted number ("\"255\"").
@@ -52,6 +53,10 @@ std::uint64_t quoted_unsigned(std::string_view json) {
 // Canal decides an unsigned integer's code per value: one size up when the value does not
 // fit the signed type (LogEventConvert), so a column's code can change between messages.
 int canal_sql_type(const ColumnInfo& column, const ValueSlot& slot) {
+  // A NULL takes the code RowsLogBuffer.mysqlToJavaType gives its binlog type: for SET that is
+  // BINARY, which LogEventConvert makes BLOB; for JSON none (OTHER).
+  if (slot.is_null && column.kind == ValueKind::set) return sql_type::blob;
+  if (slot.is_null && column.kind == ValueKind::json) return sql_type::other;
   switch (column.kind) {
     case ValueKind::integer: {
       const bool bumped = column.is_unsigned && !slot.is_null && column.integer_bits > 0 &&
@@ -88,11 +93,21 @@ int canal_sql_type(const ColumnInfo& column, const ValueSlot& slot) {
   return sql_type::varchar;
 }
 
-std::string_view canal_ddl_type(binlog::DdlTarget::Kind kind) {
+// Canal's DruidDdlParser: the type of the statement's first result (an ALTER TABLE's by its
+// first action); database statements and the rest are QUERY.
+std::string_view canal_ddl_type(const binlog::DdlTarget& target) {
   using Kind = binlog::DdlTarget::Kind;
-  switch (kind) {
+  using Action = binlog::DdlTarget::AlterAction;
+  switch (target.kind) {
     case Kind::create_table: return "CREATE";
-    case Kind::alter_table: return "ALTER";
+    case Kind::alter_table:
+      switch (target.alter_action) {
+        case Action::add_index: return "CINDEX";
+        case Action::drop_index: return "DINDEX";
+        case Action::rename: return "RENAME";
+        case Action::other: break;
+      }
+      return "ALTER";
     case Kind::drop_table: return "ERASE";
     case Kind::rename_table: return "RENAME";
     case Kind::truncate_table: return "TRUNCATE";
@@ -326,7 +341,7 @@ class CanalConverter final : public Converter {
     message_.field_null("sqlType");
     message_.field("table", table);
     message_.field("ts", ts_ms);
-    message_.field("type", canal_ddl_type(target.kind));
+    message_.field("type", canal_ddl_type(target));
     message_.end_object();
     topic_.clear();
     if (with_topic_) append_topic_name(db, table, topic_);

@@ -167,7 +167,8 @@ class MaxwellConverter final : public Converter {
       text_ += fmt::format_int(change->offset).c_str();
       message_.field("position", text_);
     }
-    if (options_.output_gtid_position) {
+    // Without a position (snapshot rows) Maxwell writes neither position nor gtid.
+    if (options_.output_gtid_position && change->has_pos) {
       if (change->gtid.empty()) {
         message_.field_null("gtid");
       } else {
@@ -222,7 +223,8 @@ class MaxwellConverter final : public Converter {
         line_ += fmt::format_int(*xid).c_str();
       }
       const bool last = index + 1 == count;
-      if (options_.output_xoffset && !(last && committed)) {
+      // Maxwell writes xoffset only with the commit info (RowMap.toJSON).
+      if (options_.output_commit_info && options_.output_xoffset && !(last && committed)) {
         line_ += ",\"xoffset\":";
         line_ += fmt::format_int(index).c_str();
       }
@@ -244,27 +246,23 @@ class MaxwellConverter final : public Converter {
   }
 
   // "old": the before-values of the columns whose converted values differ; absent when none
-  // does (Maxwell), {} then with --flink (maxwell-json needs "old" on every update).
+  // does (Maxwell), {} then with --flink (maxwell-json needs "old" on every update). NULLs
+  // follow output_nulls, so a change from NULL may leave "old":{} as in Maxwell.
   void write_old(const TableInfo& table) {
-    bool any = false;
+    const auto changed = [this](std::size_t i) {
+      return before_[i].present && after_[i].present && before_[i].json != after_[i].json;
+    };
+    bool any = flink_;
+    for (std::size_t i = 0; i < before_.size() && !any; ++i) any = changed(i);
+    if (!any) return;
+    message_.key("old");
+    message_.begin_object();
     for (std::size_t i = 0; i < before_.size(); ++i) {
-      if (!before_[i].present || !after_[i].present || before_[i].json == after_[i].json) continue;
-      if (before_[i].is_null && !options_.output_nulls) continue;
-      if (!any) {
-        message_.key("old");
-        message_.begin_object();
-        any = true;
-      }
+      if (!changed(i) || (before_[i].is_null && !options_.output_nulls)) continue;
       message_.raw_key(table.columns[i].member_key);
       message_.raw_value(before_[i].json);
     }
-    if (any) {
-      message_.end_object();
-    } else if (flink_) {
-      message_.key("old");
-      message_.begin_object();
-      message_.end_object();
-    }
+    message_.end_object();
   }
 
   // Maxwell's Kafka key (kafka_key_format=hash): {"database":..,"table":..,"pk.<col>":..}
@@ -337,10 +335,24 @@ class MaxwellConverter final : public Converter {
     message_.end_object();
     start_prefix(table.db, table.table);
     if (with_key_) {
+      // As Maxwell's: bootstrap-start carries the key columns (null: no data), bootstrap-complete
+      // none, hence a _uuid (here from the table and the marker).
       begin_key(table.db, table.table);
+      const bool complete = type == "bootstrap-complete";
       for (const std::size_t at : table.key_columns) {
+        if (complete) break;
         key_.raw_key(table.columns[at].key_member);
         key_.null();
+      }
+      if (complete || table.key_columns.empty()) {
+        text_.assign(table.db);
+        text_.push_back('.');
+        text_ += table.table;
+        text_.push_back(':');
+        text_ += type;
+        uuid_.clear();
+        append_uuid_from(text_, uuid_);
+        key_.field("_uuid", uuid_);
       }
       end_key();
     }

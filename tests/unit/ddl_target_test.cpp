@@ -78,3 +78,27 @@ TEST_CASE("ddl target: the statement's form, for the formats that name it") {
     CHECK(cdc::binlog::ddl_target(c.sql, "shop").kind == c.kind);
   }
 }
+
+TEST_CASE("ddl target: ALTER TABLE's first action") {
+  using Action = cdc::binlog::DdlTarget::AlterAction;
+  struct Case {
+    std::string sql;
+    Action action;
+  };
+  const Case cases[] = {
+      {"ALTER TABLE t ADD INDEX i (x)", Action::add_index},
+      {"alter table t add primary key (id)", Action::add_index},
+      {"ALTER TABLE t ADD CONSTRAINT `c` UNIQUE (x)", Action::add_index},
+      {"ALTER TABLE t ADD CONSTRAINT fk FOREIGN KEY (x) REFERENCES u (id)", Action::other},
+      {"ALTER TABLE t DROP INDEX i", Action::drop_index},
+      {"ALTER TABLE t DROP COLUMN x", Action::other},
+      {"ALTER TABLE t RENAME AS u", Action::rename},
+      {"ALTER TABLE t RENAME INDEX a TO b", Action::other},
+      {"ALTER TABLE t ENGINE=InnoDB", Action::other},
+      {"CREATE INDEX i ON t (x)", Action::other},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.sql);
+    CHECK(cdc::binlog::ddl_target(c.sql, "shop").alter_action == c.action);
+  }
+}

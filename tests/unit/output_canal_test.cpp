@@ -165,6 +165,12 @@ TEST_CASE("canal: DDL messages are typed by the statement") {
       {"DROP TABLE items", "ERASE", "items"},               {"RENAME TABLE items TO old_items", "RENAME", "items"},
       {"TRUNCATE TABLE items", "TRUNCATE", "items"},        {"CREATE INDEX i ON items (x)", "CINDEX", "items"},
       {"DROP INDEX i ON items", "DINDEX", "items"},         {"CREATE DATABASE other", "QUERY", ""},
+      {"ALTER TABLE items ADD UNIQUE KEY u (name)", "CINDEX", "items"},
+      {"ALTER TABLE items ADD CONSTRAINT c UNIQUE (name)", "CINDEX", "items"},
+      {"ALTER TABLE items DROP KEY u", "DINDEX", "items"},
+      {"ALTER TABLE items RENAME TO items2", "RENAME", "items"},
+      {"ALTER TABLE items RENAME COLUMN a TO b", "ALTER", "items"},
+      {"ALTER TABLE items ADD COLUMN k INT, ADD INDEX (k)", "ALTER", "items"},
       {"CREATE VIEW v AS SELECT 1", "QUERY", ""},
   };
   for (const Case& c : cases) {

@@ -163,6 +163,9 @@ inline const std::vector<TypeCase>& every_type_cases() {
       {"st", text_type("set('a','b','c','d')") + R"j(,"values":["a","b","c","d"])j", R"j("")j", R"j("0")j", -7, "[]"},
       {"st_2", text_type("set('a','b','c','d')") + R"j(,"values":["a","b","c","d"])j", R"j("a,b,c,d")j", R"j("15")j", -7,
        R"j(["a","b","c","d"])j"},
+      // A NULL SET and a NULL JSON take the codes of their binlog types' NULL (BLOB, OTHER).
+      {"st_3", text_type("set('a','b','c','d')") + R"j(,"values":["a","b","c","d"])j", "null", "null", 2004, "null"},
+      {"js_3", type_only("json"), "null", "null", 1111, "null"},
       {"st_4", text_type("set('a','b','c','d')") + R"j(,"values":["a","b","c","d"])j", R"j("b,d")j", R"j("10")j", -7,
        R"j(["b","d"])j"},
       {"st_fallback", text_type("set('a','b','c','d')") + R"j(,"values":["a","b","c","d"])j", "5", R"j("5")j", -7,

@@ -284,3 +284,31 @@ TEST_CASE("maxwell: a line of another kind inside a transaction does not cut it;
   CHECK(member(out[1], "commit") == "true");
   CHECK(member(out[2], "xid") == "<missing>");
 }
+
+TEST_CASE("maxwell: as RowMap.toJSON, xoffset only with the commit info, and old written when a change is all NULLs") {
+  auto converter = maxwell(with({{"output_commit_info", "false"}, {"output_xoffset", "true"}, {"output_nulls", "false"}}));
+  const auto out = lines_of(run(
+      *converter,
+      {items_table_line(), items_insert(1, 100, 0), items_insert(2, 100, 1),
+       items_change("u", R"j({"id":7,"name":null,"price":"1.00","updated":"2024-01-01 00:00:00.000"})j",
+                    R"j({"id":7,"name":"x","price":"1.00","updated":"2024-01-01 00:00:00.000"})j", 200, 0, 201, 1),
+       commit_line("3", 201, 300, 1)}));
+  REQUIRE(out.size() == 3);
+  CHECK(out[0].find("xoffset") == std::string::npos);
+  CHECK(out[0].find("xid") == std::string::npos);
+  CHECK(member(out[2], "old") == "{}");  // name changed from NULL; NULLs are left out
+}
+
+TEST_CASE("maxwell: bootstrap markers' keys: the key columns as null on start, a _uuid on complete") {
+  cdc::output::OutputOptions options;
+  options.kafka_key = true;
+  auto converter = maxwell(options);
+  const auto out = lines_of(run(
+      *converter,
+      {items_table_line(),
+       R"j({"op":"r","v":1,"db":"shop","table":"items","key":{"id":1},"before":null,"after":{"id":1,"name":"a","price":"1.00","updated":"2024-01-01 00:00:00.000"},"ts_ms":1000})j"}));
+  REQUIRE(out.size() == 3);
+  CHECK(out[0].starts_with("{\"database\":\"shop\",\"table\":\"items\",\"pk.id\":null}\t"));
+  CHECK(out[1].starts_with("{\"database\":\"shop\",\"table\":\"items\",\"pk.id\":1}\t"));
+  CHECK(out[2].starts_with("{\"database\":\"shop\",\"table\":\"items\",\"_uuid\":\""));
+}
