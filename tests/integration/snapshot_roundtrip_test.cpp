@@ -444,7 +444,7 @@ TEST_CASE("snapshot bad chunks: key type changed, table dropped, malformed line"
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("snapshot --output-dir: one file per chunk, renamed when done; a rerun skips finished chunks") {
+TEST_CASE("snapshot --output-dir: one file per chunk, renamed when done, a rerun skips finished chunks") {
   auto connection = root();
   run(connection, "DROP DATABASE IF EXISTS cdc_snapshot_dir");
   run(connection, "CREATE DATABASE cdc_snapshot_dir");

@@ -189,7 +189,7 @@ TEST_CASE("canal: DDL messages are typed by the statement") {
   }
 }
 
-TEST_CASE("canal: --key gives the primary key object and one message per row; --topic the table's topic") {
+TEST_CASE("canal: --key gives the primary key object and one message per row, --topic the table's topic") {
   cdc::output::OutputOptions options;
   options.kafka_key = true;
   options.topic_field = true;
@@ -205,7 +205,7 @@ TEST_CASE("canal: --key gives the primary key object and one message per row; --
   CHECK(lines[1].starts_with("shop.items\t{\"id\":\"2\"}\t{\"data\":[{\"id\":\"2\","));
 }
 
-TEST_CASE("canal: snapshot rows are INSERT messages; control lines are not written; a change needs its table line") {
+TEST_CASE("canal: snapshot rows are INSERT messages, control lines are not written, a change needs its table line") {
   auto converter = canal();
   const std::string out = run(
       *converter,

@@ -106,7 +106,7 @@ TEST_CASE("debezium: FORMATS 2.13's insert, update, delete and tombstone, keyed"
   CHECK(lines[3] == "{\"id\":7}\t");  // the tombstone: kcat -Z sends the empty value as null
 }
 
-TEST_CASE("debezium: without --key there is no tombstone line; tombstones.on.delete=false drops it with --key") {
+TEST_CASE("debezium: without --key there is no tombstone line, tombstones.on.delete=false drops it with --key") {
   CHECK(convert(debezium({"topic.prefix=dbz1"}), kExample).size() == 3);
   OutputOptions options = debezium({"topic.prefix=dbz1", "tombstones.on.delete=false"});
   options.kafka_key = true;

@@ -47,7 +47,7 @@ TEST_CASE("output flags: the options, and the same flags again for a child") {
   CHECK(again.arguments == parsed.arguments);
 }
 
-TEST_CASE("output flags: the default is ndjson; the Kafka flags need a format") {
+TEST_CASE("output flags: the default is ndjson, the Kafka flags need a format") {
   const Parsed plain = parse({});
   REQUIRE(plain.options);
   CHECK(plain.options->format == cdc::output::Format::ndjson);

@@ -159,7 +159,7 @@ TEST_CASE("maxwell: SpillBuffer keeps rows across the file and memory, and is re
   CHECK(seen == "again");
 }
 
-TEST_CASE("maxwell: old holds only changed columns; none changed means no old, {} with --flink") {
+TEST_CASE("maxwell: old holds only changed columns, none changed means no old, {} with --flink") {
   const std::string same = items_change("u", kLamp1, kLamp1, 1890, 0, 102, 1725523202);
   const std::string from_null = items_change("u", R"j({"id":7,"name":null,"price":"1.00","updated":"2024-01-01 00:00:00.000"})j",
                                              R"j({"id":7,"name":"x","price":"1.00","updated":"2024-01-01 00:00:00.000"})j",
@@ -181,7 +181,7 @@ TEST_CASE("maxwell: old holds only changed columns; none changed means no old, {
   }
 }
 
-TEST_CASE("maxwell: output_nulls=false leaves NULL columns out; output_null_zerodates makes zero dates null") {
+TEST_CASE("maxwell: output_nulls=false leaves NULL columns out, output_null_zerodates makes zero dates null") {
   auto converter = maxwell(with({{"output_nulls", "false"}, {"output_null_zerodates", "true"}}));
   const auto out = lines_of(run(*converter, {every_type_table_line(), every_type_insert(), commit_line("1", 1, 2, 1)}));
   REQUIRE(out.size() == 1);
@@ -245,7 +245,7 @@ TEST_CASE("maxwell: DDL only with output_ddl, typed as Maxwell types it") {
   CHECK(member(out[2], "type") == R"j("table-drop")j");
 }
 
-TEST_CASE("maxwell: a discarded transaction's rows are dropped; rows without a commit come out at the end") {
+TEST_CASE("maxwell: a discarded transaction's rows are dropped, rows without a commit come out at the end") {
   auto converter = maxwell();
   const auto out = lines_of(run(
       *converter,
@@ -272,7 +272,7 @@ TEST_CASE("maxwell: --format-option names") {
   CHECK(cdc::output::maxwell_option_names().size() == 11);
 }
 
-TEST_CASE("maxwell: a line of another kind inside a transaction does not cut it; a high line does") {
+TEST_CASE("maxwell: a line of another kind inside a transaction does not cut it, a high line does") {
   auto converter = maxwell();
   const auto out = lines_of(run(*converter, {items_table_line(), items_insert(1, 100, 0),
                                              R"j({"op":"heartbeat_of_a_newer_cdc","v":1})j", items_insert(2, 100, 1),
