@@ -31,8 +31,14 @@
 # the SQL statements changed and as mariadb-binlog printed) plus one commit line per
 # transaction, and nothing else — so a fast run that decoded nothing cannot pass.
 #
+# With --formats, each round also times cdc-stream --file --format F for F = debezium, canal and
+# maxwell (each format's defaults; cdc-formats(7)), and the table adds their rows and each one's
+# time against the NDJSON run's: the output stage's cost, which the formats promise to keep
+# under 1.5x. Their sanity check: as many data messages as row changes (Canal's messages carry
+# a rows event each, so its lines are counted by their rows).
+#
 # Usage: bench/stream_decode.sh [--rows N] [--rounds N] [--txn-rows N] [--keep-binlog DIR]
-#                             [--verify-checksums]
+#                             [--verify-checksums] [--formats]
 #   --rows N          row changes to generate (default 1000000)
 #   --rounds N        timed runs of each tool (default 5)
 #   --txn-rows N      rows per transaction (default 10000)
@@ -53,7 +59,10 @@ rounds=5
 txn_rows=10000
 keep_binlog=
 verify_checksums=
-bench_args stream_decode "--rows --rounds --txn-rows --keep-binlog" "--verify-checksums" "$@"
+formats=
+bench_args stream_decode "--rows --rounds --txn-rows --keep-binlog" "--verify-checksums --formats" "$@"
+format_names=()
+[[ -z $formats ]] || format_names=(debezium canal maxwell)
 bench_positive rows rounds txn_rows
 ((rows >= 10)) || bench_die "--rows must be at least 10"
 mb_verify=()
@@ -99,6 +108,19 @@ bench_log "warm-up and sanity check on ${#files[@]} file(s), $binlog_bytes bytes
 bench_check_decoded "$("$cdc_stream" --file "${files[@]}" | bench_count_ops)" \
   "$("$mariadb_binlog" --no-defaults -v --base64-output=decode-rows "${files[@]}" | bench_count_mb_rows)"
 
+# Each format's data messages: Debezium's and Maxwell's lines are one row change each (Debezium
+# writes no tombstones without --key); a Canal message holds its rows event's rows.
+format_rows() {
+  case $1 in
+    canal) jq -r 'select(.isDdl == false and .data != null) | .data | length' | awk '{ n += $1 } END { print n + 0 }' ;;
+    *) grep -c -E '"op":"[cud]"|"type":"(insert|update|delete)"' || true ;;
+  esac
+}
+for format in "${format_names[@]}"; do
+  got=$("$cdc_stream" --file "${files[@]}" --format "$format" | format_rows "$format")
+  [[ $got == "$BENCH_ROW_CHANGES" ]] || bench_die "sanity: cdc-stream --format $format wrote $got row messages, expected $BENCH_ROW_CHANGES"
+done
+
 # --- 4. timing, alternating -----------------------------------------------------------------------
 # Wall time from bash's clock around GNU time (which adds a fork); CPU and peak RSS from GNU time.
 : >"$work/A.txt"
@@ -108,6 +130,10 @@ for ((round = 1; round <= rounds; round++)); do
   cat "$work/t" >>"$work/A.txt"
   bench_time "$work/t" "$cdc_stream" --file "${files[@]}" >/dev/null
   cat "$work/t" >>"$work/B.txt"
+  for format in "${format_names[@]}"; do
+    bench_time "$work/t" "$cdc_stream" --file "${files[@]}" --format "$format" >/dev/null
+    cat "$work/t" >>"$work/F.$format.txt"
+  done
   bench_log "round $round/$rounds: mariadb-binlog $(tail -1 "$work/A.txt" | cut -d' ' -f1) s," \
     "cdc-stream $(tail -1 "$work/B.txt" | cut -d' ' -f1) s"
 done
@@ -137,3 +163,13 @@ awk -v files="${#files[@]}" -v bytes="$binlog_bytes" -v rows="$BENCH_ROW_CHANGES
     row("cdc-stream", b_med, b_min, b_rss, b_cpu)
     printf "ratio (mariadb-binlog / cdc-stream): %.1fx median, %.1fx min\n", a_med / b_med, a_min / b_min
   }'
+for format in "${format_names[@]}"; do
+  read -r f_med f_min f_cpu f_rss < <(bench_stats "$work/F.$format.txt")
+  awk -v name="$format" -v rows="$BENCH_ROW_CHANGES" -v bytes="$binlog_bytes" -v med="$f_med" -v min="$f_min" \
+    -v rss="$f_rss" -v c="$f_cpu" -v b_med="$b_med" -v a_med="$a_med" '
+    function commas(x,   s, r) { s = sprintf("%d", x); while (length(s) > 3) { r = "," substr(s, length(s) - 2) r; s = substr(s, 1, length(s) - 3) } return s r }
+    BEGIN {
+      printf "%-15s %9.3f %8.3f %12s %9.1f %14.1f %10.3f   %.2fx ndjson time, %.1fx faster than mariadb-binlog\n",
+        name, med, min, commas(rows / med), bytes / 1e6 / med, rss / 1024, c, med / b_med, a_med / med
+    }'
+done

@@ -476,7 +476,7 @@ TEST_CASE("snapshot --output-dir: one file per chunk, renamed when done, a rerun
   };
   for (int i = 0; i < 3; ++i) {
     const auto lines = lines_of(read_file(dir + "/out/cdc_snapshot_dir.t." + std::to_string(i) + ".ndjson"));
-    REQUIRE(lines.size() == (i == 0 ? 9U : i == 1 ? 10U : 11U) + 2);
+    REQUIRE(lines.size() == (i == 0 ? 9U : i == 1 ? 10U : 11U) + 3);  // low, table, rows, high
     CHECK(op_of(lines.front()) == "\"low\"");
     CHECK(op_of(lines.back()) == "\"high\"");
   }
@@ -491,7 +491,7 @@ TEST_CASE("snapshot --output-dir: one file per chunk, renamed when done, a rerun
   CHECK(second->chunks_skipped == 2);
   CHECK(second->rows == 10);
   CHECK_FALSE(std::filesystem::exists(dir + "/out/cdc_snapshot_dir.t.1.ndjson.partial"));
-  CHECK(lines_of(read_file(dir + "/out/cdc_snapshot_dir.t.1.ndjson")).size() == 12);
+  CHECK(lines_of(read_file(dir + "/out/cdc_snapshot_dir.t.1.ndjson")).size() == 13);
   CHECK(std::filesystem::last_write_time(dir + "/out/cdc_snapshot_dir.t.2.ndjson") == before);
   std::filesystem::remove_all(dir);
 }
