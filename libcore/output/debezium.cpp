@@ -229,6 +229,10 @@ class DebeziumConverter final : public Converter {
   // before_writer_ and after_writer_, their key columns noted), so that each is scanned once:
   // "op", "db" and "table" come before them (cdc-ndjson(5)).
   Result<void> scan_line(std::string_view line, LineParts& parts) {
+    // The key spans point into this line's images only: a line without an image must not find
+    // the previous line's (of another table, with other key columns).
+    key_spans_.clear();
+    after_key_spans_.clear();
     ndjson::MemberScanner scanner(ndjson::trim_json_space(line));
     std::string_view key;
     std::string_view value;
@@ -407,7 +411,7 @@ class DebeziumConverter final : public Converter {
     key_writer_.begin_object();
     for (std::size_t k = 0; k < table.key_columns.size(); ++k) {
       key_writer_.raw_key(table.columns[table.key_columns[k]].quoted_key);
-      if (spans[k].second == 0) key_writer_.null();
+      if (k >= spans.size() || spans[k].second == 0) key_writer_.null();
       else key_writer_.raw_value(image.buffered().substr(spans[k].first, spans[k].second));
     }
     key_writer_.end_object();
@@ -477,8 +481,12 @@ class DebeziumConverter final : public Converter {
       std::int64_t millis = 0;
       (void)parse_number(ts_ms, millis);
       times_of_.assign(ts_ms);
-      times_.assign("\"ts_us\":").append(fmt::format_int(millis * 1000).c_str());
-      times_.append(",\"ts_ns\":").append(fmt::format_int(millis * 1000000).c_str());
+      // Zeros appended to the digits: the same as * 1000 and * 1000000, without overflowing
+      // int64 for a ts_ms past the year 2262 (which only a damaged line has).
+      const fmt::format_int digits(millis);
+      const std::string_view zeros = millis == 0 ? "" : "000000";
+      times_.assign("\"ts_us\":").append(digits.c_str()).append(zeros.substr(0, zeros.size() / 2));
+      times_.append(",\"ts_ns\":").append(digits.c_str()).append(zeros);
     }
     out.raw_members(times_);
   }
@@ -592,6 +600,12 @@ class DebeziumConverter final : public Converter {
     Table& table = **found;
     const std::string_view before = parts.before.empty() ? "null" : parts.before;
     const std::string_view after = parts.after.empty() ? "null" : parts.after;
+    if ((parts.op == "\"u\"" || parts.op == "\"d\"") && parts.before.empty())
+      return fail(Errc::corrupt_input, fmt::format("a {} line of {}.{} without its before image", parts.op, table.db,
+                                                   table.name));
+    if (parts.op != "\"d\"" && parts.after.empty())
+      return fail(Errc::corrupt_input, fmt::format("a {} line of {}.{} without its after image", parts.op, table.db,
+                                                   table.name));
     // The key is worked out without --key too: a primary key change is two events either way.
     const bool has_key = table.has_key && !table.key_columns.empty();
     const bool keyed = key_ && has_key;

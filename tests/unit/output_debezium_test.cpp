@@ -243,6 +243,36 @@ TEST_CASE("debezium: a change of a table without a table line is corrupt input")
         "no table line for shop.items before its first change: the input is not a whole cdc output");
 }
 
+TEST_CASE("debezium: a u or d line without its before image, or c without after, is corrupt input") {
+  // Found by the output_convert fuzzer: a d line lacking "before" read the key spans of the
+  // line before it (another table's) past their end.
+  auto converter = cdc::output::make_converter(debezium({"topic.prefix=dbz1"}));
+  REQUIRE(converter);
+  cdc::ndjson::Writer out;
+  REQUIRE((*converter)->convert(kItemsTable, out));
+  REQUIRE((*converter)->convert(change("u", kLamp, kLamp2, 1890, 102, 1), out));
+  std::string no_before = change("d", kLamp2, "null", 2260, 103, 1);
+  no_before.erase(no_before.find(R"~("before":)~"), std::string(R"~("before":)~").size() + kLamp2.size() + 1);
+  auto converted = (*converter)->convert(no_before, out);
+  REQUIRE(!converted);
+  CHECK(converted.error().code == cdc::Errc::corrupt_input);
+  CHECK(converted.error().message == R"~(a "d" line of shop.items without its before image)~");
+  std::string no_after = change("c", "null", kLamp, 1520, 101, 1);
+  no_after.erase(no_after.find(R"~(,"after":)~"), std::string(R"~(,"after":)~").size() + kLamp.size());
+  converted = (*converter)->convert(no_after, out);
+  REQUIRE(!converted);
+  CHECK(converted.error().message == R"~(a "c" line of shop.items without its after image)~");
+}
+
+TEST_CASE("debezium: ts_us and ts_ns of a ts_ms past int64's nanoseconds are its digits with zeros") {
+  // Found by the output_convert fuzzer: millis * 1000000 overflowed int64 (undefined behaviour).
+  const auto lines = convert(debezium(), {kItemsTable, change("c", "null", kLamp, 1520, 101, 179613378200000000)});
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].find(R"~("ts_us":179613378200000000000,"ts_ns":179613378200000000000000})~") != std::string::npos);
+  CHECK(convert(debezium(), {kItemsTable, change("c", "null", kLamp, 1520, 101, 0)})[0].ends_with(
+      R"~("ts_ms":0,"ts_us":0,"ts_ns":0})~"));
+}
+
 TEST_CASE("debezium: drop_held forgets a transaction cut off, the table descriptions stay") {
   OutputOptions options = debezium({"provide.transaction.metadata=true"});
   auto converter = cdc::output::make_converter(options);
