@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ndjson/writer.h"
+#include "output/type_text.h"
 #include "records/table_line.h"
 #include "util/text.h"
 
@@ -69,9 +70,8 @@ constexpr BaseKind kBaseKinds[] = {
 
 void classify_column(ColumnInfo& column, const std::optional<std::string>& charset) {
   const std::string type = to_lower(column.type);
-  std::size_t end = 0;
-  while (end < type.size() && ((type[end] >= 'a' && type[end] <= 'z') || type[end] == '_')) ++end;
-  column.base_type = type.substr(0, end);
+  const TypeText parsed = parse_type_text(type);
+  column.base_type = std::string(parsed.base);
   column.kind = ValueKind::other;
   column.integer_bits = 0;
   for (const BaseKind& known : kBaseKinds) {
@@ -81,11 +81,7 @@ void classify_column(ColumnInfo& column, const std::optional<std::string>& chars
       break;
     }
   }
-  // "int(10) unsigned zerofill": the attributes follow the closing parenthesis, if any.
-  const std::size_t close = type.rfind(')');
-  const std::string_view attributes =
-      std::string_view(type).substr(close == std::string::npos ? end : close + 1);
-  column.is_unsigned = attributes.find("unsigned") != std::string_view::npos;
+  column.is_unsigned = parsed.is_unsigned;
   // A text type in the binary charset holds bytes (and is written as base64 like BINARY).
   if (column.kind == ValueKind::text && charset && *charset == "binary") column.kind = ValueKind::binary;
 }
