@@ -239,6 +239,14 @@ Result<void> ChangeWriter::flush() {
   return {};
 }
 
+Result<void> ChangeWriter::finish() {
+  if (converter_) {
+    if (auto converted = convert_ended(); !converted) return converted;
+    if (auto finished = converter_->finish(converted_); !finished) return finished;
+  }
+  return flush();
+}
+
 Result<void> ChangeWriter::flush_if_large() {
   if (out_.bytes_buffered() < kFlushThreshold) return {};
   if (!hold_transactions_) return flush();

@@ -82,6 +82,11 @@ class ChangeWriter {
 
   // Writes out what is buffered; call at transaction boundaries and at the end.
   Result<void> flush();
+  // The input ended (cdc-stream --file): flush(), after the converter's held lines (the rows
+  // of a transaction the last file leaves open, which NDJSON writes without a commit line).
+  // Not for a live stream: what a converter holds there is a transaction in flight, which a
+  // rerun reads again in full.
+  Result<void> finish();
   // Flushes only when the buffer has grown past the threshold (inside big transactions).
   Result<void> flush_if_large();
   // Drops what is buffered and not yet written (a transaction cut off by a lost connection).

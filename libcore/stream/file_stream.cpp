@@ -42,7 +42,7 @@ class FileRun {
       }
       stopped = *done;  // stop position reached
     }
-    if (auto flushed = writer_.flush(); !flushed) return fail(std::move(flushed).error());
+    if (auto finished = writer_.finish(); !finished) return fail(std::move(finished).error());
     pipeline_.warn_at_end();
     if (auto open = pipeline_.open_transaction(); open && !stopped)
       if (auto ended = end_inside_transaction(*open); !ended) return fail(std::move(ended).error());

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <csignal>
+
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -597,9 +599,20 @@ class Flow {
       argv.push_back("--from=" + from);
     }
     if (const Stop stop = phase("stream_start", from)) return *stop;
+    // A stop signal in the final stream is a clean stop (exit 0): cdc-stream saves its state
+    // and ends. One that comes before cdc-stream has set up its handler (here, or while it
+    // starts) ends it by the signal, its state as last saved: the same clean stop.
+    const auto stopped = [this] {
+      console_.note(fmt::format("stopped by {}; run the same command again to resume",
+                                signal_name(Children::stop_signal())));
+      return 0;
+    };
+    if (Children::stop_signal() != 0) return stopped();
     // cdc-stream reconnects by itself once it runs; a server that is down when it starts
     // (its first connection, exit 69) is waited for here, as for the other steps.
-    return retrying("cdc-stream", [&] { return children_.run(command(argv)); });
+    const int status = retrying("cdc-stream", [&] { return children_.run(command(argv)); });
+    if (Children::stop_signal() != 0 && status == 128 + SIGTERM) return stopped();
+    return status;
   }
 
   Options options_;

@@ -7,7 +7,7 @@ source "$source_dir/scripts/lib/throwaway_mariadb.sh"
 plan="$tools_dir/cdc-plan"
 
 server="$work/misconfigured"
-trap 'throwaway_stop "$server"; rm -rf "$work"' EXIT
+trap 'exit_status=$?; throwaway_stop "$server"; remove_work' EXIT
 throwaway_start "$server" --binlog-format=STATEMENT --binlog-row-image=MINIMAL --binlog-row-metadata=MINIMAL \
   --server-id=7 || exit 1
 

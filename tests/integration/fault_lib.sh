@@ -58,7 +58,6 @@ fault_rows=${CDC_FAULT_ROWS:-2000}
 fault_chunk_size=${CDC_FAULT_CHUNK_SIZE:-100}
 fault_min=${CDC_FAULT_MIN:-20}
 fault_proxy_tool="$tools_dir/../tests/tools/cdc-test-proxy"
-fault_check_chunks_tool="$source_dir/tests/tools/check_chunks.py"
 plan_tool=$tools_dir/cdc-plan
 snapshot_tool=$tools_dir/cdc-snapshot
 merge_tool=$tools_dir/cdc-merge
@@ -88,9 +87,8 @@ fault_cleanup() {
     umount "$fault_fs" 2>/dev/null || umount -l "$fault_fs" 2>/dev/null
   fi
 }
-# CDC_KEEP_WORK=1 keeps the work directory (outputs, stderr of every tool, fault logs) for a
-# person to read after a failure; the test prints where it is.
-trap 'fault_cleanup; [[ -n ${CDC_KEEP_WORK:-} ]] && echo "kept $work" || rm -rf "$work"' EXIT
+# CDC_KEEP_WORK=1 keeps the work directory, with the fault logs (lib.sh's remove_work).
+trap 'exit_status=$?; fault_cleanup; remove_work' EXIT
 
 fault_connection() { echo -h 127.0.0.1 -P "$fault_port" -u cdc; }
 # fault_note TEXT: one line of the run's fault log (printed at the run's end).
@@ -482,30 +480,11 @@ fault_check_replay() {
   return 0
 }
 
-# fault_check_history NAME MERGED CHUNK_FILE...: each chunk's rows are the table's rows at the
-# chunk's low watermark, and the merged snapshot is the table at its high watermark, both
-# checked against the table's own history (cdc-stream from before the run's CREATE TABLE, no
-# faults): when the replay differs from the source, this tells a chunk's fault from the merge's.
+# fault_check_history NAME MERGED CHUNK_FILE...: proof_check_history from the run's start.
 fault_check_history() {
-  local name=$1 merged=$2
-  shift 2
-  local high history="$work/history.$RANDOM.ndjson"
-  high=$(jq -r 'select(.op=="high").position' "$merged")
-  if ! MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 120 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc \
-      --from "$run_start" --until "$high" --tables "$run_db.*" >"$history" 2>"$work/history.err"; then
-    failures=$((failures + 1))
-    echo "FAIL $name: the table's history (cdc-stream from $run_start) failed: $(head -c 400 "$work/history.err")"
-    return
-  fi
-  if python3 "$fault_check_chunks_tool" --history "$history" --merged "$merged" "$@" >"$work/history.check" 2>&1; then
-    passes=$((passes + 1))
-    echo "ok   $name: each of the $# chunks holds the table's rows at its low watermark, and the merged snapshot the table at $high"
-  else
-    failures=$((failures + 1))
-    echo "FAIL $name, against the table's history from $run_start:"
-    sed 's/^/  /' "$work/history.check" | head -22
-  fi
-  rm -f "$history"
+  local name=$1
+  shift
+  proof_check_history "$name" "$run_start" "$run_db.*" "$@"
 }
 
 # fault_expect_exit NAME WANT GOT
@@ -535,7 +514,7 @@ _fault_run_begin() {
   mkdir -p "$run_dir" "$run_err"
   : >"$fault_log"
   echo "# $fault_kind, seed $seed, $mode: $run_kind key, $fault_rows rows, load ${fault_load_seconds}s"
-  run_start=$(root -N -e 'SHOW MASTER STATUS' | awk '{print $1 ":" $2}') || return 1
+  run_start=$(proof_binlog_now) || return 1
   proof_create "$run_kind" "$run_db.t" "$fault_rows" "$seed" || return 1
   root -e "CREATE TABLE \`$run_db\`.marker (id INT PRIMARY KEY)" || return 1
   if [[ $fault_kind == slow_reader ]]; then

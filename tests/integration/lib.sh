@@ -7,7 +7,17 @@ if [[ -z ${CDC_TEST_PORT:-} ]]; then
   exit 77
 fi
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# remove_work: removes $work at the end, unless CDC_KEEP_WORK asks to keep it (outputs and
+# stderr of every tool, for a person to read): =1 always, =failed when the test failed (the
+# EXIT trap sets exit_status first). Then it prints where it is.
+remove_work() {
+  if [[ ${CDC_KEEP_WORK:-} == 1 || (${CDC_KEEP_WORK:-} == failed && ${exit_status:-0} != 0) ]]; then
+    echo "kept $work"
+  else
+    rm -rf "$work"
+  fi
+}
+trap 'exit_status=$?; remove_work' EXIT
 failures=0
 passes=0
 

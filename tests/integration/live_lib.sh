@@ -27,7 +27,7 @@ live_cleanup() {
   done
   throwaway_stop "$srv"
 }
-trap 'live_cleanup; rm -rf "$work"' EXIT
+trap 'exit_status=$?; live_cleanup; remove_work' EXIT
 
 # require_live_mode: fails the test (exit 1) when cdc-stream has no live mode.
 require_live_mode() {

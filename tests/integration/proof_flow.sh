@@ -13,7 +13,9 @@
 #          random moment while the load runs, then rerun with --until now to the end.
 # Each replays the merged snapshot and then the stream into an empty copy with the strict
 # replay helper (a row inserted twice, or an update or delete that finds no row, fails), and
-# compares every row of the copy with the source.
+# compares every row of the copy with the source. When that fails, each chunk and the merged
+# snapshot are checked against the table's history (proof_check_history), to tell which of
+# them, or the stream after, made the difference.
 
 plan=$tools_dir/cdc-plan
 snapshot=$tools_dir/cdc-snapshot
@@ -43,6 +45,8 @@ proof_by_tools() {
   local kind=$1 seed=$2
   local table="src.${kind}_tools_$seed" copy="copy_${kind}_tools_$seed" dir="$work/tools_${kind}_$seed"
   mkdir -p "$dir/chunks"
+  local start
+  start=$(proof_binlog_now) || return 1
   proof_create "$kind" "$table" "$proof_rows_initial" "$seed" || return 1
   proof_load_bg "$kind" "$table" "$seed" "$proof_load_seconds"
   sleep 0.3
@@ -69,14 +73,18 @@ proof_by_tools() {
   high=$(jq -r 'select(.op=="high").position' "$dir/merged.ndjson")
   cdc_as "$stream" $(connection) --from "$high" --until now --tables "$table" >"$dir/tail.ndjson" || return 1
   echo "  $(grep -c '"op":"[cud]"' "$dir/deltas.ndjson") changes in the span, $(grep -c '"op":"[cud]"' "$dir/tail.ndjson") after it"
-  proof_replay "$copy" "$dir/merged.ndjson" "$dir/tail.ndjson" || return 1
-  proof_compare "$table" "$copy"
+  if ! proof_replay "$copy" "$dir/merged.ndjson" "$dir/tail.ndjson" || ! proof_compare "$table" "$copy"; then
+    proof_check_history "the chunks and merged snapshot of $table" "$start" "$table" "$dir/merged.ndjson" "$dir"/chunks/*
+    return 1
+  fi
 }
 
 # proof_by_sync_crash KIND SEED: cdc-sync killed at a random moment, then rerun to the end.
 proof_by_sync_crash() {
   local kind=$1 seed=$2
   local table="src.${kind}_sync_$seed" copy="copy_${kind}_sync_$seed" dir="$work/sync_${kind}_$seed"
+  local start
+  start=$(proof_binlog_now) || return 1
   proof_create "$kind" "$table" "$proof_rows_initial" "$seed" || return 1
   proof_load_bg "$kind" "$table" "$seed" "$proof_load_seconds"
   # Anywhere from planning to the stream's first seconds (the load runs 5 s; the snapshot
@@ -90,7 +98,9 @@ proof_by_sync_crash() {
   local sync_pid=$!
   bg_pids+=("$sync_pid")
   sleep "$kill_after"
-  kill -9 -- "-$sync_pid" 2>/dev/null
+  # Its process group exists once setsid has run in the child: a kill in the first moments
+  # may come before that, and is tried again.
+  while ! kill -9 -- "-$sync_pid" 2>/dev/null && kill -0 "$sync_pid" 2>/dev/null; do sleep 0.01; done
   wait "$sync_pid" 2>/dev/null
   echo "  cdc-sync killed after ${kill_after}s; phases it had begun: $(grep -o 'phase [a-z_]*' "$work/sync_first.err" | cut -d' ' -f2 | tr '\n' ' ')"
   proof_wait_load || return 1
@@ -103,8 +113,11 @@ proof_by_sync_crash() {
     sed 's/^/    /' "$work/sync_rerun.err" | tail -5
     return 1
   fi
-  proof_replay "$copy" "$dir/snapshot.ndjson" "$work/sync_${kind}_$seed.ndjson" || return 1
-  proof_compare "$table" "$copy"
+  if ! proof_replay "$copy" "$dir/snapshot.ndjson" "$work/sync_${kind}_$seed.ndjson" || ! proof_compare "$table" "$copy"; then
+    proof_check_history "cdc-sync's chunks and merged snapshot of $table" "$start" "$table" "$dir/snapshot.ndjson" \
+      "$dir"/chunks/*.ndjson
+    return 1
+  fi
 }
 
 # proof_flow KIND SEED...: both runs for every seed; the test's result.

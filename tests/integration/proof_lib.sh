@@ -9,8 +9,9 @@
 #   proof_load_tool, proof_replay_tool   the test tools, built into <build>/tests/tools/
 #   load_pid    the last background load (proof_load_bg); load_pids: all not yet waited for,
 #               load_errs: their stderr files
-# Helpers (each documented below): proof_require_tools; proof_create, proof_load_bg,
-# proof_wait_load; proof_replay; proof_tables_in; proof_diff, proof_compare.
+# Helpers (each documented below): proof_require_tools; proof_binlog_now; proof_create,
+# proof_load_bg, proof_wait_load; proof_replay; proof_tables_in; proof_diff, proof_compare;
+# proof_check_history.
 #
 # Table kinds (the schemas are in tests/tools/cdc_load.cpp):
 #   int        id INT primary key, k INT, c VARCHAR(40), amount DECIMAL(10,2), at DATETIME(3),
@@ -25,6 +26,7 @@
 
 proof_load_tool="$tools_dir/../tests/tools/cdc-test-load"
 proof_replay_tool="$tools_dir/../tests/tools/cdc-test-replay"
+proof_check_chunks_tool="$source_dir/tests/tools/check_chunks.py"
 load_pid=
 load_pids=()
 load_errs=()
@@ -164,4 +166,38 @@ proof_compare() {
     cat "$work/proof_diff.out"
   fi
   return $status
+}
+
+# proof_binlog_now: the server's binlog end as FILE:OFFSET (the FROM of proof_check_history,
+# taken before the tables are created).
+proof_binlog_now() {
+  root -N -e 'SHOW MASTER STATUS' | awk '{print $1 ":" $2}'
+}
+
+# proof_check_history NAME FROM TABLES MERGED CHUNK_FILE...: each chunk's rows are the table's
+# rows at the chunk's low watermark, and the merged snapshot is the table at its high
+# watermark, both checked against the tables' own history (cdc-stream --tables TABLES from
+# FROM, taken before the tables were created; no faults): when a replay differs from the
+# source, this tells a chunk's fault from the merge's. Recorded as one assertion.
+proof_check_history() {
+  local name=$1 from=$2 tables=$3 merged=$4
+  shift 4
+  local high history="$work/history.$RANDOM.ndjson"
+  high=$(jq -r 'select(.op=="high").position' "$merged")
+  if ! MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 120 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc \
+      --from "$from" --until "$high" --tables "$tables" >"$history" 2>"$work/history.err"; then
+    failures=$((failures + 1))
+    echo "FAIL $name: the table's history (cdc-stream from $from) failed: $(head -c 400 "$work/history.err")"
+    return 1
+  fi
+  if python3 "$proof_check_chunks_tool" --history "$history" --merged "$merged" "$@" >"$work/history.check" 2>&1; then
+    passes=$((passes + 1))
+    echo "ok   $name: each of the $# chunks holds the table's rows at its low watermark, and the merged snapshot the table at $high"
+    rm -f "$history"
+    return 0
+  fi
+  failures=$((failures + 1))
+  echo "FAIL $name, against the table's history from $from:"
+  sed 's/^/  /' "$work/history.check" | head -22
+  return 1
 }

@@ -4,7 +4,7 @@
 # never ends there, so it was cut short: exit 65, an error naming the file, the offset and
 # the transaction's GTID. The active file (the server still writes it: its format description
 # has LOG_EVENT_BINLOG_IN_USE_F) ends where the server is: a warning, exit 0. Either way the
-# rows are out without a commit line.
+# rows are out without a commit line, also in a format that holds rows until the commit.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 source "$(dirname "$0")/live_lib.sh"
@@ -63,5 +63,11 @@ assert "a warning names the file, the offset and the transaction" \
   grep -qF "cdc-stream: warning: $cut:$offset: the file ends inside transaction $gtid (begun at ${active##*/}:" "$work/err"
 assert "and says the server still had it open" grep -q "the server still had the file open, so its 2 row line(s)" "$work/err"
 assert "its rows have no commit line" jq -e -s --arg g "$gtid" '[.[] | select(.op == "commit" and .gtid == $g)] | length == 0' "$work/out"
+# A format that holds a transaction's rows until its commit (Maxwell's commit:true goes on the
+# last one) writes them at the end of the input, as NDJSON does, none marked as the last.
+expect "--format maxwell on the active file cut inside a transaction: exit 0" 0 "$stream" --file "$cut" --format maxwell
+assert "its two rows are out, an insert and a delete" \
+  test "$(jq -r 'select(.data.id == 3 or .data.id == 2) | .type' "$work/out" | tr '\n' ' ')" = "insert delete "
+assert "and none of them says it commits" jq -e -s '[.[] | select(.data.id == 3 or .data.id == 2) | select(.commit)] | length == 0' "$work/out"
 
 finish

@@ -14,7 +14,7 @@ name="cdc-watch-dns-test-$$.invalid"
 cp /etc/hosts "$work/hosts.orig"
 # cat > rather than mv: /etc/hosts is often a bind mount in containers.
 restore_hosts() { grep -v -F "$name" "$work/hosts.orig" >"$work/hosts.clean"; cat "$work/hosts.clean" >/etc/hosts; }
-trap 'live_cleanup; restore_hosts; rm -rf "$work"' EXIT
+trap 'exit_status=$?; live_cleanup; restore_hosts; remove_work' EXIT
 throwaway_start "$srv" || exit 1
 
 { cat "$work/hosts.orig"; echo "127.0.0.1 $name"; } >/etc/hosts

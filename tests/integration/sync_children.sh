@@ -11,8 +11,11 @@
 #             same; a merge that fails for a chunk does not read them again; deltas that fail
 #             again stop cdc-sync with exit 65 and a clear error.
 # The tools are wrapped (CDC_TOOLS_DIR) to fail on demand: $work/tools/TOOL.fails holds how
-# many more runs of TOOL exit 69 at once, $work/tools/TOOL.runs counts its runs, and
-# $work/tools/cdc-stream.cut makes cdc-stream drop the last line of its --output file.
+# many more runs of TOOL exit 69 at once, $work/tools/TOOL.runs counts its runs,
+# $work/tools/cdc-stream.cut makes cdc-stream drop the last line of its --output file, and
+# $work/tools/cdc-stream.slow holds the seconds the final stream (no --until) waits to start.
+#   signal    SIGTERM as the final stream starts, before cdc-stream can handle it: a clean
+#             stop, exit 0, and the rerun goes on from there.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 source "$(dirname "$0")/live_lib.sh"
@@ -48,12 +51,19 @@ if [[ $tool == cdc-stream && -e "$wrapped/cdc-stream.cut" ]]; then
   done
   exit "\$status"
 fi
+# A slow start of the final stream (no --until): a signal meets cdc-stream before its handler.
+if [[ $tool == cdc-stream && -e "$wrapped/cdc-stream.slow" ]] && ! grep -q -- '--until' <<<"\$*"; then
+  # A wait of bash's own (read on a FIFO no one writes): a child such as sleep would outlive
+  # the signal and hold the dir's lock, which the tools inherit.
+  read -r -t "\$(cat "$wrapped/cdc-stream.slow")" <>"$wrapped/never.fifo" || true
+fi
 exec "$tools_dir/$tool" "\$@"
 EOF
   chmod +x "$wrapped/$tool"
 done
+mkfifo "$wrapped/never.fifo"
 runs_of() { cat "$wrapped/$1.runs" 2>/dev/null || echo 0; }
-reset_runs() { rm -f "$wrapped"/*.runs "$wrapped"/*.fails "$wrapped/cdc-stream.cut"; }
+reset_runs() { rm -f "$wrapped"/*.runs "$wrapped"/*.fails "$wrapped/cdc-stream.cut" "$wrapped/cdc-stream.slow"; }
 
 # sync ARGS...: cdc-sync as the cdc user through the wrapped tools, the password in MYSQL_PWD
 # (a hang fails as 124).
@@ -90,6 +100,30 @@ for form in "-p$THROWAWAY_CDC_PASSWORD" "--password=$THROWAWAY_CDC_PASSWORD"; do
   assert "$label: SIGTERM stops it cleanly (exit $status)" test "$status" == 0
 done
 assert "the password reached the server: no login error" bash -c '! grep -q "Access denied" "$1"' _ "$work/pw.err"
+
+# ---- a signal as the final stream starts ----------------------------------------------------
+reset_runs
+echo 5 >"$wrapped/cdc-stream.slow"
+MYSQL_PWD=$THROWAWAY_CDC_PASSWORD CDC_TOOLS_DIR=$wrapped "$sync_bin" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc \
+  --tables s.items --dir "$work/startstop" --mode initial --chunk-size 50 >"$work/startstop.out" \
+  2>"$work/startstop.err" &
+sync_pid=$!
+bg_pids+=("$sync_pid")
+wait_until 60 grep -q 'phase stream_start' "$work/startstop.err"
+kill -TERM "$sync_pid"
+wait_exit "$sync_pid" 20
+bg_pids=()
+assert "SIGTERM as the final stream starts: a clean stop (exit $status)" test "$status" == 0
+assert "it says how to go on" grep -q 'stopped by SIGTERM; run the same command again to resume' \
+  "$work/startstop.err"
+rm -f "$wrapped/cdc-stream.slow"
+root -e 'INSERT INTO s.items (v) VALUES (1001)' || exit 1
+expect "the rerun streams from there: exit 0" 0 sync --tables s.items --dir "$work/startstop" --mode initial \
+  --chunk-size 50 --until now
+assert "the snapshot's 200 rows, then the insert after it" \
+  test "$(cat "$work/startstop.out" "$work/out" | jq -r 'select(.op == "r" or .op == "c") | .op' | uniq -c | xargs)" \
+  == "200 r 1 c"
+root -e 'DELETE FROM s.items WHERE v = 1001' || exit 1
 
 # ---- a tool that exits 69 is run again ------------------------------------------------------
 reset_runs
