@@ -149,6 +149,28 @@ Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inp
   return chunks;
 }
 
+namespace {
+
+// How two descriptions of one table differ, in words ("" when they agree): the columns in
+// order with their types, nullability, charsets and members, and the key.
+std::string description_difference(const records::TableLine& a, const records::TableLine& b) {
+  const std::size_t common = std::min(a.columns.size(), b.columns.size());
+  for (std::size_t i = 0; i < common; ++i) {
+    const records::TableColumn& x = a.columns[i];
+    const records::TableColumn& y = b.columns[i];
+    if (x.name != y.name) return fmt::format("column {} is {} there, {} here", i + 1, x.name, y.name);
+    if (x.type != y.type) return fmt::format("column {} is {} there, {} here", x.name, x.type, y.type);
+    if (x.nullable != y.nullable || x.charset != y.charset || x.collation != y.collation || x.values != y.values)
+      return fmt::format("column {} has another nullability, charset, collation or members", x.name);
+  }
+  if (a.columns.size() != b.columns.size())
+    return fmt::format("{} columns there, {} here", a.columns.size(), b.columns.size());
+  if (a.key != b.key) return "another primary key";
+  return {};
+}
+
+}  // namespace
+
 Result<std::vector<TableInfo>> group_tables(std::span<const ChunkInfo> chunks, std::span<const InputFile> inputs,
                                             bool subset) {
   std::vector<TableInfo> tables;
@@ -186,6 +208,13 @@ Result<std::vector<TableInfo>> group_tables(std::span<const ChunkInfo> chunks, s
                   fmt::format("{}: {} has another key, identity or chunk count than {} at {}: the chunks come from "
                               "different plans; plan and snapshot the table again",
                               where(chunk), chunk.describe(), first.describe(), where(first)));
+    if (chunk.described && first.described)
+      if (const std::string difference = description_difference(*first.described, *chunk.described);
+          !difference.empty())
+        return fail(Errc::corrupt_input,
+                    fmt::format("{}: {} was read with another table definition than {} at {} ({}): the table changed "
+                                "during the snapshot; remove the chunk outputs and snapshot the table again",
+                                where(chunk), chunk.describe(), first.describe(), where(first), difference));
     if (chunk.low.kind != first.low.kind)
       return fail(Errc::corrupt_input, fmt::format("{}: {} has {} watermarks but {} has {}", where(chunk),
                                                    chunk.describe(), kind_name(chunk.low.kind), first.describe(),
