@@ -168,31 +168,42 @@ class CanalConverter final : public Converter {
   void drop_held() noexcept override { pending_ = false; }
 
  private:
+  // A change line from the tool that wrote it: read from its members, not parsed.
+  Result<void> convert_row(const RowLine& row, ndjson::Writer& out) override {
+    const auto change = change_line_of(row);
+    if (!change) return convert(row.line, out);
+    return row_change(*change, out);
+  }
+
   Result<void> row(simdjson::dom::object record, std::string_view line, ndjson::Writer& out) {
     auto change = read_change_line(record, line);
     if (!change) return fail(std::move(change).error());
-    auto found = catalog_.find(change->db, change->table);
+    return row_change(*change, out);
+  }
+
+  Result<void> row_change(const ChangeLine& change, ndjson::Writer& out) {
+    auto found = catalog_.find(change.db, change.table);
     if (!found) return fail(std::move(found).error());
     const TableInfo& table = **found;
-    const bool same_event = pending_ && !per_row_ && change->has_pos && &table == table_ && change->op == op_ &&
-                            change->offset == offset_ && change->file == file_;
+    const bool same_event = pending_ && !per_row_ && change.has_pos && &table == table_ && change.op == op_ &&
+                            change.offset == offset_ && change.file == file_;
     if (!same_event) flush(out);
     const auto convert_value = [this](const ColumnInfo& column, std::string_view raw, std::string& json) {
       return value(column, raw, json);
     };
-    if (change->op == 'u' || change->op == 'd')
-      if (auto read = read_image(table, change->before, before_, convert_value); !read) return read;
-    if (change->op != 'd')
-      if (auto read = read_image(table, change->after, after_, convert_value); !read) return read;
-    if (!pending_) start(table, *change);
-    const std::vector<ValueSlot>& data = change->op == 'd' ? before_ : after_;
+    if (change.op == 'u' || change.op == 'd')
+      if (auto read = read_image(table, change.before, before_, convert_value); !read) return read;
+    if (change.op != 'd')
+      if (auto read = read_image(table, change.after, after_, convert_value); !read) return read;
+    if (!pending_) start(table, change);
+    const std::vector<ValueSlot>& data = change.op == 'd' ? before_ : after_;
     append_row(table, data, data_);
     for (std::size_t i = 0; i < data.size(); ++i) {
       if (!data[i].present) continue;
       sql_types_[i] = canal_sql_type(table.columns[i], data[i]);
       typed_[i] = true;
     }
-    if (change->op == 'u') append_old(table);
+    if (change.op == 'u') append_old(table);
     if (with_key_) {
       key_.assign("{");
       for (const std::size_t at : table.key_columns) {

@@ -1,5 +1,6 @@
 #include "output/change_rows.h"
 
+#include "output/value_text.h"
 #include "records/kinds.h"
 
 namespace cdc::output {
@@ -41,6 +42,31 @@ Result<ChangeLine> read_change_line(simdjson::dom::object record, std::string_vi
   std::uint64_t number = 0;
   if (record[field::server_id].get_uint64().get(number) == simdjson::SUCCESS) change.server_id = number;
   if (record["thread"].get_uint64().get(number) == simdjson::SUCCESS) change.thread = number;
+  return change;
+}
+
+std::optional<ChangeLine> change_line_of(const RowLine& row) {
+  ChangeLine change;
+  change.op = row.op.size() == 3 ? row.op[1] : 0;
+  const auto db = plain_string(row.db);
+  const auto table = plain_string(row.table);
+  const auto file = plain_string(row.file);
+  const auto gtid = row.gtid == "null" ? std::optional<std::string_view>(std::string_view()) : plain_string(row.gtid);
+  std::uint64_t server_id = 0;
+  std::uint64_t thread = 0;
+  if (change.op == 0 || !db || !table || !file || !gtid || !parse_number(row.offset, change.offset) ||
+      !parse_number(row.index, change.index) || !parse_number(row.ts_ms, change.ts_ms) ||
+      !parse_number(row.server_id, server_id))
+    return std::nullopt;
+  change.db = *db;
+  change.table = *table;
+  change.file = *file;
+  change.gtid = *gtid;
+  change.has_pos = true;
+  change.before = row.before;
+  change.after = row.after;
+  change.server_id = server_id;
+  if (parse_number(row.thread, thread)) change.thread = thread;
   return change;
 }
 

@@ -16,6 +16,7 @@
 
 #include "ndjson/json_scan.h"
 #include "ndjson/writer.h"
+#include "output/converter.h"
 #include "output/table_columns.h"
 #include "util/result.h"
 
@@ -39,6 +40,9 @@ struct ChangeLine {
 
 // record is the parsed line, line its text. Errc::corrupt_input naming what is missing.
 [[nodiscard]] Result<ChangeLine> read_change_line(simdjson::dom::object record, std::string_view line);
+// The same from the writer's view of the line (Converter::convert_row), without parsing it;
+// nullopt when a name or the GTID has escapes (then the line is to be parsed).
+[[nodiscard]] std::optional<ChangeLine> change_line_of(const RowLine& row);
 
 // Appends one output message to out: [TOPIC<TAB>][KEY<TAB>]VALUE and its newline (--topic,
 // --key: kcat -K '\t' splits at the first TAB, and compact JSON holds no raw TAB). line is a

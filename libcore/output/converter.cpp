@@ -9,15 +9,27 @@
 
 namespace cdc::output {
 
+namespace {
+
+// A converter's error, with the start of the line it met.
+Unexpected at_line(const Error& error, std::string_view line) {
+  constexpr std::size_t kShown = 80;
+  return fail(error.with_context(
+      fmt::format("output stage, line {}{}", line.substr(0, kShown), line.size() > kShown ? "..." : "")));
+}
+
+}  // namespace
+
+Result<void> convert_row_line(Converter& converter, const RowLine& row, ndjson::Writer& out) {
+  if (auto converted = converter.convert_row(row, out); !converted) return at_line(converted.error(), row.line);
+  return {};
+}
+
 Result<void> convert_lines(Converter& converter, std::string_view lines, ndjson::Writer& out) {
   while (!lines.empty()) {
     const std::size_t end = lines.find('\n');
     const std::string_view line = lines.substr(0, end);
-    if (auto converted = converter.convert(line, out); !converted) {
-      constexpr std::size_t kShown = 80;
-      return fail(converted.error().with_context(
-          fmt::format("output stage, line {}{}", line.substr(0, kShown), line.size() > kShown ? "..." : "")));
-    }
+    if (auto converted = converter.convert(line, out); !converted) return at_line(converted.error(), line);
     if (end == std::string_view::npos) break;
     lines.remove_prefix(end + 1);
   }

@@ -20,6 +20,31 @@
 
 namespace cdc::output {
 
+// A change line (c, u, d) as the tool that writes it knows it: each member's raw JSON text, so
+// that the converter need not scan the line for them (stream::ChangeWriter hands these over).
+// Views into the line and the writer's buffers, valid during convert_row only.
+struct RowLine {
+  std::string_view line;  // the whole canonical line, without its newline
+  std::string_view op;    // "\"c\"", "\"u\"" or "\"d\""
+  std::string_view db;    // JSON strings, quotes included
+  std::string_view table;
+  std::string_view key;     // the key object, or null
+  std::string_view before;  // the images: objects, or null
+  std::string_view after;
+  // A u line's key object of its before image ("" when the line has no before image or no key):
+  // a primary-key change shows as it differing from `key`.
+  std::string_view before_key;
+  std::string_view pos;  // the pos object, and its members
+  std::string_view file;    // a JSON string
+  std::string_view offset;  // numbers
+  std::string_view index;
+  std::string_view gtid;  // a JSON string, or null
+  std::string_view server_id;
+  std::string_view thread;
+  std::string_view ts_ms;
+  bool partial = false;
+};
+
 class Converter {
  public:
   Converter() = default;
@@ -31,6 +56,9 @@ class Converter {
   // ended by '\n') to `out`. Errc::corrupt_input for a line the converter cannot read (the
   // caller adds where it was); Errc::config for one the options refuse (a masked key column).
   [[nodiscard]] virtual Result<void> convert(std::string_view line, ndjson::Writer& out) = 0;
+  // The same for a change line whose members are known: convert(row.line) unless the format
+  // reads them from `row` directly.
+  [[nodiscard]] virtual Result<void> convert_row(const RowLine& row, ndjson::Writer& out) { return convert(row.line, out); }
   // The input ended: appends what is held back.
   [[nodiscard]] virtual Result<void> finish(ndjson::Writer& out) = 0;
   // The lines since the last commit are void (a transaction cut off by a lost connection, read
@@ -41,6 +69,8 @@ class Converter {
 // Every whole line of `lines` (each ended by '\n') through the converter, appended to out. An
 // error names the line it met, as "--format F: <line text, cut short>: <message>".
 [[nodiscard]] Result<void> convert_lines(Converter& converter, std::string_view lines, ndjson::Writer& out);
+// One change line through convert_row, its error named as convert_lines names them.
+[[nodiscard]] Result<void> convert_row_line(Converter& converter, const RowLine& row, ndjson::Writer& out);
 
 // nullptr for --format ndjson without masking: the canonical lines go out as they are.
 [[nodiscard]] Result<std::unique_ptr<Converter>> make_converter(const OutputOptions& options);

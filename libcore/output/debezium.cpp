@@ -67,6 +67,9 @@ struct Table {
   std::vector<Column> columns;
   std::vector<std::size_t> key_columns;  // indexes into columns, in key order
   bool has_key = false;
+  // Every column's value is the same JSON in Debezium's row struct as in the canonical image
+  // (Kind::verbatim): a change line's images and key objects are copied as they are.
+  bool verbatim = true;
   std::string topic;
   std::string quoted_db;
   std::string quoted_table;
@@ -90,6 +93,7 @@ struct LineParts {
   std::string_view thread;
   std::string_view ts_ms;
   std::string_view sql;
+  const RowLine* row = nullptr;  // the writer's view of a change line: pos's members known
 };
 
 // Topic names: characters outside [A-Za-z0-9._-] become '_' (DefaultTopicNamingStrategy).
@@ -187,7 +191,7 @@ class DebeziumConverter final : public Converter {
     if (op == "\"table\"") return read_table_line(line);
     if (op == "\"r\"") return snapshot_row(parts, out);
     release_held(out, /*followed_by_row_of=*/nullptr);
-    if (op == "\"c\"" || op == "\"u\"" || op == "\"d\"") return change(parts, out);
+    if (op == "\"c\"" || op == "\"u\"" || op == "\"d\"") return change(parts, out, /*keys_given=*/false);
     if (op == "\"commit\"") {
       end_transaction(parts, out);
       return {};
@@ -195,6 +199,47 @@ class DebeziumConverter final : public Converter {
     if (op == "\"ddl\"") return schema_change(parts, out);
     if (op == "\"discard\"") transaction_.reset();
     return {};  // low, high, span_*, check, incident: control lines, not Debezium events
+  }
+
+  // A change line from the tool that wrote it (stream::ChangeWriter): its members need no
+  // scan, and a verbatim table's images and keys are copied. The writer's lines are whole and
+  // match their table line, which the scanning path checks member by member.
+  Result<void> convert_row(const RowLine& row, ndjson::Writer& out) override {
+    LineParts parts;
+    parts.op = row.op;
+    parts.db = row.db;
+    parts.table = row.table;
+    parts.pos = row.pos;
+    parts.server_id = row.server_id;
+    parts.thread = row.thread;
+    parts.ts_ms = row.ts_ms;
+    parts.row = &row;
+    auto found = table_of(parts);
+    if (!found) return fail(found.error());
+    Table& table = **found;
+    release_held(out, /*followed_by_row_of=*/nullptr);
+    if (!table.verbatim) {
+      key_spans_.clear();
+      after_key_spans_.clear();
+      for (const bool before : {true, false}) {
+        ndjson::Writer& image = before ? before_writer_ : after_writer_;
+        image.clear();
+        auto written = write_image(table, before ? row.before : row.after, image, before ? key_spans_ : after_key_spans_);
+        if (!written) return fail(written.error());
+        (before ? parts.before : parts.after) = image.buffered();
+      }
+      return change(parts, out, /*keys_given=*/false);
+    }
+    parts.before = row.before;
+    parts.after = row.after;
+    // The canonical key objects are Debezium's key structs: the key columns in key order.
+    if (row.op == "\"d\"") {
+      key_text_.assign(row.key);
+    } else {
+      after_key_text_.assign(row.key);
+      if (row.op == "\"u\"") key_text_.assign(row.before_key.empty() ? row.key : row.before_key);
+    }
+    return change(parts, out, /*keys_given=*/true);
   }
 
   Result<void> finish(ndjson::Writer& out) override {
@@ -298,6 +343,7 @@ class DebeziumConverter final : public Converter {
           if (value.get(label) == simdjson::SUCCESS) column.labels.emplace_back(label);
         }
       values_.describe_column(parse_type_text(type), column);
+      table.verbatim = table.verbatim && column.kind == Kind::verbatim;
       table.columns.push_back(std::move(column));
     }
     simdjson::dom::array key;
@@ -594,7 +640,8 @@ class DebeziumConverter final : public Converter {
 
   // ---- changes ----
 
-  Result<void> change(const LineParts& parts, ndjson::Writer& out) {
+  // keys_given: key_text_ (d, u) and after_key_text_ (c, u) hold the key structs already.
+  Result<void> change(const LineParts& parts, ndjson::Writer& out, bool keys_given) {
     auto found = table_of(parts);
     if (!found) return fail(found.error());
     Table& table = **found;
@@ -609,7 +656,7 @@ class DebeziumConverter final : public Converter {
     // The key is worked out without --key too: a primary key change is two events either way.
     const bool has_key = table.has_key && !table.key_columns.empty();
     const bool keyed = key_ && has_key;
-    if (has_key) {
+    if (has_key && !keys_given) {
       if (parts.op == "\"d\"" || parts.op == "\"u\"") write_key(table, before_writer_, key_spans_, key_text_);
       if (parts.op != "\"d\"") write_key(table, after_writer_, after_key_spans_, after_key_text_);
     }
@@ -619,7 +666,14 @@ class DebeziumConverter final : public Converter {
     source.table = parts.table;
     if (!parts.server_id.empty()) source.server_id = parts.server_id;
     if (!parts.thread.empty()) source.thread = parts.thread;
-    read_pos(parts.pos, source);
+    if (parts.row != nullptr) {
+      source.file = parts.row->file;
+      source.pos = parts.row->offset;
+      source.gtid = parts.row->gtid;
+      source.row = parts.row->index;
+    } else {
+      read_pos(parts.pos, source);
+    }
     // The key of a table without one (or without --key) is "".
     const std::string_view old_key = keyed ? std::string_view(key_text_) : std::string_view();
     const std::string_view new_key = keyed ? std::string_view(after_key_text_) : std::string_view();
@@ -644,6 +698,12 @@ class DebeziumConverter final : public Converter {
                    std::string_view op, std::string_view key, ndjson::Writer& out) {
     const std::string* block = nullptr;
     if (options_.provide_transaction_metadata) block = &transaction_event(table, source, out);
+    if (!topic_ && !key_ && !options_.schemas_enable) {
+      // The line is the envelope alone: written in place.
+      write_envelope(before, after, source, "\"false\"", op, block, out);
+      out.end_record();
+      return;
+    }
     value_writer_.clear();
     write_envelope(before, after, source, "\"false\"", op, block, value_writer_);
     compose(table.topic, key, table.key_schema, value_writer_.buffered(), table.value_schema);

@@ -14,6 +14,7 @@
 #include "ndjson/writer.h"
 #include "output/debezium.h"
 #include "output/type_text.h"
+#include "output/value_text.h"
 #include "util/result.h"
 
 namespace cdc::output {
@@ -47,20 +48,6 @@ struct Column {
   std::vector<std::string> labels;  // ENUM/SET members
   std::string schema;               // the field's Connect schema, "field" included
 };
-
-// Text of a JSON string that needs no unescaping (digits, dates, base64): without the quotes.
-inline std::optional<std::string_view> plain_string(std::string_view raw) {
-  if (raw.size() < 2 || raw.front() != '"' || raw.back() != '"') return std::nullopt;
-  raw = raw.substr(1, raw.size() - 2);
-  if (raw.find('\\') != std::string_view::npos) return std::nullopt;
-  return raw;
-}
-
-template <typename T>
-bool parse_number(std::string_view text, T& value) {
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return error == std::errc() && end == text.data() + text.size();
-}
 
 class DebeziumValues {
  public:

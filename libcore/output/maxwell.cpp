@@ -122,35 +122,46 @@ class MaxwellConverter final : public Converter {
   void drop_held() noexcept override { held_.clear(); }
 
  private:
+  // A change line from the tool that wrote it: read from its members, not parsed.
+  Result<void> convert_row(const RowLine& row, ndjson::Writer& out) override {
+    const auto change = change_line_of(row);
+    if (!change) return convert(row.line, out);
+    return row_change(*change, out);
+  }
+
   Result<void> row(simdjson::dom::object record, std::string_view line, ndjson::Writer& out) {
     auto change = read_change_line(record, line);
     if (!change) return fail(std::move(change).error());
-    auto found = catalog_.find(change->db, change->table);
+    return row_change(*change, out);
+  }
+
+  Result<void> row_change(const ChangeLine& change, ndjson::Writer& out) {
+    auto found = catalog_.find(change.db, change.table);
     if (!found) return fail(std::move(found).error());
     const TableInfo& table = **found;
     const auto convert_value = [this](const ColumnInfo& column, std::string_view raw, std::string& json) {
       return value(column, raw, json);
     };
-    if (change->op == 'u' || change->op == 'd')
-      if (auto read = read_image(table, change->before, before_, convert_value); !read) return read;
-    if (change->op != 'd')
-      if (auto read = read_image(table, change->after, after_, convert_value); !read) return read;
-    const std::vector<ValueSlot>& data = change->op == 'd' ? before_ : after_;
+    if (change.op == 'u' || change.op == 'd')
+      if (auto read = read_image(table, change.before, before_, convert_value); !read) return read;
+    if (change.op != 'd')
+      if (auto read = read_image(table, change.after, after_, convert_value); !read) return read;
+    const std::vector<ValueSlot>& data = change.op == 'd' ? before_ : after_;
 
     std::string_view type;
-    switch (change->op) {
+    switch (change.op) {
       case 'u': type = "update"; break;
       case 'd': type = "delete"; break;
       case 'r': type = flink_ ? "insert" : "bootstrap-insert"; break;
       default: type = "insert"; break;
     }
-    if (change->op == 'r' && !flink_ && bootstrap_table_ != &table) {
+    if (change.op == 'r' && !flink_ && bootstrap_table_ != &table) {
       end_bootstrap(out);
       bootstrap_table_ = &table;
-      bootstrap_ts_ms_ = change->ts_ms;
+      bootstrap_ts_ms_ = change.ts_ms;
       write_marker("bootstrap-start", out);
     }
-    if (change->op == 'r') bootstrap_ts_ms_ = change->ts_ms;
+    if (change.op == 'r') bootstrap_ts_ms_ = change.ts_ms;
 
     // The message up to "ts", then (split) the members after it: xid, xoffset and commit go
     // in between once the commit line is read.
@@ -159,24 +170,24 @@ class MaxwellConverter final : public Converter {
     message_.field("database", table.db);
     message_.field("table", table.table);
     message_.field("type", type);
-    message_.field("ts", change->ts_ms / 1000);
+    message_.field("ts", change.ts_ms / 1000);
     const std::size_t split = message_.bytes_buffered();
-    if (options_.output_binlog_position && change->has_pos) {
-      text_.assign(change->file);
+    if (options_.output_binlog_position && change.has_pos) {
+      text_.assign(change.file);
       text_.push_back(':');
-      text_ += fmt::format_int(change->offset).c_str();
+      text_ += fmt::format_int(change.offset).c_str();
       message_.field("position", text_);
     }
     // Without a position (snapshot rows) Maxwell writes neither position nor gtid.
-    if (options_.output_gtid_position && change->has_pos) {
-      if (change->gtid.empty()) {
+    if (options_.output_gtid_position && change.has_pos) {
+      if (change.gtid.empty()) {
         message_.field_null("gtid");
       } else {
-        message_.field("gtid", change->gtid);
+        message_.field("gtid", change.gtid);
       }
     }
-    if (options_.output_server_id && change->server_id) message_.field("server_id", *change->server_id);
-    if (options_.output_thread_id && change->thread) message_.field("thread_id", *change->thread);
+    if (options_.output_server_id && change.server_id) message_.field("server_id", *change.server_id);
+    if (options_.output_thread_id && change.thread) message_.field("thread_id", *change.thread);
     if (options_.output_primary_keys) {
       message_.key("primary_key");
       message_.begin_array();
@@ -192,13 +203,13 @@ class MaxwellConverter final : public Converter {
     }
     message_.key("data");
     write_image(table, data, message_);
-    if (change->op == 'u') write_old(table);
+    if (change.op == 'u') write_old(table);
     message_.end_object();
 
     start_prefix(table.db, table.table);
-    if (with_key_) append_key(table, data, *change);
+    if (with_key_) append_key(table, data, change);
     const std::string_view whole = message_.buffered();
-    if (change->op == 'r' || !hold_rows_) {
+    if (change.op == 'r' || !hold_rows_) {
       line_.assign(prefix_);
       line_ += whole;
       out.raw_value(line_);

@@ -4,6 +4,7 @@
 // value: Double/Float.toString, BigDecimal.toString, ISO-8859-1 bytes as characters, MySQL's
 // JSON text, JTS's WKT. Each appends to a reused string (no allocation once it has grown).
 
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,6 +13,21 @@
 #include "output/table_columns.h"
 
 namespace cdc::output {
+
+// Text of a JSON string that needs no unescaping (digits, dates, base64): without the quotes.
+inline std::optional<std::string_view> plain_string(std::string_view raw) {
+  if (raw.size() < 2 || raw.front() != '"' || raw.back() != '"') return std::nullopt;
+  raw = raw.substr(1, raw.size() - 2);
+  if (raw.find('\\') != std::string_view::npos) return std::nullopt;
+  return raw;
+}
+
+// A whole number's text (integer or floating) into value; false unless all of text is one.
+template <typename T>
+bool parse_number(std::string_view text, T& value) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size();
+}
 
 // The content of a JSON string as written by ndjson::Writer (raw, quotes included), unescaped
 // into out. false when raw is not a JSON string.

@@ -11,11 +11,12 @@ namespace cdc::rowimage {
 
 namespace {
 
-// Writes ,"key":{..} and notes in scratch.key_values where each value taken from `slices` was
-// written, for write_row_image to copy.
-void write_key(const TablePlan& plan, const std::vector<ColumnSlice>& slices, const std::vector<ColumnSlice>* fallback,
-               ndjson::Writer& out, RowScratch& scratch, ByteReader& errors) {
-  out.raw_comma_key(records::comma_key::key);
+// Writes the key object {..} (null without primary-key metadata) and notes in
+// scratch.key_values where each value taken from `slices` was written, for write_row_image to
+// copy.
+void write_key_object(const TablePlan& plan, const std::vector<ColumnSlice>& slices,
+                      const std::vector<ColumnSlice>* fallback, ndjson::Writer& out, RowScratch& scratch,
+                      ByteReader& errors) {
   std::vector<WrittenValue>& key_values = scratch.key_values;
   key_values.clear();
   const binlog::TableMap& map = plan.map();
@@ -61,7 +62,7 @@ RowsShape rows_shape(const binlog::RowsEvent& event, const TablePlan& plan) {
 }
 
 std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, ndjson::Writer& out,
-                             RowScratch& scratch) {
+                             RowScratch& scratch, RowSpans* spans) {
   if (shape.has_before) scan_row_image(rows, plan, shape.before, scratch.before, scratch);
   if (shape.has_after && rows.ok()) {
     const auto partial_json = shape.partial_update
@@ -70,24 +71,42 @@ std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const Rows
     scan_row_image(rows, plan, shape.after, scratch.after, scratch, partial_json);
   }
   std::size_t unresolved_diffs = 0;
-  if (rows.ok())
-    write_key(plan, shape.has_after ? scratch.after : scratch.before,
-              shape.has_after && shape.has_before ? &scratch.before : nullptr, out, scratch, rows);
+  // Where a member's value starts or ended, for an output stage.
+  const auto mark = [&](std::size_t RowSpans::*at) {
+    if (spans != nullptr) spans->*at = out.bytes_buffered();
+  };
+  if (rows.ok()) {
+    out.raw_comma_key(records::comma_key::key);
+    mark(&RowSpans::key_begin);
+    write_key_object(plan, shape.has_after ? scratch.after : scratch.before,
+                     shape.has_after && shape.has_before ? &scratch.before : nullptr, out, scratch, rows);
+    mark(&RowSpans::key_end);
+  }
   if (rows.ok()) {
     out.raw_comma_key(records::comma_key::before);
+    mark(&RowSpans::before_begin);
     if (shape.has_before)
       write_row_image(plan, scratch.before, out, scratch, rows, nullptr,
                       shape.has_after ? std::span<const WrittenValue>{} : scratch.key_values);
     else
       out.null();
+    mark(&RowSpans::before_end);
   }
   if (rows.ok()) {
     out.raw_comma_key(records::comma_key::after);
+    mark(&RowSpans::after_begin);
     if (shape.has_after)
       unresolved_diffs = write_row_image(plan, scratch.after, out, scratch, rows,
                                          shape.has_before ? &scratch.before : nullptr, scratch.key_values);
     else
       out.null();
+    mark(&RowSpans::after_end);
+  }
+  if (spans != nullptr) {
+    spans->before_key.clear();
+    // Last: it reuses scratch.key_values, which the images above copied the key from.
+    if (rows.ok() && shape.has_before && shape.has_after && !plan.map().primary_key.empty())
+      write_key_object(plan, scratch.before, nullptr, spans->before_key, scratch, rows);
   }
   if (rows.ok() && unresolved_diffs > 0) {
     // No before document to apply MySQL's JSON diffs to: the diffs themselves.

@@ -38,7 +38,18 @@ struct RowsShape {
 // twice. Returns how many JSON diffs had no before document to apply to (written as
 // json_diffs: the line is then partial). Failures are left in `rows`; the record is then the
 // caller's to abandon.
+//
+// With `spans`, where each member's value went in out's buffer (offsets from its start), for an
+// output stage that reads the line without scanning it (output::RowLine); and, when the row
+// has both images and a primary key, the before image's key object written into
+// spans->before_key, which the line does not hold (a key change shows as the two differing).
+struct RowSpans {
+  std::size_t key_begin = 0, key_end = 0;
+  std::size_t before_begin = 0, before_end = 0;
+  std::size_t after_begin = 0, after_end = 0;
+  ndjson::Writer before_key;  // cleared per row; empty when not written
+};
 std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, ndjson::Writer& out,
-                             RowScratch& scratch);
+                             RowScratch& scratch, RowSpans* spans = nullptr);
 
 }  // namespace cdc::rowimage

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <utility>
 #include <vector>
@@ -66,6 +67,8 @@ ChangeWriter::TableEntry& ChangeWriter::table_entry(const binlog::TableMap& map)
   }
   entry->plan.build(map);
   entry->table_members = records::table_members(map.database, map.table);
+  entry->quoted_db = ndjson::quoted(map.database);
+  entry->quoted_table = ndjson::quoted(map.table);
   entry->line = schema::describe_table_map(map);
   pieces_.clear();
   records::write_table_line(entry->line, pieces_);
@@ -125,6 +128,14 @@ void ChangeWriter::prepare_event(const ChangePosition& position, std::uint32_t t
   pieces_.end_record();
   tail_members_.assign(members_of(pieces_));
   pieces_.clear();
+  if (converter_) {
+    file_text_ = ndjson::quoted(position.file);
+    offset_text_ = fmt::format_int(position.offset).str();
+    gtid_text_ = position.gtid.empty() ? std::string("null") : ndjson::quoted(position.gtid);
+    server_id_text_ = fmt::format_int(position.server_id).str();
+    thread_text_ = position.thread ? fmt::format_int(*position.thread).str() : std::string("null");
+    ts_ms_text_ = fmt::format_int(std::uint64_t{timestamp} * 1000U).str();
+  }
 }
 
 Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, const binlog::TableMap& map,
@@ -150,11 +161,17 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
                                                  position.file, position.offset, map.database, map.table,
                                                  rows.remaining()));
   if (!rows.empty()) describe(table, position, timestamp);  // a line only before a change
+  // With a converter, each row line goes through it as it ends, after the lines before it.
+  if (converter_ && !rows.empty())
+    if (auto converted = convert_ended(); !converted) return fail(std::move(converted).error());
+  const records::ChangeOp op = change_op(event.kind);
   while (!rows.empty()) {
+    const std::size_t line_start = out_.bytes_buffered();
     out_.begin_object();
-    out_.raw_members(records::change_op_member(change_op(event.kind)));
+    out_.raw_members(records::change_op_member(op));
     out_.raw_members(table.table_members);
-    const std::size_t unresolved_diffs = rowimage::write_row_change(rows, plan, shape, out_, scratch_);
+    const std::size_t unresolved_diffs =
+        rowimage::write_row_change(rows, plan, shape, out_, scratch_, converter_ ? &row_spans_ : nullptr);
     if (!rows.ok()) {
       out_.abandon_record();
       return fail(Errc::corrupt_input, fmt::format("{}:{}: {} row {} of {}.{}: {}", position.file, position.offset,
@@ -163,18 +180,27 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
                                                    index - position.first_index, map.database, map.table,
                                                    rows.failure_text()));
     }
-    if (partial || unresolved_diffs > 0) out_.field(records::field::partial, true);
+    const bool partial_line = partial || unresolved_diffs > 0;
+    if (partial_line) out_.field(records::field::partial, true);
     if (scratch_.lossy_text && lossy_text_table_.empty()) lossy_text_table_ = map.database + "." + map.table;
     out_.raw_comma_key(records::comma_key::pos);
+    const std::size_t pos_begin = out_.bytes_buffered();
     out_.begin_object();
     out_.raw_members(pos_members_);
     out_.raw_comma_key(records::comma_key::index);
     out_.unsigned_integer(index);
     out_.raw_members(gtid_member_);
     out_.end_object();
+    const std::size_t pos_end = out_.bytes_buffered();
     out_.raw_members(tail_members_);
     out_.end_object();
     out_.end_record();
+    if (converter_)
+      // The op member's value: "op":"c" -> "c".
+      if (auto converted = convert_row(records::change_op_member(op).substr(5), table, line_start, pos_begin, pos_end,
+                                       index, partial_line);
+          !converted)
+        return fail(std::move(converted).error());
     ++index;
     if (auto flushed = flush_if_large(); !flushed) return fail(std::move(flushed).error());
   }
@@ -248,7 +274,8 @@ Result<void> ChangeWriter::finish() {
 }
 
 Result<void> ChangeWriter::flush_if_large() {
-  if (out_.bytes_buffered() < kFlushThreshold) return {};
+  // With a converter the row lines are converted as they end: what grows is converted_.
+  if (std::max(out_.bytes_buffered(), converted_.bytes_buffered()) < kFlushThreshold) return {};
   if (!hold_transactions_) return flush();
   if (auto converted = convert_ended(); !converted) return converted;
   if (converted_.bytes_buffered() < kFlushThreshold) return {};
@@ -262,6 +289,34 @@ void ChangeWriter::discard() noexcept {
   converted_.clear();
   converter_->drop_held();
   if (spilled_bytes_ > 0 && ::ftruncate(spill_fd_, 0) == 0) spilled_bytes_ = 0;
+}
+
+Result<void> ChangeWriter::convert_row(std::string_view op, const TableEntry& table, std::size_t line_start,
+                                       std::size_t pos_begin, std::size_t pos_end, std::uint64_t index, bool partial) {
+  const std::string_view buffer = out_.buffered();
+  const auto span = [&](std::size_t begin, std::size_t end) { return buffer.substr(begin, end - begin); };
+  output::RowLine row;
+  row.line = span(line_start, buffer.size() - 1);  // without the newline
+  row.op = op;
+  row.db = table.quoted_db;
+  row.table = table.quoted_table;
+  row.key = span(row_spans_.key_begin, row_spans_.key_end);
+  row.before = span(row_spans_.before_begin, row_spans_.before_end);
+  row.after = span(row_spans_.after_begin, row_spans_.after_end);
+  row.before_key = row_spans_.before_key.buffered();
+  row.pos = span(pos_begin, pos_end);
+  row.file = file_text_;
+  row.offset = offset_text_;
+  const fmt::format_int index_text(index);
+  row.index = std::string_view(index_text.data(), index_text.size());
+  row.gtid = gtid_text_;
+  row.server_id = server_id_text_;
+  row.thread = thread_text_;
+  row.ts_ms = ts_ms_text_;
+  row.partial = partial;
+  if (auto converted = output::convert_row_line(*converter_, row, converted_); !converted) return converted;
+  out_.drop_ended_records();
+  return {};
 }
 
 Result<void> ChangeWriter::convert_ended() {

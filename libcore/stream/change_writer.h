@@ -106,6 +106,8 @@ class ChangeWriter {
   struct TableEntry {
     rowimage::TablePlan plan;
     std::string table_members;  // "v":1,"db":"..","table":".."
+    std::string quoted_db;      // "..", for output::RowLine
+    std::string quoted_table;
     records::TableLine line;    // the table line, "pos" and "ts_ms" set when it is written
     std::string description;    // the line written without "pos" and "ts_ms", to compare
     bool described = false;     // the output has this description as the table's last
@@ -122,6 +124,10 @@ class ChangeWriter {
 
   // The output stage: the ended lines of out_ converted into converted_.
   Result<void> convert_ended();
+  // The row line just ended in out_ (from line_start), through the converter as an
+  // output::RowLine built from row_spans_ and the event's pieces, then dropped from out_.
+  Result<void> convert_row(std::string_view op, const TableEntry& table, std::size_t line_start,
+                           std::size_t pos_begin, std::size_t pos_end, std::uint64_t index, bool partial);
   // converted_ to the spill file (hold_transactions_), opened on first use.
   Result<void> spill_converted();
 
@@ -141,6 +147,14 @@ class ChangeWriter {
   std::string pos_members_;    // "file":"..","offset":N
   std::string gtid_member_;    // "gtid":".." or "gtid":null
   std::string tail_members_;   // "server_id":N,"thread":N|null,"ts_ms":N
+  // The same values alone, and where each row's members are, for the output stage.
+  std::string file_text_;    // "..": the event's file, offset and GTID
+  std::string offset_text_;
+  std::string gtid_text_;    // "..", or null
+  std::string server_id_text_;
+  std::string thread_text_;
+  std::string ts_ms_text_;
+  rowimage::RowSpans row_spans_;
   std::uint64_t bytes_flushed_ = 0;
   bool partial_images_seen_ = false;
   std::string lossy_text_table_;
