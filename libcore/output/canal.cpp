@@ -168,6 +168,8 @@ class CanalConverter final : public Converter {
   void drop_held() noexcept override { pending_ = false; }
 
  private:
+  bool uses_image_values() const noexcept override { return true; }
+
   // A change line from the tool that wrote it: read from its members, not parsed.
   Result<void> convert_row(const RowLine& row, ndjson::Writer& out) override {
     const auto change = change_line_of(row);
@@ -192,9 +194,9 @@ class CanalConverter final : public Converter {
       return value(column, raw, json);
     };
     if (change.op == 'u' || change.op == 'd')
-      if (auto read = read_image(table, change.before, before_, convert_value); !read) return read;
+      if (auto read = read_image(table, change, true, before_, convert_value); !read) return read;
     if (change.op != 'd')
-      if (auto read = read_image(table, change.after, after_, convert_value); !read) return read;
+      if (auto read = read_image(table, change, false, after_, convert_value); !read) return read;
     if (!pending_) start(table, change);
     const std::vector<ValueSlot>& data = change.op == 'd' ? before_ : after_;
     append_row(table, data, data_);

@@ -65,6 +65,9 @@ std::optional<ChangeLine> change_line_of(const RowLine& row) {
   change.has_pos = true;
   change.before = row.before;
   change.after = row.after;
+  change.values_known = row.values_known;
+  change.before_values = row.before_values;
+  change.after_values = row.after_values;
   change.server_id = server_id;
   if (parse_number(row.thread, thread)) change.thread = thread;
   return change;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,10 @@ struct ChangeLine {
   std::optional<std::uint64_t> server_id;
   std::optional<std::uint64_t> thread;
   std::int64_t ts_ms = 0;
+  // The images' values as the writer said them (RowLine); else the images are scanned.
+  bool values_known = false;
+  std::span<const ImageValue> before_values;
+  std::span<const ImageValue> after_values;
 };
 
 // record is the parsed line, line its text. Errc::corrupt_input naming what is missing.
@@ -88,6 +93,32 @@ template <typename Convert>
                                                    table.columns[*at].type));
   }
   if (members.failed()) return fail(Errc::corrupt_input, "a row image is not a JSON object");
+  return {};
+}
+
+// The same for one image of a change line: from the values the writer said when it did
+// (values_known), else by scanning the image's text.
+template <typename Convert>
+[[nodiscard]] Result<void> read_image(const TableInfo& table, const ChangeLine& change, bool before,
+                                      std::vector<ValueSlot>& slots, Convert&& convert) {
+  if (!change.values_known) return read_image(table, before ? change.before : change.after, slots, convert);
+  slots.resize(table.columns.size());
+  for (ValueSlot& slot : slots) slot.present = false;
+  for (const ImageValue& value : before ? change.before_values : change.after_values) {
+    if (value.column >= table.columns.size())
+      return fail(Errc::corrupt_input, fmt::format("column {} is not in the table line of {}.{}: the table line "
+                                                   "before the change does not describe its table",
+                                                   value.column + 1, table.db, table.table));
+    ValueSlot& slot = slots[value.column];
+    slot.present = true;
+    slot.json.clear();
+    const bool converted = convert(table.columns[value.column], value.text, slot.json);
+    slot.is_null = slot.json == "null";
+    if (!converted)
+      return fail(Errc::corrupt_input, fmt::format("column {} of {}.{}: the value {} is not a {} value",
+                                                   table.columns[value.column].name, table.db, table.table,
+                                                   value.text, table.columns[value.column].type));
+  }
   return {};
 }
 

@@ -12,6 +12,7 @@
 // or "span_end" line, so what a tool has written at a commit is whole.
 
 #include <memory>
+#include <span>
 #include <string_view>
 
 #include "ndjson/writer.h"
@@ -23,6 +24,12 @@ namespace cdc::output {
 // A change line (c, u, d) as the tool that writes it knows it: each member's raw JSON text, so
 // that the converter need not scan the line for them (stream::ChangeWriter hands these over).
 // Views into the line and the writer's buffers, valid during convert_row only.
+// One column's value in a row image: the column's index in the table line, its JSON text.
+struct ImageValue {
+  std::size_t column = 0;
+  std::string_view text;
+};
+
 struct RowLine {
   std::string_view line;  // the whole canonical line, without its newline
   std::string_view op;    // "\"c\"", "\"u\"" or "\"d\""
@@ -34,6 +41,11 @@ struct RowLine {
   // A u line's key object of its before image ("" when the line has no before image or no key):
   // a primary-key change shows as it differing from `key`.
   std::string_view before_key;
+  // The images' values in column order (the present columns), when the writer says them
+  // (values_known, for a converter that uses_image_values). Then it need not scan the images.
+  bool values_known = false;
+  std::span<const ImageValue> before_values;
+  std::span<const ImageValue> after_values;
   std::string_view pos;  // the pos object, and its members
   std::string_view file;    // a JSON string
   std::string_view offset;  // numbers
@@ -59,6 +71,10 @@ class Converter {
   // The same for a change line whose members are known: convert(row.line) unless the format
   // reads them from `row` directly.
   [[nodiscard]] virtual Result<void> convert_row(const RowLine& row, ndjson::Writer& out) { return convert(row.line, out); }
+  // Whether convert_row reads RowLine::before_key (the writer makes it only then).
+  [[nodiscard]] virtual bool uses_before_key() const noexcept { return false; }
+  // Whether it reads RowLine::before_values and after_values (the writer notes them only then).
+  [[nodiscard]] virtual bool uses_image_values() const noexcept { return false; }
   // The input ended: appends what is held back.
   [[nodiscard]] virtual Result<void> finish(ndjson::Writer& out) = 0;
   // The lines since the last commit are void (a transaction cut off by a lost connection, read

@@ -242,6 +242,8 @@ class DebeziumConverter final : public Converter {
     return change(parts, out, /*keys_given=*/true);
   }
 
+  bool uses_before_key() const noexcept override { return true; }
+
   Result<void> finish(ndjson::Writer& out) override {
     release_held(out, nullptr);
     return {};

@@ -85,9 +85,11 @@ std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const Rows
   if (rows.ok()) {
     out.raw_comma_key(records::comma_key::before);
     mark(&RowSpans::before_begin);
+    if (spans != nullptr) spans->before_values.clear();
     if (shape.has_before)
       write_row_image(plan, scratch.before, out, scratch, rows, nullptr,
-                      shape.has_after ? std::span<const WrittenValue>{} : scratch.key_values);
+                      shape.has_after ? std::span<const WrittenValue>{} : scratch.key_values,
+                      spans != nullptr && spans->want_values ? &spans->before_values : nullptr);
     else
       out.null();
     mark(&RowSpans::before_end);
@@ -95,9 +97,11 @@ std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const Rows
   if (rows.ok()) {
     out.raw_comma_key(records::comma_key::after);
     mark(&RowSpans::after_begin);
+    if (spans != nullptr) spans->after_values.clear();
     if (shape.has_after)
       unresolved_diffs = write_row_image(plan, scratch.after, out, scratch, rows,
-                                         shape.has_before ? &scratch.before : nullptr, scratch.key_values);
+                                         shape.has_before ? &scratch.before : nullptr, scratch.key_values,
+                                         spans != nullptr && spans->want_values ? &spans->after_values : nullptr);
     else
       out.null();
     mark(&RowSpans::after_end);
@@ -105,7 +109,7 @@ std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const Rows
   if (spans != nullptr) {
     spans->before_key.clear();
     // Last: it reuses scratch.key_values, which the images above copied the key from.
-    if (rows.ok() && shape.has_before && shape.has_after && !plan.map().primary_key.empty())
+    if (spans->want_before_key && rows.ok() && shape.has_before && shape.has_after && !plan.map().primary_key.empty())
       write_key_object(plan, scratch.before, nullptr, spans->before_key, scratch, rows);
   }
   if (rows.ok() && unresolved_diffs > 0) {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "binlog/events/rows_event.h"
 #include "ndjson/writer.h"
@@ -39,14 +40,20 @@ struct RowsShape {
 // json_diffs: the line is then partial). Failures are left in `rows`; the record is then the
 // caller's to abandon.
 //
-// With `spans`, where each member's value went in out's buffer (offsets from its start), for an
-// output stage that reads the line without scanning it (output::RowLine); and, when the row
-// has both images and a primary key, the before image's key object written into
-// spans->before_key, which the line does not hold (a key change shows as the two differing).
+// With `spans`, where each member's value and each image's column values went in out's buffer
+// (offsets from its start), for an output stage that reads the line without scanning it
+// (output::RowLine); and, when asked and the row has both images and a primary key, the
+// before image's key object written into spans->before_key, which the line does not hold (a
+// key change shows as the two differing).
 struct RowSpans {
+  bool want_before_key = false;  // set by the caller: write before_key
+  bool want_values = false;      // set by the caller: note before_values and after_values
   std::size_t key_begin = 0, key_end = 0;
   std::size_t before_begin = 0, before_end = 0;
   std::size_t after_begin = 0, after_end = 0;
+  // Each image's values, in column order (cleared per row).
+  std::vector<WrittenValue> before_values;
+  std::vector<WrittenValue> after_values;
   ndjson::Writer before_key;  // cleared per row; empty when not written
 };
 std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, ndjson::Writer& out,

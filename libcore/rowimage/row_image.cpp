@@ -426,7 +426,7 @@ std::size_t write_row_image(const binlog::TableMap& map, const std::vector<Colum
 
 std::size_t write_row_image(const TablePlan& plan, const std::vector<ColumnSlice>& slices, ndjson::Writer& out,
                             RowScratch& scratch, ByteReader& errors, const std::vector<ColumnSlice>* before,
-                            std::span<const WrittenValue> written) {
+                            std::span<const WrittenValue> written, std::vector<WrittenValue>* values) {
   const binlog::TableMap& map = plan.map();
   std::size_t unresolved = 0;
   std::size_t next_written = 0;  // written is in column order: one pass over it
@@ -441,20 +441,24 @@ std::size_t write_row_image(const TablePlan& plan, const std::vector<ColumnSlice
         continue;
       }
       out.raw_comma_key(plan.key(i));
+      const std::size_t from = out.bytes_buffered();
       const std::size_t prefix = map.columns[i].meta;
       ByteReader diffs(slice.bytes, slice.offset);
       auto applied = decode_json_partial_update(document->bytes.subspan(prefix), document->offset + prefix, diffs, out);
       if (!applied)
         errors.fail(fmt::format("column {} ({} JSON diff): {}", i + 1, column_name(map, i, scratch.name),
                                 applied.error().message));
+      if (values != nullptr) values->push_back({i, from, out.bytes_buffered() - from});
       continue;
     }
     out.raw_comma_key(plan.key(i));
+    const std::size_t from = out.bytes_buffered();
     while (next_written < written.size() && written[next_written].column < i) ++next_written;
     if (next_written < written.size() && written[next_written].column == i)
       out.copy_value(written[next_written].from, written[next_written].size);
     else
       write_column_value(plan, i, slice, out, scratch, errors);
+    if (values != nullptr) values->push_back({i, from, out.bytes_buffered() - from});
   }
   out.end_object();
   return unresolved;

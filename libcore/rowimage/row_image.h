@@ -136,14 +136,15 @@ void scan_row_image(ByteReader& in, const TablePlan& plan, const ImageShape& sha
 // absent columns (minimal row images). JSON diffs are applied to the column's document in
 // `before` (when the before image has it) to write the full after document; a diff without a
 // before document is left out. Returns how many were left out, for write_json_diffs. Failures
-// go to `errors` (the caller abandons the record).
+// go to `errors` (the caller abandons the record). With `values`, where each column's value
+// went is appended to it, in column order.
 std::size_t write_row_image(const binlog::TableMap& map, const std::vector<ColumnSlice>& slices, ndjson::Writer& out,
                             RowScratch& scratch, ByteReader& errors,
                             const std::vector<ColumnSlice>* before = nullptr);
 std::size_t write_row_image(const TablePlan& plan, const std::vector<ColumnSlice>& slices, ndjson::Writer& out,
                             RowScratch& scratch, ByteReader& errors,
                             const std::vector<ColumnSlice>* before = nullptr,
-                            std::span<const WrittenValue> written = {});
+                            std::span<const WrittenValue> written = {}, std::vector<WrittenValue>* values = nullptr);
 
 // {"col": [{"op":"replace","path":"$.a","value":1}, ...]} for the diffs write_row_image left out.
 void write_json_diffs(const binlog::TableMap& map, const std::vector<ColumnSlice>& slices,

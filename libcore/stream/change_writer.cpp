@@ -52,7 +52,19 @@ std::string described_key(std::string_view database, std::string_view table) {
 ChangeWriter::ChangeWriter(int out_fd, std::string out_name) : out_fd_(out_fd), out_name_(std::move(out_name)) {}
 
 ChangeWriter::~ChangeWriter() {
+  worker_.reset();  // joins the thread before the converter it uses goes
   if (spill_fd_ >= 0) ::close(spill_fd_);
+}
+
+void ChangeWriter::set_converter(std::unique_ptr<output::Converter> converter, bool hold_transactions) {
+  worker_.reset();
+  converter_ = std::move(converter);
+  hold_transactions_ = converter_ != nullptr && hold_transactions;
+  row_spans_.want_before_key = converter_ != nullptr && converter_->uses_before_key();
+  row_spans_.want_values = converter_ != nullptr && converter_->uses_image_values();
+  row_spans_.before_values.clear();
+  row_spans_.after_values.clear();
+  if (converter_ && !hold_transactions_) worker_ = std::make_unique<ConversionWorker>(*converter_, out_fd_, out_name_);
 }
 
 ChangeWriter::TableEntry& ChangeWriter::table_entry(const binlog::TableMap& map) {
@@ -100,6 +112,7 @@ void ChangeWriter::forget_described() noexcept {
 }
 
 void ChangeWriter::prepare_event(const ChangePosition& position, std::uint32_t timestamp) {
+  event_in_batch_ = false;
   pieces_.clear();
   pieces_.begin_object();
   pieces_.field(records::field::file, position.file);
@@ -162,7 +175,7 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
                                                  rows.remaining()));
   if (!rows.empty()) describe(table, position, timestamp);  // a line only before a change
   // With a converter, each row line goes through it as it ends, after the lines before it.
-  if (converter_ && !rows.empty())
+  if (converter_ && !worker_ && !rows.empty())
     if (auto converted = convert_ended(); !converted) return fail(std::move(converted).error());
   const records::ChangeOp op = change_op(event.kind);
   while (!rows.empty()) {
@@ -195,10 +208,12 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
     out_.raw_members(tail_members_);
     out_.end_object();
     out_.end_record();
-    if (converter_)
-      // The op member's value: "op":"c" -> "c".
-      if (auto converted = convert_row(records::change_op_member(op).substr(5), table, line_start, pos_begin, pos_end,
-                                       index, partial_line);
+    // The op member's value: "op":"c" -> "c".
+    const std::string_view op_value = records::change_op_member(op).substr(5);
+    if (worker_)
+      mark_row(op_value, table, line_start, pos_begin, pos_end, index, partial_line);
+    else if (converter_)
+      if (auto converted = convert_row(op_value, table, line_start, pos_begin, pos_end, index, partial_line);
           !converted)
         return fail(std::move(converted).error());
     ++index;
@@ -236,7 +251,62 @@ void ChangeWriter::write_discard(std::string_view gtid, const gtid::FilePosition
   records::write_stream_discard({gtid, began.file, began.offset, reason, std::uint64_t{timestamp} * 1000U}, out_);
 }
 
+void ChangeWriter::mark_row(std::string_view op, const TableEntry& table, std::size_t line_start,
+                            std::size_t pos_begin, std::size_t pos_end, std::uint64_t index, bool partial) {
+  if (!event_in_batch_) {
+    ConversionWorker::EventText event;
+    event.db = batch_.add_aux(table.quoted_db);
+    event.table = batch_.add_aux(table.quoted_table);
+    event.file = batch_.add_aux(file_text_);
+    event.offset = batch_.add_aux(offset_text_);
+    event.gtid = batch_.add_aux(gtid_text_);
+    event.server_id = batch_.add_aux(server_id_text_);
+    event.thread = batch_.add_aux(thread_text_);
+    event.ts_ms = batch_.add_aux(ts_ms_text_);
+    batch_.events.push_back(event);
+    event_in_batch_ = true;
+  }
+  const auto span = [](std::size_t begin, std::size_t end) { return ConversionWorker::Span{begin, end}; };
+  ConversionWorker::RowMark mark;
+  mark.line = span(line_start, out_.bytes_buffered() - 1);  // without the newline
+  mark.key = span(row_spans_.key_begin, row_spans_.key_end);
+  mark.before = span(row_spans_.before_begin, row_spans_.before_end);
+  mark.after = span(row_spans_.after_begin, row_spans_.after_end);
+  mark.pos = span(pos_begin, pos_end);
+  mark.before_key = batch_.add_aux(row_spans_.before_key.buffered());
+  const auto values_of = [&](const std::vector<rowimage::WrittenValue>& written) {
+    const std::size_t first = batch_.values.size();
+    for (const rowimage::WrittenValue& value : written)
+      batch_.values.push_back({value.column, span(value.from, value.from + value.size)});
+    return ConversionWorker::Range{first, batch_.values.size()};
+  };
+  mark.before_values = values_of(row_spans_.before_values);
+  mark.after_values = values_of(row_spans_.after_values);
+  mark.event = batch_.events.size() - 1;
+  mark.index = index;
+  mark.op = op;
+  mark.partial = partial;
+  batch_.rows.push_back(mark);
+}
+
+Result<void> ChangeWriter::hand_off() {
+  // Offsets in batch_.rows count from the start of out_'s buffer, which holds no lines from
+  // before the last hand-off.
+  batch_.text.assign(out_.ended_records());
+  out_.drop_ended_records();
+  event_in_batch_ = false;
+  if (batch_.text.empty() && batch_.rows.empty()) return {};
+  return worker_->submit(batch_);
+}
+
 Result<void> ChangeWriter::flush() {
+  if (worker_) {
+    if (auto handed = hand_off(); !handed) return handed;
+    auto written = worker_->drain();
+    if (!written) return fail(std::move(written).error());
+    bytes_flushed_ += *written;
+    return {};
+  }
   if (!converter_) {
     const std::size_t buffered = out_.bytes_buffered();
     if (auto flushed = out_.flush_to(out_fd_, out_name_); !flushed) return flushed;
@@ -266,6 +336,15 @@ Result<void> ChangeWriter::flush() {
 }
 
 Result<void> ChangeWriter::finish() {
+  if (worker_) {
+    // Once drained, the converter is this thread's: what it holds is written from here.
+    if (auto flushed = flush(); !flushed) return flushed;
+    if (auto finished = converter_->finish(converted_); !finished) return finished;
+    const std::size_t held = converted_.bytes_buffered();
+    if (auto written = converted_.flush_to(out_fd_, out_name_); !written) return written;
+    bytes_flushed_ += held;
+    return {};
+  }
   if (converter_) {
     if (auto converted = convert_ended(); !converted) return converted;
     if (auto finished = converter_->finish(converted_); !finished) return finished;
@@ -276,6 +355,7 @@ Result<void> ChangeWriter::finish() {
 Result<void> ChangeWriter::flush_if_large() {
   // With a converter the row lines are converted as they end: what grows is converted_.
   if (std::max(out_.bytes_buffered(), converted_.bytes_buffered()) < kFlushThreshold) return {};
+  if (worker_) return hand_off();
   if (!hold_transactions_) return flush();
   if (auto converted = convert_ended(); !converted) return converted;
   if (converted_.bytes_buffered() < kFlushThreshold) return {};
@@ -283,6 +363,13 @@ Result<void> ChangeWriter::flush_if_large() {
 }
 
 void ChangeWriter::discard() noexcept {
+  // What the thread has is written before the caller cuts the output back; its error, if any,
+  // is the next flush's.
+  if (worker_) {
+    if (auto drained = worker_->drain(); drained) bytes_flushed_ += *drained;
+    batch_.clear();
+    event_in_batch_ = false;
+  }
   out_.clear();
   forget_described();
   if (!converter_) return;
@@ -304,6 +391,14 @@ Result<void> ChangeWriter::convert_row(std::string_view op, const TableEntry& ta
   row.before = span(row_spans_.before_begin, row_spans_.before_end);
   row.after = span(row_spans_.after_begin, row_spans_.after_end);
   row.before_key = row_spans_.before_key.buffered();
+  const auto values_of = [&](const std::vector<rowimage::WrittenValue>& written, std::vector<output::ImageValue>& values) {
+    values.clear();
+    for (const rowimage::WrittenValue& value : written) values.push_back({value.column, buffer.substr(value.from, value.size)});
+    return std::span<const output::ImageValue>(values);
+  };
+  row.values_known = row_spans_.want_values;
+  row.before_values = values_of(row_spans_.before_values, before_values_);
+  row.after_values = values_of(row_spans_.after_values, after_values_);
   row.pos = span(pos_begin, pos_end);
   row.file = file_text_;
   row.offset = offset_text_;

@@ -15,6 +15,7 @@
 #include "records/table_line.h"
 #include "rowimage/row_change.h"
 #include "rowimage/row_image.h"
+#include "stream/conversion_worker.h"
 #include "util/result.h"
 
 namespace cdc::stream {
@@ -74,10 +75,10 @@ class ChangeWriter {
   // output that cannot be cut back: stdout), nothing of a transaction is written before
   // flush() at its end, as the formats have no discard line: a transaction past the buffer's
   // size is converted into an unlinked temp file under $TMPDIR, copied out at flush().
-  void set_converter(std::unique_ptr<output::Converter> converter, bool hold_transactions) noexcept {
-    converter_ = std::move(converter);
-    hold_transactions_ = converter_ != nullptr && hold_transactions;
-  }
+  //
+  // Without hold_transactions the conversion runs on a thread of its own (ConversionWorker):
+  // the lines are handed over as the buffer fills, and flush() waits for them to be written.
+  void set_converter(std::unique_ptr<output::Converter> converter, bool hold_transactions);
   [[nodiscard]] bool holds_transactions() const noexcept { return hold_transactions_; }
 
   // Writes out what is buffered; call at transaction boundaries and at the end.
@@ -124,6 +125,11 @@ class ChangeWriter {
 
   // The output stage: the ended lines of out_ converted into converted_.
   Result<void> convert_ended();
+  // The row line just ended in out_, noted for the conversion thread (batch_.rows).
+  void mark_row(std::string_view op, const TableEntry& table, std::size_t line_start, std::size_t pos_begin,
+                std::size_t pos_end, std::uint64_t index, bool partial);
+  // out_'s ended lines to the conversion thread.
+  Result<void> hand_off();
   // The row line just ended in out_ (from line_start), through the converter as an
   // output::RowLine built from row_spans_ and the event's pieces, then dropped from out_.
   Result<void> convert_row(std::string_view op, const TableEntry& table, std::size_t line_start,
@@ -155,6 +161,13 @@ class ChangeWriter {
   std::string thread_text_;
   std::string ts_ms_text_;
   rowimage::RowSpans row_spans_;
+  std::vector<output::ImageValue> before_values_;  // convert_row's, reused
+  std::vector<output::ImageValue> after_values_;
+  // The conversion thread (without hold_transactions), the batch being filled for it, and
+  // whether the current event's texts are in that batch yet.
+  std::unique_ptr<ConversionWorker> worker_;
+  ConversionWorker::Batch batch_;
+  bool event_in_batch_ = false;
   std::uint64_t bytes_flushed_ = 0;
   bool partial_images_seen_ = false;
   std::string lossy_text_table_;

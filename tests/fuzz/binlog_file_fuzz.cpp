@@ -1,5 +1,7 @@
 // Fuzz target: a whole binlog file through cdc-stream --file's pipeline (file reader, event
-// decoder, transaction payloads, row images, NDJSON writer). Seeds: the fixture binlogs.
+// decoder, transaction payloads, row images, NDJSON writer, and the output stage: the input's
+// size picks the format, --key and --flink, so that every converter meets what the writer
+// hands it). Seeds: the fixture binlogs.
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -31,6 +33,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   cdc::stream::FileOptions options;
   options.files = {"/proc/self/fd/" + std::to_string(input)};
+  constexpr cdc::output::Format kFormats[] = {cdc::output::Format::ndjson, cdc::output::Format::debezium,
+                                              cdc::output::Format::canal, cdc::output::Format::maxwell};
+  options.output.format = kFormats[size % 4];
+  options.output.kafka_key = (size / 4) % 2 == 1;
+  options.output.flink = (size / 8) % 2 == 1;
   (void)cdc::stream::run_files(options, null_output(), [](std::string_view) {});
   ::close(input);
   return 0;

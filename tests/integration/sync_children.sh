@@ -85,7 +85,7 @@ for form in "-p$THROWAWAY_CDC_PASSWORD" "--password=$THROWAWAY_CDC_PASSWORD"; do
   bg_pids+=("$sync_pid")
   # The final stream runs once its start is pinned (stream.state): it logged in.
   wait_until 30 test -s "$dir/stream.state"
-  wait_until 10 pgrep -P "$sync_pid" -x cdc-stream >/dev/null
+  wait_until 30 pgrep -P "$sync_pid" -x cdc-stream >/dev/null
   child=$(pgrep -P "$sync_pid" -x cdc-stream | head -n 1)
   assert "$label: cdc-stream runs under cdc-sync" test -n "$child"
   args=$(ps -o args= -p "${child:-0}")

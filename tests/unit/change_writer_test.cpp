@@ -9,6 +9,8 @@
 
 #include "binlog/events/rows_event.h"
 #include "binlog/events/table_map_event.h"
+#include "output/converter.h"
+#include "output/format.h"
 #include "stream/change_writer.h"
 
 // Found by the binlog fuzzer: a rows event whose images name no column has rows that take no
@@ -151,9 +153,117 @@ TEST_CASE("change writer: without holding, the output stage writes big transacti
   cdc::stream::ChangeWriter writer(fd, "memfd");
   writer.set_converter(std::make_unique<PrefixConverter>(drops), false);
   write_many_lines(writer);
+  // Handed to the conversion thread as the buffer filled: written without a flush().
+  for (int waited = 0; file_size(fd) == 0 && waited < 5000; ++waited) ::usleep(1000);
   CHECK(file_size(fd) > 0);
+  REQUIRE(writer.flush());
+  CHECK(writer.bytes_flushed() == file_size(fd));
+  CHECK(count_of(written_text(fd, writer), "X{\"op\":\"commit\"") == kManyLines);
+  ::close(fd);
+}
+
+namespace {
+
+// Change lines of two tables through a format, in the thread of the caller (holding, as on
+// standard output) or on the conversion thread: each event's rows, a commit after each
+// transaction, flush_if_large after each event and flush() now and then.
+std::string formatted(cdc::output::Format format, bool on_thread, bool with_discard) {
+  const auto column = [](cdc::ColumnType type, std::uint16_t meta, std::uint16_t charset) {
+    return cdc::Column{type, meta, false, type != cdc::ColumnType::long_int, charset};
+  };
+  cdc::binlog::TableMap items;
+  items.database = "shop";
+  items.table = "items";
+  items.columns = {column(cdc::ColumnType::long_int, 0, 0), column(cdc::ColumnType::varchar, 40, 45)};
+  items.column_names = {"id", "name"};
+  items.primary_key = {0};
+  items.generation = 1;
+  cdc::binlog::TableMap notes = items;
+  notes.table = "notes";
+  notes.columns[1] = column(cdc::ColumnType::varchar, 40, 63);  // binary: base64 in the formats
+  notes.generation = 2;
+  static const std::uint8_t kAll[1] = {0x03};
+  // One row image: null bitmap, id, the name's length and bytes.
+  const auto image = [](std::vector<std::uint8_t>& out, std::uint32_t id, const std::string& name) {
+    out.push_back(0x00);
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(id >> (8 * i)));
+    out.push_back(static_cast<std::uint8_t>(name.size()));
+    out.insert(out.end(), name.begin(), name.end());
+  };
+  cdc::output::OutputOptions options;
+  options.format = format;
+  options.kafka_key = true;
+  auto converter = cdc::output::make_converter(options);
+  REQUIRE(converter);
+  const int fd = ::memfd_create("formatted", MFD_CLOEXEC);
+  REQUIRE(fd >= 0);
+  cdc::stream::ChangeWriter writer(fd, "memfd");
+  writer.set_converter(std::move(*converter), !on_thread);
+  std::uint64_t offset = 4;
+  std::uint64_t checkpoint = 0;
+  for (std::uint32_t transaction = 1; transaction <= 400; ++transaction) {
+    const std::string gtid = "0-1-" + std::to_string(transaction);
+    for (const cdc::binlog::TableMap* map : {&items, &notes}) {
+      for (const auto kind : {cdc::binlog::RowsKind::write, cdc::binlog::RowsKind::update, cdc::binlog::RowsKind::erase}) {
+        std::vector<std::uint8_t> rows;
+        for (std::uint32_t row = 0; row < 5; ++row) {
+          const std::uint32_t id = transaction * 10 + row;
+          const std::string name = "n" + std::to_string(id) + std::string(row * 7, 'x');
+          // An update moves every other row to a new key.
+          if (kind == cdc::binlog::RowsKind::update) image(rows, id, name);
+          image(rows, kind == cdc::binlog::RowsKind::update && row % 2 == 1 ? id + 100000 : id,
+                kind == cdc::binlog::RowsKind::update ? name + "!" : name);
+        }
+        cdc::binlog::RowsEvent event;
+        event.kind = kind;
+        event.column_count = 2;
+        event.columns_before = kAll;
+        event.columns_after = kAll;
+        event.rows = rows;
+        offset += 100;
+        auto done = writer.write_rows(event, *map, cdc::stream::ChangePosition{"binlog.000001", offset, gtid, 0, 1, 9},
+                                      1700000000 + transaction);
+        REQUIRE_MESSAGE(done.has_value(), done.error().message);
+        REQUIRE(writer.flush_if_large());
+      }
+    }
+    writer.write_commit(gtid, "binlog.000001", offset + 50, gtid, 1700000000 + transaction, 30, transaction);
+    if (with_discard && transaction == 201) {
+      // A lost connection: what came after the last flush() goes, and the output is cut back
+      // to it, as stream::Checkpoint::roll_back does.
+      writer.discard();
+      REQUIRE(::ftruncate(fd, static_cast<off_t>(checkpoint)) == 0);
+      REQUIRE(::lseek(fd, static_cast<off_t>(checkpoint), SEEK_SET) >= 0);
+      writer.set_bytes_flushed(checkpoint);
+    }
+    if (transaction % 100 == 0 || (with_discard && transaction == 200)) {
+      REQUIRE(writer.flush());
+      checkpoint = writer.bytes_flushed();
+    }
+  }
+  std::string text = written_text(fd, writer);
   CHECK(writer.bytes_flushed() == file_size(fd));
   ::close(fd);
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("change writer: the conversion thread writes what the converter writes in the caller's thread") {
+  for (const auto format : {cdc::output::Format::debezium, cdc::output::Format::canal, cdc::output::Format::maxwell}) {
+    CAPTURE(cdc::output::format_name(format));
+    const std::string here = formatted(format, false, false);
+    CHECK(count_of(here, "\n") > 1000);
+    CHECK(formatted(format, true, false) == here);
+    // A discard on the thread's path drops what the caller's path drops: transaction 201.
+    // (Canal's message ids count the messages converted, which the caller's path did convert.)
+    const std::string with_discard = formatted(format, true, true);
+    if (format != cdc::output::Format::canal) CHECK(with_discard == formatted(format, false, true));
+    // (Each transaction's time, in every format's ts: 1700000000 + its number.)
+    CHECK(count_of(with_discard, "1700000201") == 0);
+    CHECK(count_of(with_discard, "1700000200") > 0);
+    CHECK(count_of(with_discard, "1700000202") > 0);
+  }
 }
 
 // The table line: before a table's first change, not again while its description holds, again
