@@ -138,6 +138,13 @@ class Writer {
     append_literal(json);
     need_comma_ = true;
   }
+  // raw_value() of the pieces' concatenation, without putting them together first.
+  void raw_value_parts(std::span<const std::string_view> parts) {
+    assert(!parts.empty() && "raw_value_parts() needs a JSON value");
+    before_value();
+    for (const std::string_view part : parts) append_literal(part);
+    need_comma_ = true;
+  }
   void integer(std::int64_t value) {
     before_value();
     const fmt::format_int text(value);

@@ -169,8 +169,7 @@ class MaxwellConverter final : public Converter {
     // in between once the commit line is read.
     message_.clear();
     message_.begin_object();
-    message_.field("database", table.db);
-    message_.field("table", table.table);
+    message_.raw_members(table.db_table_members);
     message_.field("type", type);
     message_.field("ts", change.ts_ms / 1000);
     const std::size_t split = message_.bytes_buffered();
@@ -212,9 +211,8 @@ class MaxwellConverter final : public Converter {
     if (with_key_) append_key(table, data, change);
     const std::string_view whole = message_.buffered();
     if (change.op == 'r' || !hold_rows_) {
-      line_.assign(prefix_);
-      line_ += whole;
-      out.raw_value(line_);
+      const std::string_view parts[] = {prefix_, whole};
+      out.raw_value_parts(parts);
       out.end_record();
       return {};
     }
@@ -229,21 +227,25 @@ class MaxwellConverter final : public Converter {
     if (held_.rows() == 0) return {};
     const std::size_t count = held_.rows();
     const bool committed = xid != nullptr;
+    const fmt::format_int xid_text(committed ? *xid : 0);
     return held_.drain([&](std::string_view head, std::string_view tail, std::size_t index) {
-      line_.assign(head);
+      std::array<std::string_view, 8> parts;
+      std::size_t count_parts = 0;
+      parts[count_parts++] = head;
       if (options_.output_commit_info && committed) {
-        line_ += ",\"xid\":";
-        line_ += fmt::format_int(*xid).c_str();
+        parts[count_parts++] = ",\"xid\":";
+        parts[count_parts++] = std::string_view(xid_text.data(), xid_text.size());
       }
       const bool last = index + 1 == count;
       // Maxwell writes xoffset only with the commit info (RowMap.toJSON).
+      const fmt::format_int offset_text(index);
       if (options_.output_commit_info && options_.output_xoffset && !(last && committed)) {
-        line_ += ",\"xoffset\":";
-        line_ += fmt::format_int(index).c_str();
+        parts[count_parts++] = ",\"xoffset\":";
+        parts[count_parts++] = std::string_view(offset_text.data(), offset_text.size());
       }
-      if (options_.output_commit_info && committed && last) line_ += ",\"commit\":true";
-      line_ += tail;
-      out.raw_value(line_);
+      if (options_.output_commit_info && committed && last) parts[count_parts++] = ",\"commit\":true";
+      parts[count_parts++] = tail;
+      out.raw_value_parts(std::span<const std::string_view>(parts.data(), count_parts));
       out.end_record();
     });
   }
@@ -545,7 +547,6 @@ class MaxwellConverter final : public Converter {
   ndjson::Writer key_;
   ndjson::Writer scratch_;
   std::string prefix_;
-  std::string line_;
   std::string text_;
   std::string uuid_;
 };

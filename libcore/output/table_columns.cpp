@@ -100,6 +100,7 @@ Result<const TableInfo*> TableCatalog::add(simdjson::dom::object table_line) {
   TableInfo info;
   info.db = std::move(line.db);
   info.table = std::move(line.table);
+  info.db_table_members = "\"database\":" + ndjson::quoted(info.db) + ",\"table\":" + ndjson::quoted(info.table);
   info.columns.reserve(line.columns.size());
   for (records::TableColumn& source : line.columns) {
     ColumnInfo column;

@@ -57,6 +57,7 @@ struct ColumnInfo {
 struct TableInfo {
   std::string db;
   std::string table;
+  std::string db_table_members;  // "database":"..","table":"..", as Maxwell's messages start
   std::vector<ColumnInfo> columns;
   std::optional<std::vector<std::string>> key;  // primary key names; nullopt: none or not known
   std::vector<std::size_t> key_columns;         // their indexes in columns

@@ -95,10 +95,9 @@ Result<void> ConversionWorker::convert(const Batch& batch) {
   const auto in = [](std::string_view bytes, Span span) { return bytes.substr(span.begin, span.end - span.begin); };
   std::size_t next_row = 0;
   for (std::size_t at = 0; at < text.size();) {
-    const std::size_t end = text.find('\n', at);
-    const std::size_t line_end = end == std::string_view::npos ? text.size() : end;
     if (next_row < batch.rows.size() && batch.rows[next_row].line.begin == at) {
       const RowMark& mark = batch.rows[next_row++];
+      at = mark.line.end + 1;  // past its newline
       const EventText& event = batch.events[mark.event];
       output::RowLine row;
       row.line = in(text, mark.line);
@@ -129,10 +128,12 @@ Result<void> ConversionWorker::convert(const Batch& batch) {
       row.before_values = values_of(mark.before_values, before_values_);
       row.after_values = values_of(mark.after_values, after_values_);
       if (auto converted = output::convert_row_line(converter_, row, converted_); !converted) return converted;
-    } else if (auto converted = output::convert_lines(converter_, text.substr(at, line_end - at), converted_);
-               !converted) {
-      return converted;
+      continue;
     }
+    const std::size_t end = text.find('\n', at);
+    const std::size_t line_end = end == std::string_view::npos ? text.size() : end;
+    if (auto converted = output::convert_lines(converter_, text.substr(at, line_end - at), converted_); !converted)
+      return converted;
     at = line_end + 1;
   }
   return {};
