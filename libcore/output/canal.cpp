@@ -60,7 +60,7 @@ int canal_sql_type(const ColumnInfo& column, const ValueSlot& slot) {
   switch (column.kind) {
     case ValueKind::integer: {
       const bool bumped = column.is_unsigned && !slot.is_null && column.integer_bits > 0 &&
-                          quoted_unsigned(slot.json) >= (std::uint64_t{1} << (column.integer_bits - 1));
+                          quoted_unsigned(slot.text) >= (std::uint64_t{1} << (column.integer_bits - 1));
       switch (column.integer_bits) {
         case 8: return bumped ? sql_type::smallint : sql_type::tinyint;
         case 16: return bumped ? sql_type::integer : sql_type::smallint;
@@ -211,7 +211,7 @@ class CanalConverter final : public Converter {
       for (const std::size_t at : table.key_columns) {
         if (key_.size() > 1) key_.push_back(',');
         key_ += table.columns[at].member_key;
-        key_ += data[at].present ? std::string_view(data[at].json) : std::string_view("null");
+        key_ += data[at].present ? data[at].text : std::string_view("null");
       }
       key_.push_back('}');
       if (table.key_columns.empty()) key_.clear();  // a table without a key: no Kafka key
@@ -246,7 +246,7 @@ class CanalConverter final : public Converter {
       if (!first) out.push_back(',');
       first = false;
       out += table.columns[i].member_key;
-      out += slots[i].json;
+      out += slots[i].text;
     }
     out.push_back('}');
   }
@@ -257,7 +257,7 @@ class CanalConverter final : public Converter {
   void append_old(const TableInfo& table) {
     for (std::size_t i = 0; i < before_.size(); ++i) {
       if (!before_[i].present || !after_[i].present) continue;
-      if (before_[i].json != after_[i].json) updated_[i] = true;
+      if (before_[i].text != after_[i].text) updated_[i] = true;
     }
     if (old_.size() > 1) old_.push_back(',');
     old_.push_back('{');
@@ -267,7 +267,7 @@ class CanalConverter final : public Converter {
       if (!first) old_.push_back(',');
       first = false;
       old_ += table.columns[i].member_key;
-      old_ += before_[i].json;
+      old_ += before_[i].text;
     }
     old_.push_back('}');
   }
@@ -382,11 +382,12 @@ class CanalConverter final : public Converter {
     };
     if (is_string && column.kind != ValueKind::enumeration && column.kind != ValueKind::set &&
         column.kind != ValueKind::binary && column.kind != ValueKind::geometry && column.kind != ValueKind::json) {
-      json += raw;
       // TIMESTAMP: Canal prints the wall clock without a zone; ours is UTC.
-      if (column.kind == ValueKind::timestamp && json.size() >= 2 && json[json.size() - 2] == 'Z')
+      if (column.kind == ValueKind::timestamp && raw.size() >= 2 && raw[raw.size() - 2] == 'Z') {
+        json += raw;
         json.erase(json.size() - 2, 1);
-      return true;
+      }
+      return true;  // else the text as it is
     }
     switch (column.kind) {
       case ValueKind::integer:

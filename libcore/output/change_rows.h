@@ -57,14 +57,16 @@ void write_message(std::string_view topic, bool with_key, std::string_view key, 
 
 // One column's value in a row image, converted into the format's JSON text.
 struct ValueSlot {
-  bool present = false;  // the image holds the column
-  bool is_null = false;  // the converted value is null
-  std::string json;      // the converted value, as JSON text
+  bool present = false;   // the image holds the column
+  bool is_null = false;   // the converted value is null
+  std::string json;       // the converted value, when it is not the image's value as it is
+  std::string_view text;  // the value written: json, or the image's text (valid until the next line)
 };
 
 // Fills slots (one per column of table, reused) from a row image's raw text; convert(column,
-// raw_value, json_out) -> bool writes one value and says whether it could. A member the table
-// does not have, or a value convert refuses, is Errc::corrupt_input.
+// raw_value, json_out) -> bool writes one value and says whether it could, leaving json_out
+// empty when the value is the raw one as it is (no copy). A member the table does not have, or
+// a value convert refuses, is Errc::corrupt_input.
 template <typename Convert>
 [[nodiscard]] Result<void> read_image(const TableInfo& table, std::string_view object, std::vector<ValueSlot>& slots,
                                       Convert&& convert) {
@@ -86,7 +88,8 @@ template <typename Convert>
     slot.present = true;
     slot.json.clear();
     const bool converted = convert(table.columns[*at], value, slot.json);
-    slot.is_null = slot.json == "null";  // a zero date Maxwell writes as null counts as NULL
+    slot.text = slot.json.empty() ? value : std::string_view(slot.json);
+    slot.is_null = slot.text == "null";  // a zero date Maxwell writes as null counts as NULL
     if (!converted)
       return fail(Errc::corrupt_input, fmt::format("column {} of {}.{}: the value {} is not a {} value",
                                                    table.columns[*at].name, table.db, table.table, value,
@@ -113,7 +116,8 @@ template <typename Convert>
     slot.present = true;
     slot.json.clear();
     const bool converted = convert(table.columns[value.column], value.text, slot.json);
-    slot.is_null = slot.json == "null";
+    slot.text = slot.json.empty() ? value.text : std::string_view(slot.json);
+    slot.is_null = slot.text == "null";
     if (!converted)
       return fail(Errc::corrupt_input, fmt::format("column {} of {}.{}: the value {} is not a {} value",
                                                    table.columns[value.column].name, table.db, table.table,

@@ -193,7 +193,7 @@ class MaxwellConverter final : public Converter {
       message_.key("primary_key");
       message_.begin_array();
       for (const std::size_t at : table.key_columns)
-        message_.raw_value(data[at].present ? std::string_view(data[at].json) : std::string_view("null"));
+        message_.raw_value(data[at].present ? data[at].text : std::string_view("null"));
       message_.end_array();
     }
     if (options_.output_primary_key_columns) {
@@ -255,7 +255,7 @@ class MaxwellConverter final : public Converter {
     for (std::size_t i = 0; i < slots.size(); ++i) {
       if (!slots[i].present || (slots[i].is_null && !options_.output_nulls)) continue;
       out.raw_key(table.columns[i].member_key);
-      out.raw_value(slots[i].json);
+      out.raw_value(slots[i].text);
     }
     out.end_object();
   }
@@ -265,7 +265,7 @@ class MaxwellConverter final : public Converter {
   // follow output_nulls, so a change from NULL may leave "old":{} as in Maxwell.
   void write_old(const TableInfo& table) {
     const auto changed = [this](std::size_t i) {
-      return before_[i].present && after_[i].present && before_[i].json != after_[i].json;
+      return before_[i].present && after_[i].present && before_[i].text != after_[i].text;
     };
     bool any = flink_;
     for (std::size_t i = 0; i < before_.size() && !any; ++i) any = changed(i);
@@ -275,7 +275,7 @@ class MaxwellConverter final : public Converter {
     for (std::size_t i = 0; i < before_.size(); ++i) {
       if (!changed(i) || (before_[i].is_null && !options_.output_nulls)) continue;
       message_.raw_key(table.columns[i].member_key);
-      message_.raw_value(before_[i].json);
+      message_.raw_value(before_[i].text);
     }
     message_.end_object();
   }
@@ -289,7 +289,7 @@ class MaxwellConverter final : public Converter {
     if (!table.key_columns.empty()) {
       for (const std::size_t at : table.key_columns) {
         key_.raw_key(table.columns[at].key_member);
-        key_.raw_value(data.size() > at && data[at].present ? std::string_view(data[at].json)
+        key_.raw_value(data.size() > at && data[at].present ? data[at].text
                                                             : std::string_view("null"));
       }
     } else {
@@ -472,8 +472,8 @@ class MaxwellConverter final : public Converter {
       default:
         break;
     }
-    // Integers, BIT, YEAR, text, base64 of binary strings, TIME, JSON values, VECTOR: as they are.
-    json += raw;
+    // Integers, BIT, YEAR, text, base64 of binary strings, TIME, JSON values, VECTOR: as they
+    // are (json left empty: the slot takes the raw text).
     return true;
   }
 
