@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz with clang, AddressSanitizer and
-# UndefinedBehaviorSanitizer (into build-fuzz/), and runs each for a bounded time, seeded with
+# UndefinedBehaviorSanitizer (into build-sanitize/, which scripts/test.sh --sanitize shares),
+# and runs each for a bounded time, seeded with
 # the seeds committed in tests/fuzz/corpus/<target>/ (see its README.md) and, for the binlog
 # target, the fixture binlogs of ../shared/fixtures when present. A crash, hang, leak or
-# sanitizer report fails the run and leaves the input in build-fuzz/crashes/.
+# sanitizer report fails the run and leaves the input in build-sanitize/crashes/.
 #
 #   scripts/fuzz.sh                              every target for 60 s
 #   scripts/fuzz.sh --seconds 20                 every target for 20 s (what CI runs)
@@ -21,14 +22,14 @@
 # snapshot_chunk. Without --corpus-dir the grown corpus is thrown away at the end. The
 # committed seeds stay small: fold new finds in with libFuzzer's merge, which keeps only inputs
 # that add coverage, e.g.
-#   build-fuzz/tests/fuzz/gtid_fuzz -merge=1 tests/fuzz/corpus/gtid_fuzz ~/cdc-fuzz/gtid_fuzz
+#   build-sanitize/tests/fuzz/gtid_fuzz -merge=1 tests/fuzz/corpus/gtid_fuzz ~/cdc-fuzz/gtid_fuzz
 # A crashing input, once fixed (with a unit test in tests/unit), goes into
 # tests/fuzz/corpus/<target>/ as a regression_* seed.
 set -euo pipefail
 
 CDC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$CDC_ROOT/scripts/lib/deps.sh"
-CDC_PACKAGES+=(clang libclang-rt-14-dev)
+CDC_PACKAGES+=("${CDC_SANITIZE_PACKAGES[@]}")
 
 seconds=60
 runs=""
@@ -62,11 +63,12 @@ for target in "${targets[@]}"; do
 done
 
 cdc_install_packages
-build="$CDC_ROOT/build-fuzz"
-CXX=clang++ cdc_build "$build" -DCMAKE_CXX_COMPILER=clang++ -DCDC_FUZZ=ON -DCDC_BUILD_TESTS=OFF >/dev/null
 if ((${#targets[@]} == 0)); then
   for source in "$CDC_ROOT"/tests/fuzz/*_fuzz.cpp; do targets+=("$(basename "$source" .cpp)"); done
 fi
+# scripts/test.sh --sanitize's build directory: after it (CI), the targets are built already.
+build="${CDC_BUILD_DIR:-$CDC_ROOT/build-sanitize}"
+cdc_build_targets "$build" "${targets[@]}" -- "${CDC_SANITIZE_CMAKE_ARGS[@]}" >/dev/null
 
 fixtures="$CDC_ROOT/../shared/fixtures/binlog"
 mkdir -p "$build/crashes"

@@ -4,7 +4,8 @@
 # CLI and integration tests through CTest, and always stops the server it started.
 #
 #   scripts/test.sh              RelWithDebInfo build in build/
-#   scripts/test.sh --sanitize   AddressSanitizer + UndefinedBehaviorSanitizer build in build-sanitize/
+#   scripts/test.sh --sanitize   clang, AddressSanitizer + UndefinedBehaviorSanitizer build in
+#                                build-sanitize/ (shared with scripts/fuzz.sh's targets)
 #   CDC_BUILD_DIR=DIR            build there instead (a second checkout or worktree beside this one)
 #   extra arguments after -- go to ctest (e.g. -- -L unit, -- -R check)
 set -euo pipefail
@@ -20,7 +21,8 @@ while (($#)); do
   case $1 in
     --sanitize)
       build_dir="${CDC_BUILD_DIR:-$CDC_ROOT/build-sanitize}"
-      cmake_args+=(-DCDC_SANITIZE=ON)
+      CDC_PACKAGES+=("${CDC_SANITIZE_PACKAGES[@]}")
+      cmake_args+=("${CDC_SANITIZE_CMAKE_ARGS[@]}")
       ;;
     --)
       shift

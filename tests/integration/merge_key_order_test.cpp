@@ -345,11 +345,14 @@ TEST_CASE("merge key order live: every BMP character and every latin1 byte pair 
   const std::string character = "CONVERT(UNHEX(LPAD(HEX(seq), 8, '0')) USING utf32)";
   const std::string bmp = fmt::format("FROM {}.seq_0_to_65535 WHERE seq NOT BETWEEN 55296 AND 57343", kDatabase);
   query(connection, fmt::format("CREATE DATABASE IF NOT EXISTS {}", kDatabase));
-  for (const auto& [definition, id] : std::vector<std::pair<std::string, std::uint32_t>>{
+  // Plain variables, not structured bindings: clang 14 lets no lambda (CAPTURE's) capture one.
+  for (const auto& column : std::vector<std::pair<std::string, std::uint32_t>>{
            {"varchar(4) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci", 45},
            {"varchar(4) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_nopad_ci", 1069},
            {"varchar(4) CHARACTER SET utf8mb3 COLLATE utf8mb3_general_ci", 33},
            {"varchar(4) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", 46}}) {
+    const std::string& definition = column.first;
+    const std::uint32_t id = column.second;
     CAPTURE(definition);
     // Each character alone, then after 'a' and before a space or a tab for a third of them.
     const std::string fill = fmt::format(
@@ -361,10 +364,12 @@ TEST_CASE("merge key order live: every BMP character and every latin1 byte pair 
   }
   // latin1: every string of up to two bytes.
   const std::string bytes = "CONVERT(UNHEX(LPAD(HEX(seq), {}, '0')) USING latin1)";
-  for (const auto& [definition, id] : std::vector<std::pair<std::string, std::uint32_t>>{
+  for (const auto& column : std::vector<std::pair<std::string, std::uint32_t>>{
            {"varchar(4) CHARACTER SET latin1 COLLATE latin1_swedish_ci", 8},
            {"varchar(4) CHARACTER SET latin1 COLLATE latin1_swedish_nopad_ci", 1032},
            {"varchar(4) CHARACTER SET latin1 COLLATE latin1_bin", 47}}) {
+    const std::string& definition = column.first;
+    const std::uint32_t id = column.second;
     CAPTURE(definition);
     const std::string fill = fmt::format(
         "SELECT seq, {0} FROM {2}.seq_0_to_65535 UNION ALL SELECT 100000 + seq, {1} FROM "
@@ -421,8 +426,11 @@ TEST_CASE("merge key order live: integers agree with the server") {
 TEST_CASE("merge key order live: decimals agree with the server") {
   auto connection = connect();
   std::mt19937_64 rng(2);
-  for (const auto& [type, integer_digits, scale] : std::vector<std::tuple<std::string, int, int>>{
+  for (const auto& column : std::vector<std::tuple<std::string, int, int>>{
            {"decimal(10,2)", 8, 2}, {"decimal(30,12)", 18, 12}, {"decimal(65,0)", 65, 0}, {"decimal(5,5)", 0, 5}}) {
+    const std::string& type = std::get<0>(column);
+    const int integer_digits = std::get<1>(column);
+    const int scale = std::get<2>(column);
     CAPTURE(type);
     const auto digits = [&](int n) {
       std::string out;
@@ -499,8 +507,10 @@ TEST_CASE("merge key order live: binary strings agree with the server") {
     for (std::size_t i = 0; i < length; ++i) out.push_back(alphabet[rng() % sizeof alphabet]);
     return out;
   };
-  for (const auto& [definition, max] : std::vector<std::pair<std::string, std::size_t>>{
+  for (const auto& column : std::vector<std::pair<std::string, std::size_t>>{
            {"varbinary(12)", 6}, {"blob", 6}, {"binary(4)", 4}, {"varchar(12) CHARACTER SET binary", 6}}) {
+    const std::string& definition = column.first;
+    const std::size_t max = column.second;
     CAPTURE(definition);
     const auto values = generate(kRows, {"X''", "X'00'", "X'0000'", "X'61'", "X'6100'", "X'6120'", "X'20'"},
                                  [&] { return "X'" + hex(bytes(max)) + "'"; });

@@ -194,7 +194,9 @@ TEST_CASE("table schema: information_schema fills a stripped TABLE_MAP exactly l
 
   auto connection = cdc::mysql::Connection::open(cdc::test::cdc_account());
   REQUIRE_MESSAGE(connection.has_value(), connection.error().message);
-  for (const auto& [table, full] : maps) {
+  for (const auto& entry : maps) {
+    const auto& table = entry.first;  // not a structured binding: clang 14 lets no lambda capture one
+    const auto& full = entry.second;
     CAPTURE(table);
     REQUIRE(full.has_column_names());
     auto schema = cdc::schema::read_table_schema(*connection, kDatabase, table);

@@ -106,7 +106,22 @@ struct Jv {
   std::vector<std::pair<std::string, Jv>> members;  // written in this order
   std::vector<Jv> elements;
   bool force_large = false;
+
+  // Special members defined below, where Jv is complete: clang 14 instantiates pair<string,
+  // Jv> for the implicit ones while Jv is still incomplete.
+  Jv();
+  Jv(const Jv&);
+  Jv(Jv&&) noexcept;
+  Jv& operator=(const Jv&);
+  Jv& operator=(Jv&&) noexcept;
+  ~Jv();
 };
+inline Jv::Jv() = default;
+inline Jv::Jv(const Jv&) = default;
+inline Jv::Jv(Jv&&) noexcept = default;
+inline Jv& Jv::operator=(const Jv&) = default;
+inline Jv& Jv::operator=(Jv&&) noexcept = default;
+inline Jv::~Jv() = default;
 
 inline Jv jnull() { return Jv{}; }
 inline Jv jbool(bool value) {

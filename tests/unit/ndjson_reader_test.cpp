@@ -35,7 +35,6 @@ using cdc::ndjson::Writer;
 using cdc::ndjson::is_valid_utf8;
 using cdc::test::random_valid_utf8;
 
-constexpr std::string_view kFffd = "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
 
 // An unlinked temp file holding content, positioned at its start.
 class TempInput {

@@ -224,10 +224,15 @@ TEST_CASE("records: cdc-stream's lines are listed, and their pos reads back from
                }));
 
   simdjson::dom::parser parser;
-  for (const auto& [line, is_commit, gtid, offset] :
+  for (const auto& expected :
        {std::tuple{ddl, false, "0-1-11", 900}, std::tuple{commit, true, "0-1-11", 1300},
         std::tuple{incident, false, "", 1400}, std::tuple{change, false, "0-1-11", 1200},
         std::tuple{change_without_thread, false, "", 1250}}) {
+    // Not structured bindings: clang 14 lets no lambda (CAPTURE's) capture one.
+    const auto& line = std::get<0>(expected);
+    const bool is_commit = std::get<1>(expected);
+    const auto& gtid = std::get<2>(expected);
+    const auto offset = std::get<3>(expected);
     CAPTURE(line);
     const std::string_view text(line.data(), line.size() - 1);  // as a line reader gives it, without '\n'
     cdc::records::LinePos scanned;
