@@ -357,6 +357,20 @@ Result<void> Writer::flush_to(int fd, std::string_view what) {
   return written;
 }
 
+void Writer::take_ended_records(Buffer& into) {
+  if (record_start_ == buf_.size()) {
+    into.clear();
+    Buffer ended(std::move(buf_));
+    buf_ = std::move(into);
+    into = std::move(ended);
+    record_start_ = 0;
+    return;
+  }
+  into.clear();
+  into.append(buf_.data(), buf_.data() + record_start_);
+  drop_ended_records();
+}
+
 void Writer::drop_ended_records() noexcept {
   // Keep a record in progress: the caller may flush on size between two fields.
   const std::size_t pending = buf_.size() - record_start_;

@@ -233,6 +233,11 @@ class Writer {
   // record in progress kept (for a caller that passes the lines on itself, libcore/output).
   [[nodiscard]] std::string_view ended_records() const noexcept { return {buf_.data(), record_start_}; }
   void drop_ended_records() noexcept;
+  // The ended records moved into `into` (its contents replaced) and dropped here, the record
+  // in progress kept: without one, the buffers are swapped rather than copied, and `into`'s
+  // allocation is this writer's from then on.
+  using Buffer = fmt::memory_buffer;
+  void take_ended_records(Buffer& into);
 
   // Writes the ended records to fd and clears the buffer. A record in progress stays
   // buffered, so flushing mid-record is safe. The buffer is cleared even when the write
@@ -315,7 +320,7 @@ class Writer {
     }
   }
 
-  fmt::memory_buffer buf_;
+  Buffer buf_;
   std::array<Container, kMaxDepth> stack_{};
   std::size_t depth_ = 0;
   std::size_t record_start_ = 0;  // where the record in progress begins in buf_

@@ -168,13 +168,11 @@ class CanalConverter final : public Converter {
   void drop_held() noexcept override { pending_ = false; }
 
  private:
-  bool uses_image_values() const noexcept override { return true; }
+  bool uses_image_values(char /*op*/) const noexcept override { return true; }
 
   // A change line from the tool that wrote it: read from its members, not parsed.
   Result<void> convert_row(const RowLine& row, ndjson::Writer& out) override {
-    const auto change = change_line_of(row);
-    if (!change) return convert(row.line, out);
-    return row_change(*change, out);
+    return row_change(change_line_of(row), out);
   }
 
   Result<void> row(simdjson::dom::object record, std::string_view line, ndjson::Writer& out) {

@@ -45,31 +45,25 @@ Result<ChangeLine> read_change_line(simdjson::dom::object record, std::string_vi
   return change;
 }
 
-std::optional<ChangeLine> change_line_of(const RowLine& row) {
+ChangeLine change_line_of(const RowLine& row) {
   ChangeLine change;
   change.op = row.op.size() == 3 ? row.op[1] : 0;
-  const auto db = plain_string(row.db);
-  const auto table = plain_string(row.table);
-  const auto file = plain_string(row.file);
-  const auto gtid = row.gtid == "null" ? std::optional<std::string_view>(std::string_view()) : plain_string(row.gtid);
-  std::uint64_t server_id = 0;
-  std::uint64_t thread = 0;
-  if (change.op == 0 || !db || !table || !file || !gtid || !parse_number(row.offset, change.offset) ||
-      !parse_number(row.index, change.index) || !parse_number(row.ts_ms, change.ts_ms) ||
-      !parse_number(row.server_id, server_id))
-    return std::nullopt;
-  change.db = *db;
-  change.table = *table;
-  change.file = *file;
-  change.gtid = *gtid;
+  change.db = row.values.db;
+  change.table = row.values.table;
+  change.file = row.values.file;
+  change.gtid = row.values.gtid;
+  change.offset = row.values.offset;
+  change.index = row.values.index;
+  change.ts_ms = row.values.ts_ms;
+  change.server_id = row.values.server_id;
+  change.thread = row.values.thread;
   change.has_pos = true;
+  change.from_writer = true;
   change.before = row.before;
   change.after = row.after;
   change.values_known = row.values_known;
   change.before_values = row.before_values;
   change.after_values = row.after_values;
-  change.server_id = server_id;
-  if (parse_number(row.thread, thread)) change.thread = thread;
   return change;
 }
 

@@ -37,6 +37,8 @@ struct ChangeLine {
   std::optional<std::uint64_t> server_id;
   std::optional<std::uint64_t> thread;
   std::int64_t ts_ms = 0;
+  // From the writer (RowLine): its images are whole and match the table line.
+  bool from_writer = false;
   // The images' values as the writer said them (RowLine); else the images are scanned.
   bool values_known = false;
   std::span<const ImageValue> before_values;
@@ -45,9 +47,8 @@ struct ChangeLine {
 
 // record is the parsed line, line its text. Errc::corrupt_input naming what is missing.
 [[nodiscard]] Result<ChangeLine> read_change_line(simdjson::dom::object record, std::string_view line);
-// The same from the writer's view of the line (Converter::convert_row), without parsing it;
-// nullopt when a name or the GTID has escapes (then the line is to be parsed).
-[[nodiscard]] std::optional<ChangeLine> change_line_of(const RowLine& row);
+// The same from the writer's view of the line (Converter::convert_row), without parsing it.
+[[nodiscard]] ChangeLine change_line_of(const RowLine& row);
 
 // Appends one output message to out: [TOPIC<TAB>][KEY<TAB>]VALUE and its newline (--topic,
 // --key: kcat -K '\t' splits at the first TAB, and compact JSON holds no raw TAB). line is a

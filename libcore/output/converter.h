@@ -11,7 +11,9 @@
 // Canal message, a Maxwell transaction). They never hold anything back past a "commit", "high"
 // or "span_end" line, so what a tool has written at a commit is whole.
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -55,6 +57,19 @@ struct RowLine {
   std::string_view thread;
   std::string_view ts_ms;
   bool partial = false;
+  // The same members as values, which the writer knows before it writes them: names as they
+  // are (not JSON strings), numbers as numbers. Canal and Maxwell read these.
+  struct Values {
+    std::string_view db;
+    std::string_view table;
+    std::string_view file;
+    std::string_view gtid;  // "" for null
+    std::uint64_t offset = 0;
+    std::uint64_t index = 0;
+    std::uint64_t server_id = 0;
+    std::optional<std::uint64_t> thread;
+    std::int64_t ts_ms = 0;
+  } values;
 };
 
 class Converter {
@@ -73,8 +88,12 @@ class Converter {
   [[nodiscard]] virtual Result<void> convert_row(const RowLine& row, ndjson::Writer& out) { return convert(row.line, out); }
   // Whether convert_row reads RowLine::before_key (the writer makes it only then).
   [[nodiscard]] virtual bool uses_before_key() const noexcept { return false; }
-  // Whether it reads RowLine::before_values and after_values (the writer notes them only then).
-  [[nodiscard]] virtual bool uses_image_values() const noexcept { return false; }
+  // Whether it reads RowLine::before_values and after_values of a change of kind op ('c', 'u'
+  // or 'd'): the writer notes them only then (values_known), else the images are to be scanned.
+  [[nodiscard]] virtual bool uses_image_values(char op) const noexcept {
+    (void)op;
+    return false;
+  }
   // The input ended: appends what is held back.
   [[nodiscard]] virtual Result<void> finish(ndjson::Writer& out) = 0;
   // The lines since the last commit are void (a transaction cut off by a lost connection, read

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <iterator>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
@@ -89,6 +90,7 @@ class MaxwellConverter final : public Converter {
     if (op == "table") {
       auto added = catalog_.add(record);
       if (!added) return fail(std::move(added).error());
+      verbatim_[*added] = values_verbatim(**added);
       return {};
     }
     if (op == records::op::row) return row(record, line, out);
@@ -122,13 +124,13 @@ class MaxwellConverter final : public Converter {
   void drop_held() noexcept override { held_.clear(); }
 
  private:
-  bool uses_image_values() const noexcept override { return true; }
+  // An update's, for "old"; the other changes' images are mostly copied whole (copy_image in
+  // row_change), and noting values costs the reading thread, whose time bounds the stream's.
+  bool uses_image_values(char op) const noexcept override { return op == 'u'; }
 
   // A change line from the tool that wrote it: read from its members, not parsed.
   Result<void> convert_row(const RowLine& row, ndjson::Writer& out) override {
-    const auto change = change_line_of(row);
-    if (!change) return convert(row.line, out);
-    return row_change(*change, out);
+    return row_change(change_line_of(row), out);
   }
 
   Result<void> row(simdjson::dom::object record, std::string_view line, ndjson::Writer& out) {
@@ -144,9 +146,16 @@ class MaxwellConverter final : public Converter {
     const auto convert_value = [this](const ColumnInfo& column, std::string_view raw, std::string& json) {
       return value(column, raw, json);
     };
-    if (change.op == 'u' || change.op == 'd')
+    // A line from the writer (its images whole and matching the table line) of a table whose
+    // values Maxwell writes as they are, NULLs included: "data" is the image's text itself,
+    // and an image's values are read only where a member needs them ("old", the keys).
+    const auto found_verbatim = verbatim_.find(&table);
+    const bool copy_image = change.from_writer && options_.output_nulls && found_verbatim != verbatim_.end() &&
+                            found_verbatim->second;
+    const bool data_values = !copy_image || options_.output_primary_keys || with_key_;
+    if (change.op == 'u' || (change.op == 'd' && data_values))
       if (auto read = read_image(table, change, true, before_, convert_value); !read) return read;
-    if (change.op != 'd')
+    if (change.op == 'u' || (change.op != 'd' && data_values))
       if (auto read = read_image(table, change, false, after_, convert_value); !read) return read;
     const std::vector<ValueSlot>& data = change.op == 'd' ? before_ : after_;
 
@@ -167,11 +176,22 @@ class MaxwellConverter final : public Converter {
 
     // The message up to "ts", then (split) the members after it: xid, xoffset and commit go
     // in between once the commit line is read.
+    // "database", "table", "type" and "ts" are the same for the rows of an event.
+    const std::int64_t ts = change.ts_ms / 1000;
+    if (&table != head_table_ || type != head_type_ || ts != head_ts_) {
+      message_.clear();
+      message_.begin_object();
+      message_.raw_members(table.db_table_members);
+      message_.field("type", type);
+      message_.field("ts", ts);
+      head_members_.assign(message_.buffered().substr(1));
+      head_table_ = &table;
+      head_type_ = type;
+      head_ts_ = ts;
+    }
     message_.clear();
     message_.begin_object();
-    message_.raw_members(table.db_table_members);
-    message_.field("type", type);
-    message_.field("ts", change.ts_ms / 1000);
+    message_.raw_members(head_members_);
     const std::size_t split = message_.bytes_buffered();
     if (options_.output_binlog_position && change.has_pos) {
       text_.assign(change.file);
@@ -203,7 +223,10 @@ class MaxwellConverter final : public Converter {
       message_.end_array();
     }
     message_.key("data");
-    write_image(table, data, message_);
+    if (copy_image)
+      message_.raw_value(change.op == 'd' ? change.before : change.after);
+    else
+      write_image(table, data, message_);
     if (change.op == 'u') write_old(table);
     message_.end_object();
 
@@ -424,6 +447,31 @@ class MaxwellConverter final : public Converter {
     return {};
   }
 
+  // Whether value() writes every value of the table's columns as its canonical text.
+  bool values_verbatim(const TableInfo& table) const {
+    for (const ColumnInfo& column : table.columns) {
+      switch (column.kind) {
+        case ValueKind::integer:
+        case ValueKind::bit:
+        case ValueKind::year:
+        case ValueKind::time:
+        case ValueKind::text:
+        case ValueKind::binary:
+        case ValueKind::json:
+        case ValueKind::vector:
+        case ValueKind::other:
+          break;
+        case ValueKind::date:
+        case ValueKind::datetime:
+          if (options_.output_null_zerodates) return false;
+          break;
+        default:
+          return false;
+      }
+    }
+    return true;
+  }
+
   // json = the JSON Maxwell writes for the canonical value raw (cdc-formats(7), MAXWELL).
   bool value(const ColumnInfo& column, std::string_view raw, std::string& json) {
     if (raw.empty()) return false;
@@ -540,6 +588,14 @@ class MaxwellConverter final : public Converter {
   const TableInfo* bootstrap_table_ = nullptr;  // the table whose snapshot rows are being written
   std::int64_t bootstrap_ts_ms_ = 0;
   std::uint64_t snapshot_rows_ = 0;
+
+  // Per table described: whether value() keeps every value as it is (values_verbatim).
+  std::unordered_map<const TableInfo*, bool> verbatim_;
+  // The message's first members, as last written, and what they were written for.
+  std::string head_members_;
+  const TableInfo* head_table_ = nullptr;
+  std::string_view head_type_;
+  std::int64_t head_ts_ = -1;
 
   std::vector<ValueSlot> before_;
   std::vector<ValueSlot> after_;

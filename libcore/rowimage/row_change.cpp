@@ -82,29 +82,34 @@ std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const Rows
                      shape.has_after && shape.has_before ? &scratch.before : nullptr, out, scratch, rows);
     mark(&RowSpans::key_end);
   }
+  std::vector<WrittenValue>* const values = spans != nullptr ? spans->values : nullptr;
+  // Where the values noted so far end, for an image's range.
+  const auto mark_value = [&](std::size_t RowSpans::*at) {
+    if (spans != nullptr) spans->*at = values != nullptr ? values->size() : 0;
+  };
   if (rows.ok()) {
     out.raw_comma_key(records::comma_key::before);
     mark(&RowSpans::before_begin);
-    if (spans != nullptr) spans->before_values.clear();
+    mark_value(&RowSpans::before_values_begin);
     if (shape.has_before)
       write_row_image(plan, scratch.before, out, scratch, rows, nullptr,
-                      shape.has_after ? std::span<const WrittenValue>{} : scratch.key_values,
-                      spans != nullptr && spans->want_values ? &spans->before_values : nullptr);
+                      shape.has_after ? std::span<const WrittenValue>{} : scratch.key_values, values);
     else
       out.null();
     mark(&RowSpans::before_end);
+    mark_value(&RowSpans::before_values_end);
   }
   if (rows.ok()) {
     out.raw_comma_key(records::comma_key::after);
     mark(&RowSpans::after_begin);
-    if (spans != nullptr) spans->after_values.clear();
+    mark_value(&RowSpans::after_values_begin);
     if (shape.has_after)
       unresolved_diffs = write_row_image(plan, scratch.after, out, scratch, rows,
-                                         shape.has_before ? &scratch.before : nullptr, scratch.key_values,
-                                         spans != nullptr && spans->want_values ? &spans->after_values : nullptr);
+                                         shape.has_before ? &scratch.before : nullptr, scratch.key_values, values);
     else
       out.null();
     mark(&RowSpans::after_end);
+    mark_value(&RowSpans::after_values_end);
   }
   if (spans != nullptr) {
     spans->before_key.clear();

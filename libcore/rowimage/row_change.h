@@ -47,13 +47,14 @@ struct RowsShape {
 // key change shows as the two differing).
 struct RowSpans {
   bool want_before_key = false;  // set by the caller: write before_key
-  bool want_values = false;      // set by the caller: note before_values and after_values
+  // Set by the caller to note each image's values: appended to *values (never cleared here, so
+  // the rows of a batch share one vector), in column order, each image's at [begin, end).
+  std::vector<WrittenValue>* values = nullptr;
   std::size_t key_begin = 0, key_end = 0;
   std::size_t before_begin = 0, before_end = 0;
   std::size_t after_begin = 0, after_end = 0;
-  // Each image's values, in column order (cleared per row).
-  std::vector<WrittenValue> before_values;
-  std::vector<WrittenValue> after_values;
+  std::size_t before_values_begin = 0, before_values_end = 0;
+  std::size_t after_values_begin = 0, after_values_end = 0;
   ndjson::Writer before_key;  // cleared per row; empty when not written
 };
 std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, ndjson::Writer& out,

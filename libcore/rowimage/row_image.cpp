@@ -430,6 +430,14 @@ std::size_t write_row_image(const TablePlan& plan, const std::vector<ColumnSlice
   const binlog::TableMap& map = plan.map();
   std::size_t unresolved = 0;
   std::size_t next_written = 0;  // written is in column order: one pass over it
+  // Room for a value per column at once, the unused rest dropped at the end: no growth check
+  // per value on this hot path.
+  const std::size_t first_value = values != nullptr ? values->size() : 0;
+  WrittenValue* next_value = nullptr;
+  if (values != nullptr) {
+    values->resize(first_value + slices.size());
+    next_value = values->data() + first_value;
+  }
   out.begin_object();
   for (std::size_t i = 0; i < slices.size() && errors.ok(); ++i) {
     const ColumnSlice& slice = slices[i];
@@ -448,7 +456,7 @@ std::size_t write_row_image(const TablePlan& plan, const std::vector<ColumnSlice
       if (!applied)
         errors.fail(fmt::format("column {} ({} JSON diff): {}", i + 1, column_name(map, i, scratch.name),
                                 applied.error().message));
-      if (values != nullptr) values->push_back({i, from, out.bytes_buffered() - from});
+      if (next_value != nullptr) *next_value++ = {i, from, out.bytes_buffered() - from};
       continue;
     }
     out.raw_comma_key(plan.key(i));
@@ -458,9 +466,10 @@ std::size_t write_row_image(const TablePlan& plan, const std::vector<ColumnSlice
       out.copy_value(written[next_written].from, written[next_written].size);
     else
       write_column_value(plan, i, slice, out, scratch, errors);
-    if (values != nullptr) values->push_back({i, from, out.bytes_buffered() - from});
+    if (next_value != nullptr) *next_value++ = {i, from, out.bytes_buffered() - from};
   }
   out.end_object();
+  if (values != nullptr) values->resize(static_cast<std::size_t>(next_value - values->data()));
   return unresolved;
 }
 

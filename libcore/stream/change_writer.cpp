@@ -61,9 +61,8 @@ void ChangeWriter::set_converter(std::unique_ptr<output::Converter> converter, b
   converter_ = std::move(converter);
   hold_transactions_ = converter_ != nullptr && hold_transactions;
   row_spans_.want_before_key = converter_ != nullptr && converter_->uses_before_key();
-  row_spans_.want_values = converter_ != nullptr && converter_->uses_image_values();
-  row_spans_.before_values.clear();
-  row_spans_.after_values.clear();
+  batch_.clear();
+  event_in_batch_ = false;
   if (converter_ && !hold_transactions_) worker_ = std::make_unique<ConversionWorker>(*converter_, out_fd_, out_name_);
 }
 
@@ -113,6 +112,10 @@ void ChangeWriter::forget_described() noexcept {
 
 void ChangeWriter::prepare_event(const ChangePosition& position, std::uint32_t timestamp) {
   event_in_batch_ = false;
+  // Without the thread, batch_ holds the current event's rows only, one at a time.
+  if (converter_ && !worker_) batch_.clear();
+  event_position_ = position;
+  event_ts_ms_ = std::uint64_t{timestamp} * 1000U;
   pieces_.clear();
   pieces_.begin_object();
   pieces_.field(records::field::file, position.file);
@@ -178,6 +181,9 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
   if (converter_ && !worker_ && !rows.empty())
     if (auto converted = convert_ended(); !converted) return fail(std::move(converted).error());
   const records::ChangeOp op = change_op(event.kind);
+  // The op member's value: "op":"c" -> "c".
+  const std::string_view op_value = records::change_op_member(op).substr(5);
+  row_spans_.values = converter_ && converter_->uses_image_values(op_value[1]) ? &batch_.values : nullptr;
   while (!rows.empty()) {
     const std::size_t line_start = out_.bytes_buffered();
     out_.begin_object();
@@ -208,14 +214,11 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
     out_.raw_members(tail_members_);
     out_.end_object();
     out_.end_record();
-    // The op member's value: "op":"c" -> "c".
-    const std::string_view op_value = records::change_op_member(op).substr(5);
-    if (worker_)
+    if (converter_) {
       mark_row(op_value, table, line_start, pos_begin, pos_end, index, partial_line);
-    else if (converter_)
-      if (auto converted = convert_row(op_value, table, line_start, pos_begin, pos_end, index, partial_line);
-          !converted)
-        return fail(std::move(converted).error());
+      if (!worker_)
+        if (auto converted = convert_marked_row(); !converted) return fail(std::move(converted).error());
+    }
     ++index;
     if (auto flushed = flush_if_large(); !flushed) return fail(std::move(flushed).error());
   }
@@ -254,7 +257,7 @@ void ChangeWriter::write_discard(std::string_view gtid, const gtid::FilePosition
 void ChangeWriter::mark_row(std::string_view op, const TableEntry& table, std::size_t line_start,
                             std::size_t pos_begin, std::size_t pos_end, std::uint64_t index, bool partial) {
   if (!event_in_batch_) {
-    ConversionWorker::EventText event;
+    EventText event;
     event.db = batch_.add_aux(table.quoted_db);
     event.table = batch_.add_aux(table.quoted_table);
     event.file = batch_.add_aux(file_text_);
@@ -263,25 +266,27 @@ void ChangeWriter::mark_row(std::string_view op, const TableEntry& table, std::s
     event.server_id = batch_.add_aux(server_id_text_);
     event.thread = batch_.add_aux(thread_text_);
     event.ts_ms = batch_.add_aux(ts_ms_text_);
+    event.db_name = batch_.add_aux(table.line.db);
+    event.table_name = batch_.add_aux(table.line.table);
+    event.file_name = batch_.add_aux(event_position_.file);
+    event.gtid_value = batch_.add_aux(event_position_.gtid);
+    event.offset_value = event_position_.offset;
+    event.server_id_value = event_position_.server_id;
+    event.thread_value = event_position_.thread;
+    event.ts_ms_value = static_cast<std::int64_t>(event_ts_ms_);
     batch_.events.push_back(event);
     event_in_batch_ = true;
   }
-  const auto span = [](std::size_t begin, std::size_t end) { return ConversionWorker::Span{begin, end}; };
-  ConversionWorker::RowMark mark;
-  mark.line = span(line_start, out_.bytes_buffered() - 1);  // without the newline
-  mark.key = span(row_spans_.key_begin, row_spans_.key_end);
-  mark.before = span(row_spans_.before_begin, row_spans_.before_end);
-  mark.after = span(row_spans_.after_begin, row_spans_.after_end);
-  mark.pos = span(pos_begin, pos_end);
+  RowMark mark;
+  mark.line = Span{line_start, out_.bytes_buffered() - 1};  // without the newline
+  mark.key = Span{row_spans_.key_begin, row_spans_.key_end};
+  mark.before = Span{row_spans_.before_begin, row_spans_.before_end};
+  mark.after = Span{row_spans_.after_begin, row_spans_.after_end};
+  mark.pos = Span{pos_begin, pos_end};
   mark.before_key = batch_.add_aux(row_spans_.before_key.buffered());
-  const auto values_of = [&](const std::vector<rowimage::WrittenValue>& written) {
-    const std::size_t first = batch_.values.size();
-    for (const rowimage::WrittenValue& value : written)
-      batch_.values.push_back({value.column, span(value.from, value.from + value.size)});
-    return ConversionWorker::Range{first, batch_.values.size()};
-  };
-  mark.before_values = values_of(row_spans_.before_values);
-  mark.after_values = values_of(row_spans_.after_values);
+  mark.before_values = Span{row_spans_.before_values_begin, row_spans_.before_values_end};
+  mark.after_values = Span{row_spans_.after_values_begin, row_spans_.after_values_end};
+  mark.values_known = row_spans_.values != nullptr;
   mark.event = batch_.events.size() - 1;
   mark.index = index;
   mark.op = op;
@@ -292,10 +297,9 @@ void ChangeWriter::mark_row(std::string_view op, const TableEntry& table, std::s
 Result<void> ChangeWriter::hand_off() {
   // Offsets in batch_.rows count from the start of out_'s buffer, which holds no lines from
   // before the last hand-off.
-  batch_.text.assign(out_.ended_records());
-  out_.drop_ended_records();
+  out_.take_ended_records(batch_.text);
   event_in_batch_ = false;
-  if (batch_.text.empty() && batch_.rows.empty()) return {};
+  if (batch_.text.size() == 0 && batch_.rows.empty()) return {};
   return worker_->submit(batch_);
 }
 
@@ -378,39 +382,13 @@ void ChangeWriter::discard() noexcept {
   if (spilled_bytes_ > 0 && ::ftruncate(spill_fd_, 0) == 0) spilled_bytes_ = 0;
 }
 
-Result<void> ChangeWriter::convert_row(std::string_view op, const TableEntry& table, std::size_t line_start,
-                                       std::size_t pos_begin, std::size_t pos_end, std::uint64_t index, bool partial) {
-  const std::string_view buffer = out_.buffered();
-  const auto span = [&](std::size_t begin, std::size_t end) { return buffer.substr(begin, end - begin); };
-  output::RowLine row;
-  row.line = span(line_start, buffer.size() - 1);  // without the newline
-  row.op = op;
-  row.db = table.quoted_db;
-  row.table = table.quoted_table;
-  row.key = span(row_spans_.key_begin, row_spans_.key_end);
-  row.before = span(row_spans_.before_begin, row_spans_.before_end);
-  row.after = span(row_spans_.after_begin, row_spans_.after_end);
-  row.before_key = row_spans_.before_key.buffered();
-  const auto values_of = [&](const std::vector<rowimage::WrittenValue>& written, std::vector<output::ImageValue>& values) {
-    values.clear();
-    for (const rowimage::WrittenValue& value : written) values.push_back({value.column, buffer.substr(value.from, value.size)});
-    return std::span<const output::ImageValue>(values);
-  };
-  row.values_known = row_spans_.want_values;
-  row.before_values = values_of(row_spans_.before_values, before_values_);
-  row.after_values = values_of(row_spans_.after_values, after_values_);
-  row.pos = span(pos_begin, pos_end);
-  row.file = file_text_;
-  row.offset = offset_text_;
-  const fmt::format_int index_text(index);
-  row.index = std::string_view(index_text.data(), index_text.size());
-  row.gtid = gtid_text_;
-  row.server_id = server_id_text_;
-  row.thread = thread_text_;
-  row.ts_ms = ts_ms_text_;
-  row.partial = partial;
+Result<void> ChangeWriter::convert_marked_row() {
+  const output::RowLine row = row_line(batch_, out_.buffered(), batch_.rows.back(), row_scratch_);
   if (auto converted = output::convert_row_line(*converter_, row, converted_); !converted) return converted;
+  // Offsets count from the start of out_'s buffer, which the next row's line starts again.
   out_.drop_ended_records();
+  batch_.rows.clear();
+  batch_.values.clear();
   return {};
 }
 

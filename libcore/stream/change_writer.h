@@ -16,6 +16,7 @@
 #include "rowimage/row_change.h"
 #include "rowimage/row_image.h"
 #include "stream/conversion_worker.h"
+#include "stream/row_batch.h"
 #include "util/result.h"
 
 namespace cdc::stream {
@@ -125,15 +126,13 @@ class ChangeWriter {
 
   // The output stage: the ended lines of out_ converted into converted_.
   Result<void> convert_ended();
-  // The row line just ended in out_, noted for the conversion thread (batch_.rows).
+  // The row line just ended in out_, noted in batch_ (its event's texts too, on its first row).
   void mark_row(std::string_view op, const TableEntry& table, std::size_t line_start, std::size_t pos_begin,
                 std::size_t pos_end, std::uint64_t index, bool partial);
   // out_'s ended lines to the conversion thread.
   Result<void> hand_off();
-  // The row line just ended in out_ (from line_start), through the converter as an
-  // output::RowLine built from row_spans_ and the event's pieces, then dropped from out_.
-  Result<void> convert_row(std::string_view op, const TableEntry& table, std::size_t line_start,
-                           std::size_t pos_begin, std::size_t pos_end, std::uint64_t index, bool partial);
+  // Without the thread: the row line just marked, through the converter, then dropped from out_.
+  Result<void> convert_marked_row();
   // converted_ to the spill file (hold_transactions_), opened on first use.
   Result<void> spill_converted();
 
@@ -160,13 +159,15 @@ class ChangeWriter {
   std::string server_id_text_;
   std::string thread_text_;
   std::string ts_ms_text_;
+  ChangePosition event_position_;  // the event being written (its views valid in write_rows)
+  std::uint64_t event_ts_ms_ = 0;
   rowimage::RowSpans row_spans_;
-  std::vector<output::ImageValue> before_values_;  // convert_row's, reused
-  std::vector<output::ImageValue> after_values_;
-  // The conversion thread (without hold_transactions), the batch being filled for it, and
-  // whether the current event's texts are in that batch yet.
+  // The conversion thread (without hold_transactions); the rows marked for the output stage
+  // (handed to the thread, or converted at once without it), and whether the current event's
+  // texts are in batch_ yet.
   std::unique_ptr<ConversionWorker> worker_;
-  ConversionWorker::Batch batch_;
+  RowBatch batch_;
+  RowLineScratch row_scratch_;
   bool event_in_batch_ = false;
   std::uint64_t bytes_flushed_ = 0;
   bool partial_images_seen_ = false;

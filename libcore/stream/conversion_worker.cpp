@@ -1,18 +1,10 @@
 #include "stream/conversion_worker.h"
 
-#include <fmt/format.h>
-
 #include <utility>
 
 #include "util/fd_io.h"
 
 namespace cdc::stream {
-
-namespace {
-
-constexpr std::size_t kMaxInFlight = 2;
-
-}  // namespace
 
 ConversionWorker::ConversionWorker(output::Converter& converter, int out_fd, std::string out_name)
     : converter_(converter), out_fd_(out_fd), out_name_(std::move(out_name)), thread_([this] { run(); }) {}
@@ -26,16 +18,16 @@ ConversionWorker::~ConversionWorker() {
   thread_.join();
 }
 
-Result<void> ConversionWorker::submit(Batch& batch) {
+Result<void> ConversionWorker::submit(RowBatch& batch) {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [this] { return queue_.size() + (busy_ ? 1 : 0) < kMaxInFlight || error_; });
   if (error_) return fail(*error_);
-  std::unique_ptr<Batch> handed;
+  std::unique_ptr<RowBatch> handed;
   if (!spare_.empty()) {
     handed = std::move(spare_.back());
     spare_.pop_back();
   } else {
-    handed = std::make_unique<Batch>();
+    handed = std::make_unique<RowBatch>();
   }
   std::swap(*handed, batch);  // the caller goes on with the spare's buffers
   batch.clear();
@@ -54,7 +46,7 @@ Result<std::uint64_t> ConversionWorker::drain() {
 
 void ConversionWorker::run() {
   for (;;) {
-    std::unique_ptr<Batch> batch;
+    std::unique_ptr<RowBatch> batch;
     {
       std::unique_lock lock(mutex_);
       changed_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
@@ -89,44 +81,14 @@ void ConversionWorker::run() {
   }
 }
 
-Result<void> ConversionWorker::convert(const Batch& batch) {
-  const std::string_view text = batch.text;
-  const std::string_view aux = batch.aux;
-  const auto in = [](std::string_view bytes, Span span) { return bytes.substr(span.begin, span.end - span.begin); };
+Result<void> ConversionWorker::convert(const RowBatch& batch) {
+  const std::string_view text(batch.text.data(), batch.text.size());
   std::size_t next_row = 0;
   for (std::size_t at = 0; at < text.size();) {
     if (next_row < batch.rows.size() && batch.rows[next_row].line.begin == at) {
       const RowMark& mark = batch.rows[next_row++];
       at = mark.line.end + 1;  // past its newline
-      const EventText& event = batch.events[mark.event];
-      output::RowLine row;
-      row.line = in(text, mark.line);
-      row.op = mark.op;
-      row.db = in(aux, event.db);
-      row.table = in(aux, event.table);
-      row.key = in(text, mark.key);
-      row.before = in(text, mark.before);
-      row.after = in(text, mark.after);
-      row.before_key = in(aux, mark.before_key);
-      row.pos = in(text, mark.pos);
-      row.file = in(aux, event.file);
-      row.offset = in(aux, event.offset);
-      const fmt::format_int index(mark.index);
-      row.index = std::string_view(index.data(), index.size());
-      row.gtid = in(aux, event.gtid);
-      row.server_id = in(aux, event.server_id);
-      row.thread = in(aux, event.thread);
-      row.ts_ms = in(aux, event.ts_ms);
-      row.partial = mark.partial;
-      const auto values_of = [&](Range range, std::vector<output::ImageValue>& values) {
-        values.clear();
-        for (std::size_t i = range.begin; i < range.end; ++i)
-          values.push_back({batch.values[i].column, in(text, batch.values[i].text)});
-        return std::span<const output::ImageValue>(values);
-      };
-      row.values_known = converter_.uses_image_values();
-      row.before_values = values_of(mark.before_values, before_values_);
-      row.after_values = values_of(mark.after_values, after_values_);
+      const output::RowLine row = row_line(batch, text, mark, row_scratch_);
       if (auto converted = output::convert_row_line(converter_, row, converted_); !converted) return converted;
       continue;
     }

@@ -389,6 +389,40 @@ TEST_CASE("writer abandon_record drops only the record in progress") {
   CHECK(writer.buffered() == "{\"kept\":1}\n{\"next\":3}\n");
 }
 
+TEST_CASE("writer take_ended_records hands the lines over and keeps the record in progress") {
+  Writer writer;
+  Writer::Buffer taken;
+  const auto text = [](const Writer::Buffer& buffer) { return std::string(buffer.data(), buffer.size()); };
+  const auto line = [&writer](int value) {
+    writer.begin_object();
+    writer.field("n", value);
+    writer.end_object();
+    writer.end_record();
+  };
+  // Large enough to live outside fmt's inline storage, as the stream's batches do.
+  for (int i = 0; i < 100; ++i) line(i);
+  const std::string expected = std::string(writer.buffered());
+  taken.append(std::string_view("stale"));
+  writer.take_ended_records(taken);  // no record in progress: the buffers trade places
+  CHECK(text(taken) == expected);
+  CHECK(writer.bytes_buffered() == 0);
+  line(100);
+  CHECK(writer.buffered() == "{\"n\":100}\n");
+
+  // A record in progress stays, its members go on after the hand-over.
+  writer.begin_object();
+  writer.field("half", 1);
+  writer.take_ended_records(taken);
+  CHECK(text(taken) == "{\"n\":100}\n");
+  writer.field("rest", 2);
+  writer.end_object();
+  writer.end_record();
+  CHECK(writer.buffered() == "{\"half\":1,\"rest\":2}\n");
+  writer.take_ended_records(taken);
+  CHECK(text(taken) == "{\"half\":1,\"rest\":2}\n");
+  CHECK(writer.ended_records().empty());
+}
+
 TEST_CASE("writer output parsed by simdjson equals the input") {
   std::mt19937 rng(12345);
   simdjson::dom::parser parser;
