@@ -14,6 +14,7 @@
 #include "ndjson/json_scan.h"
 #include "ndjson/writer.h"
 #include "output/converter.h"
+#include "output/debezium_schemas.h"
 #include "output/debezium_values.h"
 #include "output/format.h"
 #include "output/type_text.h"
@@ -106,70 +107,6 @@ std::string topic_name(std::string_view text) {
   }
   return topic.substr(0, 249);
 }
-
-constexpr std::string_view kSourceSchema =
-    R"({"type":"struct","fields":[{"type":"string","optional":false,"field":"version"},)"
-    R"({"type":"string","optional":false,"field":"connector"},{"type":"string","optional":false,"field":"name"},)"
-    R"({"type":"int64","optional":false,"field":"ts_ms"},)"
-    R"({"type":"string","optional":true,"name":"io.debezium.data.Enum","version":1,"parameters":)"
-    R"({"allowed":"true,first,first_in_data_collection,last_in_data_collection,last,false,incremental"},)"
-    R"("default":"false","field":"snapshot"},{"type":"string","optional":false,"field":"db"},)"
-    R"({"type":"string","optional":true,"field":"sequence"},{"type":"int64","optional":true,"field":"ts_us"},)"
-    R"({"type":"int64","optional":true,"field":"ts_ns"},{"type":"string","optional":true,"field":"table"},)"
-    R"({"type":"int64","optional":false,"field":"server_id"},{"type":"string","optional":true,"field":"gtid"},)"
-    R"({"type":"string","optional":false,"field":"file"},{"type":"int64","optional":false,"field":"pos"},)"
-    R"({"type":"int32","optional":false,"field":"row"},{"type":"int64","optional":true,"field":"thread"},)"
-    R"({"type":"string","optional":true,"field":"query"}],"optional":false,)"
-    R"("name":"io.debezium.connector.mysql.Source","field":"source"})";
-
-constexpr std::string_view kTransactionBlockSchema =
-    R"({"type":"struct","fields":[{"type":"string","optional":false,"field":"id"},)"
-    R"({"type":"int64","optional":false,"field":"total_order"},)"
-    R"({"type":"int64","optional":false,"field":"data_collection_order"}],"optional":true,"name":"event.block",)"
-    R"("version":1,"field":"transaction"})";
-
-constexpr std::string_view kEnvelopeTail =
-    R"({"type":"string","optional":false,"field":"op"},{"type":"int64","optional":true,"field":"ts_ms"},)"
-    R"({"type":"int64","optional":true,"field":"ts_us"},{"type":"int64","optional":true,"field":"ts_ns"})";
-
-constexpr std::string_view kSchemaChangeKeySchema =
-    R"({"type":"struct","fields":[{"type":"string","optional":false,"field":"databaseName"}],"optional":false,)"
-    R"("name":"io.debezium.connector.mysql.SchemaChangeKey","version":1})";
-
-// tableChanges' element: io.debezium.connector.schema.Change (ConnectTableChangeSerializer).
-constexpr std::string_view kSchemaChangeValueTail =
-    R"({"type":"int64","optional":false,"field":"ts_ms"},{"type":"string","optional":true,"field":"databaseName"},)"
-    R"({"type":"string","optional":true,"field":"schemaName"},{"type":"string","optional":true,"field":"ddl"},)"
-    R"({"type":"array","items":{"type":"struct","fields":[{"type":"string","optional":false,"field":"type"},)"
-    R"({"type":"string","optional":false,"field":"id"},{"type":"struct","fields":[)"
-    R"({"type":"string","optional":true,"field":"defaultCharsetName"},)"
-    R"({"type":"array","items":{"type":"string","optional":false},"optional":true,"field":"primaryKeyColumnNames"},)"
-    R"({"type":"array","items":{"type":"struct","fields":[{"type":"string","optional":false,"field":"name"},)"
-    R"({"type":"int32","optional":false,"field":"jdbcType"},{"type":"int32","optional":true,"field":"nativeType"},)"
-    R"({"type":"string","optional":false,"field":"typeName"},{"type":"string","optional":true,"field":"typeExpression"},)"
-    R"({"type":"string","optional":true,"field":"charsetName"},{"type":"int32","optional":true,"field":"length"},)"
-    R"({"type":"int32","optional":true,"field":"scale"},{"type":"int32","optional":false,"field":"position"},)"
-    R"({"type":"boolean","optional":true,"field":"optional"},{"type":"boolean","optional":true,"field":"autoIncremented"},)"
-    R"({"type":"boolean","optional":true,"field":"generated"},{"type":"string","optional":true,"field":"comment"},)"
-    R"({"type":"string","optional":true,"field":"defaultValueExpression"},)"
-    R"({"type":"array","items":{"type":"string","optional":false},"optional":true,"field":"enumValues"}],)"
-    R"("optional":false,"name":"io.debezium.connector.schema.Column","version":1},"optional":false,"field":"columns"},)"
-    R"({"type":"string","optional":true,"field":"comment"}],"optional":true,"name":"io.debezium.connector.schema.Table",)"
-    R"("version":1,"field":"table"}],"optional":false,"name":"io.debezium.connector.schema.Change","version":1},)"
-    R"("optional":false,"field":"tableChanges"}],"optional":false,"name":"io.debezium.connector.mysql.SchemaChangeValue",)"
-    R"("version":1})";
-
-constexpr std::string_view kTransactionKeySchema =
-    R"({"type":"struct","fields":[{"type":"string","optional":false,"field":"id"}],"optional":false,)"
-    R"("name":"io.debezium.connector.common.TransactionMetadataKey","version":1})";
-
-constexpr std::string_view kTransactionValueSchema =
-    R"({"type":"struct","fields":[{"type":"string","optional":false,"field":"status"},)"
-    R"({"type":"string","optional":false,"field":"id"},{"type":"int64","optional":true,"field":"event_count"},)"
-    R"({"type":"array","items":{"type":"struct","fields":[{"type":"string","optional":false,"field":"data_collection"},)"
-    R"({"type":"int64","optional":false,"field":"event_count"}],"optional":false},"optional":true,)"
-    R"("field":"data_collections"},{"type":"int64","optional":false,"field":"ts_ms"}],"optional":false,)"
-    R"("name":"io.debezium.connector.common.TransactionMetadataValue","version":1})";
 
 class DebeziumConverter final : public Converter {
  public:
@@ -375,24 +312,9 @@ class DebeziumConverter final : public Converter {
   }
 
   void build_schemas(Table& table) const {
-    std::string fields;
-    for (const Column& column : table.columns) {
-      if (!fields.empty()) fields += ',';
-      fields += column.schema;
-    }
-    const std::string prefix = fmt::format("{}.{}.{}", options_.topic_prefix, table.db, table.name);
-    const std::string row = fmt::format(R"({{"type":"struct","fields":[{}],"optional":true,"name":{})", fields,
-                                        ndjson::quoted(prefix + ".Value"));
-    table.value_schema = fmt::format(R"({{"type":"struct","fields":[{},"field":"before"}},{},"field":"after"}},{},{},{}],"optional":false,"name":{},"version":2}})",
-                                     row, row, kSourceSchema, kTransactionBlockSchema, kEnvelopeTail,
-                                     ndjson::quoted(prefix + ".Envelope"));
-    std::string key_fields;
-    for (const std::size_t index : table.key_columns) {
-      if (!key_fields.empty()) key_fields += ',';
-      key_fields += table.columns[index].schema;
-    }
-    table.key_schema = fmt::format(R"({{"type":"struct","fields":[{}],"optional":false,"name":{}}})", key_fields,
-                                   ndjson::quoted(prefix + ".Key"));
+    const std::string name = fmt::format("{}.{}.{}", options_.topic_prefix, table.db, table.name);
+    table.value_schema = envelope_schema(name, table.columns);
+    table.key_schema = key_schema(name, table.columns, table.key_columns);
   }
 
   Result<Table*> table_of(const LineParts& parts) {
@@ -812,9 +734,7 @@ class DebeziumConverter final : public Converter {
     value_writer_.end_array();
     value_writer_.end_object();
     key_text_scratch_ = "{\"databaseName\":" + std::string(source.db) + "}";
-    if (schema_change_schema_.empty())
-      schema_change_schema_ = fmt::format(R"({{"type":"struct","fields":[{},{})", kSourceSchema,
-                                          kSchemaChangeValueTail);
+    if (schema_change_schema_.empty()) schema_change_schema_ = schema_change_value_schema();
     compose(schema_topic_, key_text_scratch_, kSchemaChangeKeySchema, value_writer_.buffered(), schema_change_schema_);
     put_line(line_, out);
     return {};
