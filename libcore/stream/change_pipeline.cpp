@@ -140,9 +140,39 @@ Result<void> ChangePipeline::handle_rows(const binlog::RowsEvent& rows, const bi
   auto written = writer_.write_rows(rows, *map, position, event.header.timestamp);
   if (!written) return fail(std::move(written).error());
   summary_.rows += *written;
+  count_table_rows(*map, rows.kind, *written);
   if (payload_offset_) payload_rows_ += *written;
   tracker_.count_rows(*written);
   return {};
+}
+
+void ChangePipeline::take_table_rows(std::map<std::string, TableRows, std::less<>>& into) {
+  for (const auto& [key, rows] : summary_.table_rows) {
+    TableRows& total = into[key];
+    total.inserted += rows.inserted;
+    total.updated += rows.updated;
+    total.deleted += rows.deleted;
+  }
+  summary_.table_rows.clear();
+  counted_rows_ = nullptr;
+}
+
+void ChangePipeline::count_table_rows(const binlog::TableMap& map, binlog::RowsKind kind, std::uint64_t rows) {
+  lookup_key_.assign(map.database);
+  lookup_key_.push_back('\0');
+  lookup_key_.append(map.table);
+  if (counted_rows_ == nullptr || lookup_key_ != counted_key_) {
+    auto found = summary_.table_rows.find(lookup_key_);
+    if (found == summary_.table_rows.end()) found = summary_.table_rows.emplace(lookup_key_, TableRows{}).first;
+    counted_rows_ = &found->second;
+    counted_key_.assign(lookup_key_);
+  }
+  switch (kind) {
+    case binlog::RowsKind::write: counted_rows_->inserted += rows; break;
+    case binlog::RowsKind::update:
+    case binlog::RowsKind::partial_update: counted_rows_->updated += rows; break;
+    case binlog::RowsKind::erase: counted_rows_->deleted += rows; break;
+  }
 }
 
 Result<Step> ChangePipeline::handle_payload(const binlog::TransactionPayloadEvent& payload, std::uint64_t offset,

@@ -16,11 +16,20 @@
 
 namespace cdc::stream {
 
+// Row lines written for one table, by kind of change (--metrics).
+struct TableRows {
+  std::uint64_t inserted = 0;
+  std::uint64_t updated = 0;
+  std::uint64_t deleted = 0;
+};
+
 struct StreamSummary {
   std::uint64_t events = 0;
   std::uint64_t rows = 0;
   std::uint64_t transactions = 0;
   std::uint64_t skipped_events = 0;
+  // Keyed by database '\0' table.
+  std::map<std::string, TableRows, std::less<>> table_rows;
 };
 
 // A DDL on a captured table, as the DDL gate sees it before anything of it is written.
@@ -80,6 +89,8 @@ class ChangePipeline {
   [[nodiscard]] TransactionTracker& tracker() noexcept { return tracker_; }
   [[nodiscard]] const TransactionTracker& tracker() const noexcept { return tracker_; }
   [[nodiscard]] const StreamSummary& summary() const noexcept { return summary_; }
+  // Adds summary().table_rows into `into` and empties it: what was counted up to a checkpoint.
+  void take_table_rows(std::map<std::string, TableRows, std::less<>>& into);
   [[nodiscard]] const TableFilter& filter() const noexcept { return filter_; }
   // The warnings a run prints once at its end (partial images, lossy text, skipped types).
   void warn_at_end() const;
@@ -90,6 +101,8 @@ class ChangePipeline {
   Result<Step> dispatch(const binlog::Event& event, std::uint64_t end_offset);
   Result<void> handle_unknown(const binlog::UnknownEvent& unknown, const binlog::Event& event);
   Result<void> handle_rows(const binlog::RowsEvent& rows, const binlog::Event& event);
+  // summary_.table_rows for rows of map's table.
+  void count_table_rows(const binlog::TableMap& map, binlog::RowsKind kind, std::uint64_t rows);
   Result<Step> handle_payload(const binlog::TransactionPayloadEvent& payload, std::uint64_t offset,
                               std::uint64_t end_offset);
   Result<Step> handle_query(const binlog::QueryEvent& query, const binlog::Event& event, std::uint64_t end_offset);
@@ -110,6 +123,10 @@ class ChangePipeline {
   TransactionTracker tracker_;
   std::string file_;
   StreamSummary summary_;
+  // The entry of summary_.table_rows the last rows event counted into, and its key.
+  TableRows* counted_rows_ = nullptr;
+  std::string counted_key_;
+  std::string lookup_key_;
   // Where the open transaction began (its GTID event, or BEGIN without GTIDs) and the rows
   // written before it.
   std::string transaction_file_;

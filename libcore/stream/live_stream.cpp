@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <map>
 
 #include "binlog/decoder.h"
 #include "binlog/event_header.h"
 #include "gtid/position.h"
+#include "metrics/text_format.h"
 #include "replication/binlog_client.h"
 #include "stream/change_pipeline.h"
 #include "stream/change_writer.h"
@@ -87,6 +89,9 @@ class LiveRun {
       }
       // A lost connection: drop everything after the last checkpoint and resume from it.
       if (auto rolled_back = roll_back(error.message); !rolled_back) return fail(std::move(rolled_back).error());
+      ++reconnects_;
+      last_error_time_ = std::time(nullptr);
+      write_metrics();
       if (failures_in_a_row++ == 0) failing_since = Clock::now();
       const auto waited = Clock::now() - failing_since;
       if (options_.retry_seconds > 0 && waited > std::chrono::seconds(options_.retry_seconds))
@@ -293,6 +298,9 @@ class LiveRun {
 
   // Returns an outcome when the run ends here.
   Result<std::optional<LiveOutcome>> handle_event(std::span<const std::uint8_t> bytes) {
+    binlog_bytes_ += bytes.size();
+    // The clock is read every 256 events (and at each heartbeat, below), not per event.
+    if ((++events_seen_ & 255U) == 0) write_metrics_when_due();
     if (bytes.size() < binlog::kEventHeaderSize)
       return fail(Errc::corrupt_input, fmt::format("{}: a {}-byte event in the binlog stream", endpoint_, bytes.size()));
     ByteReader header_reader(bytes, 0);
@@ -303,6 +311,7 @@ class LiveRun {
 
     if (header.type() == binlog::EventType::heartbeat || header.type() == binlog::EventType::heartbeat_v2) {
       caught_up_ = true;
+      write_metrics_when_due();
       return on_idle();
     }
     auto decoded = decoder_.decode(bytes, offset);
@@ -416,9 +425,7 @@ class LiveRun {
     const auto& summary = pipeline_->summary();
     const double events_per_second = seconds > 0 ? static_cast<double>(events_ - stats_events_) / seconds : 0;
     const double rows_per_second = seconds > 0 ? static_cast<double>(summary.rows - stats_rows_) / seconds : 0;
-    std::int64_t lag = 0;
-    if (!caught_up_ && last_event_time_ != 0)
-      lag = std::max<std::int64_t>(0, static_cast<std::int64_t>(std::time(nullptr)) - last_event_time_);
+    const std::int64_t lag = seconds_behind();
     reporter_.notice(fmt::format("stats: {:.0f} events/s, {:.0f} rows/s, {} rows in {} transactions so far, {} s "
                                  "behind the server, at {}:{}",
                                  events_per_second, rows_per_second, summary.rows, summary.transactions, lag,
@@ -512,6 +519,11 @@ class LiveRun {
       return saved;
     dirty_ = false;
     last_save_ = Clock::now();
+    if (options_.metrics_path) {
+      // The counts of what the output has for good: a rolled-back transaction is read again.
+      transactions_total_ += pipeline_->summary().transactions - transactions_saved_;
+      pipeline_->take_table_rows(table_rows_);
+    }
     transactions_saved_ = pipeline_->summary().transactions;
     return {};
   }
@@ -541,7 +553,83 @@ class LiveRun {
     }
     if (auto closed = checkpoint_.close(writer_); !closed) return fail(std::move(closed).error());
     if (pipeline_) pipeline_->warn_at_end();
+    write_metrics();
     return outcome;
+  }
+
+  // ---- --metrics ----------------------------------------------------------------------------
+
+  void write_metrics_when_due() {
+    if (!options_.metrics_path) return;
+    constexpr auto kMetricsInterval = std::chrono::seconds(5);
+    if (const auto now = Clock::now(); now - last_metrics_ >= kMetricsInterval) write_metrics();
+  }
+
+  // The file in Prometheus' text format (cdc-stream(1), METRICS). A file that cannot be
+  // written is a warning, once until it can again: monitoring must not stop the stream.
+  void write_metrics() {
+    if (!options_.metrics_path) return;
+    last_metrics_ = Clock::now();
+    metrics::TextWriter& out = metrics_text_;
+    out.clear();
+    out.family("cdc_stream_start_time_seconds", "gauge", "When this cdc-stream started, seconds since the epoch");
+    out.sample("cdc_stream_start_time_seconds", static_cast<std::uint64_t>(start_time_));
+    out.family("cdc_stream_events_total", "counter", "Binlog events read from the server (again after a reconnect)");
+    out.sample("cdc_stream_events_total", events_);
+    out.family("cdc_stream_binlog_read_bytes_total", "counter", "Bytes of binlog events read from the server");
+    out.sample("cdc_stream_binlog_read_bytes_total", binlog_bytes_);
+    out.family("cdc_stream_transactions_total", "counter", "Transactions written whole to the output");
+    out.sample("cdc_stream_transactions_total", transactions_total_);
+    out.family("cdc_stream_rows_total", "counter",
+               "Row changes written to the output, by table and kind (insert, update, delete)");
+    for (const auto& [key, rows] : table_rows_) {
+      const std::size_t split = key.find('\0');
+      const std::string_view database = std::string_view(key).substr(0, split);
+      const std::string_view table = std::string_view(key).substr(split + 1);
+      out.sample("cdc_stream_rows_total", rows.inserted, {{"database", database}, {"table", table}, {"op", "insert"}});
+      out.sample("cdc_stream_rows_total", rows.updated, {{"database", database}, {"table", table}, {"op", "update"}});
+      out.sample("cdc_stream_rows_total", rows.deleted, {{"database", database}, {"table", table}, {"op", "delete"}});
+    }
+    out.family("cdc_stream_output_bytes_total", "counter", "Bytes written to the output (--output or stdout)");
+    out.sample("cdc_stream_output_bytes_total", writer_.bytes_flushed());
+    out.family("cdc_stream_last_event_timestamp_seconds", "gauge",
+               "The binlog timestamp of the last event read, seconds since the epoch (0: none yet)");
+    out.sample("cdc_stream_last_event_timestamp_seconds", static_cast<std::uint64_t>(std::max<std::int64_t>(0, last_event_time_)));
+    out.family("cdc_stream_seconds_behind_server", "gauge",
+               "How far the last event read is behind the server's clock; 0 once caught up (a heartbeat came)");
+    out.sample("cdc_stream_seconds_behind_server", static_cast<std::uint64_t>(seconds_behind()));
+    out.family("cdc_stream_position_file_number", "gauge",
+               "The number of the binlog file (binlog.000042: 42) where the last whole transaction read ends");
+    out.sample("cdc_stream_position_file_number", file_number(last_boundary_.file));
+    out.family("cdc_stream_position_offset_bytes", "gauge", "The offset in that file where it ends");
+    out.sample("cdc_stream_position_offset_bytes", last_boundary_.offset);
+    out.family("cdc_stream_reconnects_total", "counter", "Connections lost and made again");
+    out.sample("cdc_stream_reconnects_total", reconnects_);
+    out.family("cdc_stream_last_error_timestamp_seconds", "gauge",
+               "When the last connection was lost, seconds since the epoch (0: never)");
+    out.sample("cdc_stream_last_error_timestamp_seconds", static_cast<std::uint64_t>(last_error_time_));
+    if (auto written = metrics::replace_file(*options_.metrics_path, out.text()); !written) {
+      if (!metrics_failing_) reporter_.warn(fmt::format("--metrics: {}; the stream goes on", written.error().message));
+      metrics_failing_ = true;
+    } else {
+      metrics_failing_ = false;
+    }
+  }
+
+  static std::uint64_t file_number(std::string_view file) {
+    const std::size_t dot = file.rfind('.');
+    std::uint64_t number = 0;
+    if (dot == std::string_view::npos) return 0;
+    for (const char c : file.substr(dot + 1)) {
+      if (c < '0' || c > '9') return 0;
+      number = number * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    return number;
+  }
+
+  std::int64_t seconds_behind() const {
+    if (caught_up_ || last_event_time_ == 0) return 0;
+    return std::max<std::int64_t>(0, static_cast<std::int64_t>(std::time(nullptr)) - last_event_time_);
   }
 
   const LiveOptions& options_;
@@ -578,6 +666,19 @@ class LiveRun {
   Clock::time_point last_stats_ = Clock::now();
   std::uint64_t stats_events_ = 0;
   std::uint64_t stats_rows_ = 0;
+
+  // --metrics: counts since the start, of what the output holds for good (table_rows_,
+  // transactions_total_) or of what was read.
+  metrics::TextWriter metrics_text_;
+  Clock::time_point last_metrics_{};
+  const std::time_t start_time_ = std::time(nullptr);
+  std::map<std::string, TableRows, std::less<>> table_rows_;
+  std::uint64_t transactions_total_ = 0;
+  std::uint64_t binlog_bytes_ = 0;
+  std::uint64_t events_seen_ = 0;
+  std::uint64_t reconnects_ = 0;
+  std::int64_t last_error_time_ = 0;
+  bool metrics_failing_ = false;
 };
 
 }  // namespace

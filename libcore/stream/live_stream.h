@@ -28,6 +28,7 @@ struct LiveOptions {
   bool require_read_only = false;
   bool watch_dns = false;
   unsigned stats_seconds = 0;         // 0: no periodic stats lines
+  std::optional<std::string> metrics_path;  // --metrics: Prometheus text, rewritten every few seconds
   unsigned retry_seconds = 0;         // give up reconnecting after this long; 0: never
   std::string tables;
   std::string exclude;

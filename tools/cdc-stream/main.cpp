@@ -63,6 +63,10 @@ int main(int argc, char** argv) {
                  "Every SECONDS, a line on stderr: events/s, rows/s, seconds behind the server, position")
       ->group("Output")
       ->transform(cdc::cli::whole_number(0, 4294967295U));
+  app.add_option("--metrics", live.metrics_path,
+                 "Write Prometheus metrics to this file every 5 s (replaced at once, for node_exporter's textfile "
+                 "collector): rows by table and op, seconds behind, position, reconnects")
+      ->group("Output");
   app.add_option("--file", files.files,
                  "Decode these binlog or relay-log files (in order; - reads stdin) instead of a server")
       ->group("Files")
@@ -102,9 +106,9 @@ int main(int argc, char** argv) {
   const auto notice = [&cli](std::string_view message) { cli.diagnostic("notice", message); };
 
   if (!files.files.empty()) {
-    if (live.from || live.until || live.state_path || live.output_path)
-      return cli.usage_error("--file decodes files: --from, --until, --state and --output are for a server (use "
-                             "--start-position and --stop-position with --file)");
+    if (live.from || live.until || live.state_path || live.output_path || live.metrics_path)
+      return cli.usage_error("--file decodes files: --from, --until, --state, --output and --metrics are for a "
+                             "server (use --start-position and --stop-position with --file)");
     files.tables = tables;
     files.exclude = exclude;
     files.skip_unknown_events = skip_unknown_events;
