@@ -9,8 +9,11 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <ctime>
+#include <functional>
 #include <thread>
 
+#include "metrics/text_format.h"
 #include "mysql/sql_text.h"
 #include "ndjson/reader.h"
 #include "records/row.h"
@@ -139,15 +142,23 @@ Result<records::TableLine> read_table(mysql::Connection& connection, const recor
   return schema::describe_table_schema(chunk.db, chunk.table, **schema);
 }
 
-// Progress on stderr: one line redrawn in place.
+// Progress on stderr: one line redrawn in place; and with --metrics the same numbers in
+// Prometheus' text format (cdc-snapshot(1), METRICS), rewritten every 5 s and at the end.
 class Progress {
  public:
-  Progress(bool enabled, int fd, std::optional<std::uint64_t> total)
-      : enabled_(enabled), fd_(fd), total_(total), start_(std::chrono::steady_clock::now()) {}
+  Progress(bool enabled, int fd, std::optional<std::uint64_t> total, std::optional<std::string> metrics_path,
+           std::function<void(std::string_view)> warn)
+      : enabled_(enabled),
+        fd_(fd),
+        total_(total),
+        start_(std::chrono::steady_clock::now()),
+        metrics_path_(std::move(metrics_path)),
+        warn_(std::move(warn)) {}
   void chunk_done(std::uint64_t rows) {
     ++done_;
     rows_ += rows;
     draw(true);
+    write_metrics(false);
   }
   // A chunk an earlier run finished: counted as done, but not in the time per chunk the ETA
   // extrapolates (it took no time now).
@@ -155,14 +166,59 @@ class Progress {
     ++done_;
     ++skipped_;
     draw(true);
+    write_metrics(false);
   }
-  void rows(std::uint64_t in_chunk) { draw(false, in_chunk); }
+  void rows(std::uint64_t in_chunk) {
+    draw(false, in_chunk);
+    in_chunk_ = in_chunk;
+    write_metrics(false);
+  }
+  // A lost connection: the chunk is read again.
+  void reconnecting() {
+    ++reconnects_;
+    last_error_time_ = std::time(nullptr);
+    in_chunk_ = 0;
+    write_metrics(true);
+  }
   void finish() {
     if (enabled_ && drawn_) (void)write_all(fd_, "\n", "stderr");
     drawn_ = false;
+    in_chunk_ = 0;
+    write_metrics(true);
   }
 
  private:
+  void write_metrics(bool now) {
+    if (!metrics_path_) return;
+    const auto at = std::chrono::steady_clock::now();
+    if (!now && at - last_metrics_ < std::chrono::seconds(5)) return;
+    last_metrics_ = at;
+    metrics::TextWriter out;
+    out.family("cdc_snapshot_start_time_seconds", "gauge", "When this cdc-snapshot started, seconds since the epoch");
+    out.sample("cdc_snapshot_start_time_seconds", static_cast<std::uint64_t>(start_time_));
+    out.family("cdc_snapshot_chunks_done", "gauge", "Chunks finished, by this run or an earlier one (--output-dir)");
+    out.sample("cdc_snapshot_chunks_done", done_);
+    if (total_) {
+      out.family("cdc_snapshot_chunks", "gauge", "Chunks in the input");
+      out.sample("cdc_snapshot_chunks", *total_);
+    }
+    // A gauge: the chunk being read when a connection is lost is read again from its start.
+    out.family("cdc_snapshot_rows", "gauge",
+               "Rows written by this run: of the chunks it finished and of the one being read");
+    out.sample("cdc_snapshot_rows", rows_ + in_chunk_);
+    out.family("cdc_snapshot_reconnects_total", "counter", "Connections lost during a chunk, which is read again");
+    out.sample("cdc_snapshot_reconnects_total", reconnects_);
+    out.family("cdc_snapshot_last_error_timestamp_seconds", "gauge",
+               "When the last connection was lost, seconds since the epoch (0: never)");
+    out.sample("cdc_snapshot_last_error_timestamp_seconds", static_cast<std::uint64_t>(last_error_time_));
+    if (auto written = metrics::replace_file(*metrics_path_, out.text()); !written) {
+      if (!metrics_failing_) warn_(fmt::format("--metrics: {}; the snapshot goes on", written.error().message));
+      metrics_failing_ = true;
+    } else {
+      metrics_failing_ = false;
+    }
+  }
+
   void draw(bool force, std::uint64_t in_chunk = 0) {
     if (!enabled_) return;
     const auto now = std::chrono::steady_clock::now();
@@ -185,6 +241,14 @@ class Progress {
   std::uint64_t skipped_ = 0;
   std::uint64_t rows_ = 0;
   bool drawn_ = false;
+  std::optional<std::string> metrics_path_;
+  std::function<void(std::string_view)> warn_;
+  std::chrono::steady_clock::time_point last_metrics_{};
+  const std::time_t start_time_ = std::time(nullptr);
+  std::uint64_t in_chunk_ = 0;  // rows of the chunk being read
+  std::uint64_t reconnects_ = 0;
+  std::int64_t last_error_time_ = 0;
+  bool metrics_failing_ = false;
 };
 
 // Lines with something on them, for the progress total; only for regular files.
@@ -392,7 +456,10 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
     const auto lines = count_chunk_lines(input.fd);
     total = total && lines ? std::optional<std::uint64_t>(*total + *lines) : std::nullopt;
   }
-  Progress progress(options.progress || ::isatty(stderr_fd) == 1, stderr_fd, total);
+  const auto warn = [stderr_fd](std::string_view message) {
+    (void)write_all(stderr_fd, fmt::format("cdc-snapshot: warning: {}\n", message), "stderr");
+  };
+  Progress progress(options.progress || ::isatty(stderr_fd) == 1, stderr_fd, total, options.metrics_path, warn);
 
   ndjson::Writer out;
   RetrySchedule retry(options.retry_for_seconds);
@@ -506,6 +573,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
           dropped = ", after a discard line for what was written of it";
         }
         progress.finish();
+        progress.reconnecting();
         (void)write_all(stderr_fd,
                         fmt::format("cdc-snapshot: notice: {}: {}; reconnecting in {:.1f} s, then reading the chunk "
                                     "again with new watermarks{}\n",

@@ -73,6 +73,7 @@ struct Options {
   std::vector<std::string> inputs;        // files of chunk lines; empty or "-" = stdin
   std::optional<std::string> output_dir;  // one file per chunk instead of stdout
   bool progress = false;                  // progress on stderr even when it is not a terminal
+  std::optional<std::string> metrics_path;  // --metrics: Prometheus text, rewritten every few seconds
   // --retry-for: a chunk whose connection is lost is read again, on a new connection with new
   // watermarks (backoff as cdc-stream's), until reconnecting has failed this long; 0: forever.
   unsigned retry_for_seconds = 0;

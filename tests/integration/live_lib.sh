@@ -206,3 +206,25 @@ drop_spans() {
   grep -v '^{"op":"span_' "$1" >"$1.spanless"
   mv "$1.spanless" "$1"
 }
+
+# metric_value FILE NAME [LABEL=VALUE,...]: a --metrics file's sample as an integer, from a
+# parse of the whole file by Prometheus' own Python parser (Debian's python3-prometheus-client,
+# for Debian's interpreter, not a pyenv shim), which fails on a malformed file; "absent" when
+# the file has no such sample.
+metric_value() {
+  /usr/bin/python3 - "$@" <<'PY'
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+path, name = sys.argv[1], sys.argv[2]
+labels = sys.argv[3] if len(sys.argv) > 3 else ""
+want = dict(pair.split("=", 1) for pair in labels.split(",") if pair)
+with open(path) as f:
+    families = list(text_string_to_metric_families(f.read()))
+for family in families:
+    for sample in family.samples:
+        if sample.name == name and sample.labels == want:
+            print(int(sample.value))
+            sys.exit(0)
+print("absent")
+PY
+}

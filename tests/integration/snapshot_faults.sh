@@ -80,9 +80,14 @@ rows_of "$work/reference.ndjson" | strip_ts >"$work/reference.rows"
 assert "the reference run has every row" test "$(wc -l <"$work/reference.rows")" -eq 60000
 # The progress line (--progress on a stderr that is not a terminal): its last drawing counts
 # every chunk and row, out of the plan file's chunks; a plan on a pipe has no known total.
-tool "$snapshot" --progress "$work/plan.ndjson" >/dev/null 2>"$work/progress.err"
+tool "$snapshot" --progress --metrics "$work/progress.prom" "$work/plan.ndjson" >/dev/null 2>"$work/progress.err"
 assert "--progress: the last line counts all $chunks chunks of the plan file and their 60,000 rows" \
   grep -q -E "cdc-snapshot: $chunks/$chunks chunks, 60k rows, [0-9.]+[kM]? rows/s, ETA 0:00.\[K\$" "$work/progress.err"
+for metric in "cdc_snapshot_chunks_done $chunks" "cdc_snapshot_chunks $chunks" "cdc_snapshot_rows 60000" \
+  "cdc_snapshot_reconnects_total 0"; do
+  got=$(metric_value "$work/progress.prom" "${metric% *}")
+  assert "--metrics: ${metric% *} is ${metric#* } (got $got)" test "$got" == "${metric#* }"
+done
 cat "$work/plan.ndjson" | tool "$snapshot" --progress >/dev/null 2>"$work/progress_pipe.err"
 assert "--progress: a plan on a pipe counts out of ? with no time left" \
   grep -q -E "cdc-snapshot: $chunks/\? chunks, 60k rows, [0-9.]+[kM]? rows/s, ETA -.\[K\$" "$work/progress_pipe.err"
@@ -129,7 +134,7 @@ same_file "stdout: cdc-merge's rows are those of a run without faults" "$work/re
 mkdir -p "$work/reference.dir" "$work/dir"
 tool "$snapshot" --output-dir "$work/reference.dir" "$work/plan.ndjson" 2>/dev/null || exit 1
 mkfifo "$work/feed"
-tool "$snapshot" --output-dir "$work/dir" "$work/feed" 2>"$work/dir.err" &
+tool "$snapshot" --output-dir "$work/dir" --metrics "$work/dir.prom" "$work/feed" 2>"$work/dir.err" &
 pid=$!
 bg_pids+=("$pid")
 exec {feed}>"$work/feed"
@@ -165,6 +170,12 @@ bg_pids=()
 assert "--output-dir: exit 0 after four kills and a server restart (exit $status: $(tail -1 "$work/dir.err" | cut -c1-300))" test "$status" = 0
 assert "--output-dir: four connections were killed ($kills)" test "$kills" -eq 4
 assert "--output-dir: a notice per retry" test "$(grep -c 'reconnecting in' "$work/dir.err")" -ge 5
+got=$(metric_value "$work/dir.prom" cdc_snapshot_reconnects_total)
+assert "--output-dir --metrics: a reconnect per notice (got $got)" test "$got" == "$(grep -c 'reconnecting in' "$work/dir.err")"
+got=$(metric_value "$work/dir.prom" cdc_snapshot_rows)
+assert "--output-dir --metrics: every row once, the chunks read again counted once (got $got)" test "$got" == 60000
+got=$(metric_value "$work/dir.prom" cdc_snapshot_chunks)
+assert "--output-dir --metrics: chunk lines from a FIFO: no total (got $got)" test "$got" == absent
 for file in "$work/reference.dir"/*.ndjson; do
   rows_of "$file" | strip_ts >"$work/want.rows"
   rows_of "$work/dir/${file##*/}" 2>/dev/null | strip_ts >"$work/got.rows"

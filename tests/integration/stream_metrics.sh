@@ -11,31 +11,8 @@ source "$(dirname "$0")/live_lib.sh"
 require_live_mode
 throwaway_start "$srv" || exit 1
 
-# Debian's interpreter, which python3-prometheus-client is installed for (not a pyenv shim).
-python=/usr/bin/python3
-if ! "$python" -c 'import prometheus_client' 2>/dev/null; then
-  echo "FAIL: python3-prometheus-client is not installed (scripts/lib/deps.sh installs it)"
-  exit 1
-fi
-
-# metric NAME [LABELS]: the sample's value as an integer, from a parse of the whole file by
-# prometheus_client (which fails on a malformed file); "absent" when there is no such sample.
-metric() {
-  "$python" - "$work/metrics.prom" "$1" "${2:-}" <<'PY'
-import sys
-from prometheus_client.parser import text_string_to_metric_families
-path, name, labels = sys.argv[1], sys.argv[2], sys.argv[3]
-want = dict(pair.split("=", 1) for pair in labels.split(",") if pair)
-with open(path) as f:
-    families = list(text_string_to_metric_families(f.read()))
-for family in families:
-    for sample in family.samples:
-        if sample.name == name and sample.labels == want:
-            print(int(sample.value))
-            sys.exit(0)
-print("absent")
-PY
-}
+# metric NAME [LABELS]: the sample's value in the file (metric_value, live_lib.sh).
+metric() { metric_value "$work/metrics.prom" "$@"; }
 
 # metric_is NAME VALUE: for wait_until, which runs it again until it holds.
 metric_is() { [[ $(metric "$1") == "$2" ]]; }

@@ -27,6 +27,11 @@ int main(int argc, char** argv) {
   app.add_flag("--progress", options.progress,
                "Progress on stderr (chunks done/total, rows/s, ETA) even when stderr is not a terminal")
       ->group("Output");
+  app.add_option("--metrics", options.metrics_path,
+                 "Write Prometheus metrics to this file every 5 s and at the end (replaced at once, for "
+                 "node_exporter's textfile collector): chunks done and total, rows, reconnects")
+      ->type_name("FILE")
+      ->group("Output");
   cli.set_examples(
       "Examples:\n"
       "  cdc-plan --tables 'shop.*' | cdc-snapshot > snapshot.ndjson\n"
