@@ -14,8 +14,10 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <ctime>
 #include <map>
 
+#include "metrics/text_format.h"
 #include "ndjson/writer.h"
 #include "output/converter.h"
 #include "records/state.h"
@@ -68,6 +70,17 @@ ChildSpec command(std::vector<std::string> argv, std::string stdout_file = "", s
   return spec;
 }
 
+}  // namespace
+
+std::string stream_metrics_path(const std::string& metrics_path) {
+  constexpr std::string_view kSuffix = ".prom";
+  if (metrics_path.size() > kSuffix.size() && metrics_path.ends_with(kSuffix))
+    return metrics_path.substr(0, metrics_path.size() - kSuffix.size()) + "-stream.prom";
+  return metrics_path + ".stream";
+}
+
+namespace {
+
 // plan.part.aa, plan.part.ab, ...: the names split(1) gives the parts.
 std::string part_suffix(std::size_t index) {
   std::string suffix;
@@ -91,6 +104,7 @@ class Flow {
       // A stop signal between two steps: the next one is not begun.
       if (Children::stop_signal() != 0) return *after_step(0);
       const Action action = next_action(options_.mode, !options_.output.empty(), state_.facts(), progress);
+      write_metrics(phase_of(action));
       Stop stop;
       switch (action) {
         case Action::pin_stream_start: stop = pin_stream_start(); break;
@@ -192,6 +206,7 @@ class Flow {
   std::vector<std::string> streaming(std::string_view state_file) const {
     std::vector<std::string> argv = connecting("cdc-stream", true);
     argv.insert(argv.end(), options_.stream_options.begin(), options_.stream_options.end());
+    if (options_.metrics_path) argv.push_back("--metrics=" + stream_metrics_path(*options_.metrics_path));
     argv.push_back(fmt::format("--state={}", state_.path(state_file)));
     return argv;
   }
@@ -284,6 +299,7 @@ class Flow {
   int read_chunks_once(std::uint64_t total) {
     const bool show = options_.progress == ProgressMode::always ||
                       (options_.progress == ProgressMode::automatic && ::isatty(STDERR_FILENO) == 1);
+    chunks_total_ = total;
     std::error_code error;
     std::filesystem::create_directories(state_.path("chunks"), error);
     if (error) return *die(kIoError, fmt::format("cannot create {}", state_.path("chunks")));
@@ -335,6 +351,7 @@ class Flow {
     const auto start = std::chrono::steady_clock::now();
     const auto draw = [&] {
       count_chunks();
+      if (!show) return;
       const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
       console_.progress(progress_text("cdc-sync: snapshot", {chunks_done_, total, rows_done_, chunks_done_ - start_chunks,
                                                              rows_done_ - start_rows,
@@ -347,7 +364,11 @@ class Flow {
             children_.terminate_all();
           }
         },
-        show ? std::function<void()>(draw) : std::function<void()>());
+        show || options_.metrics_path ? std::function<void()>([&] {
+          draw();
+          if (std::chrono::steady_clock::now() - last_metrics_ >= std::chrono::seconds(5)) write_metrics("snapshot");
+        })
+                                      : std::function<void()>());
     if (show) {
       draw();
       console_.end_progress();  // the last line stays
@@ -615,6 +636,53 @@ class Flow {
     return status;
   }
 
+  // ---- --metrics ----
+
+  static std::string_view phase_of(Action action) {
+    switch (action) {
+      case Action::pin_stream_start:
+      case Action::plan: return "plan";
+      case Action::announce_snapshot_start:
+      case Action::read_chunks: return "snapshot";
+      case Action::span:
+      case Action::read_deltas: return "deltas";
+      case Action::merge: return "merge";
+      case Action::emit_snapshot:
+      case Action::skip_emit:
+      case Action::announce_snapshot_end: return "emit";
+      case Action::stream: return "stream";
+      case Action::finish: break;
+    }
+    return "done";
+  }
+
+  // cdc-sync's file (cdc-sync(1), METRICS): the phase, one-hot, and the snapshot's chunks. A
+  // file that cannot be written is a warning, once until it can be again.
+  void write_metrics(std::string_view phase) {
+    if (!options_.metrics_path) return;
+    last_metrics_ = std::chrono::steady_clock::now();
+    metrics::TextWriter out;
+    out.family("cdc_sync_start_time_seconds", "gauge", "When this cdc-sync started, seconds since the epoch");
+    out.sample("cdc_sync_start_time_seconds", static_cast<std::uint64_t>(start_time_));
+    out.family("cdc_sync_phase", "gauge", "1 for the step cdc-sync is at, 0 for the others");
+    for (const std::string_view name : {"plan", "snapshot", "deltas", "merge", "emit", "stream", "done"})
+      out.sample("cdc_sync_phase", std::uint64_t{name == phase ? 1U : 0U}, {{"phase", name}});
+    if (chunks_total_) {
+      out.family("cdc_sync_snapshot_chunks", "gauge", "Chunks in the plan");
+      out.sample("cdc_sync_snapshot_chunks", *chunks_total_);
+    }
+    out.family("cdc_sync_snapshot_chunks_done", "gauge", "Chunk files finished in DIR/chunks");
+    out.sample("cdc_sync_snapshot_chunks_done", chunks_done_);
+    out.family("cdc_sync_snapshot_rows", "gauge", "Rows in the finished chunk files");
+    out.sample("cdc_sync_snapshot_rows", rows_done_);
+    if (auto written = metrics::replace_file(*options_.metrics_path, out.text()); !written) {
+      if (!metrics_failing_) console_.note(fmt::format("warning: --metrics: {}; cdc-sync goes on", written.error().message));
+      metrics_failing_ = true;
+    } else {
+      metrics_failing_ = false;
+    }
+  }
+
   Options options_;
   SyncState state_;
   std::string tools_;
@@ -623,6 +691,10 @@ class Flow {
   std::map<std::string, std::uint64_t> chunk_rows_;
   std::uint64_t chunks_done_ = 0;
   std::uint64_t rows_done_ = 0;
+  std::optional<std::uint64_t> chunks_total_;
+  const std::time_t start_time_ = std::time(nullptr);
+  std::chrono::steady_clock::time_point last_metrics_{};
+  bool metrics_failing_ = false;
 };
 
 }  // namespace

@@ -33,6 +33,9 @@ struct Options {
   ProgressMode progress = ProgressMode::automatic;
   std::string output;
   std::optional<std::string> until;
+  // --metrics FILE: cdc-sync's phase and the snapshot's progress there; the cdc-stream runs
+  // write theirs to stream_metrics_path(FILE).
+  std::optional<std::string> metrics_path;
   // For every cdc-stream run (--server-id=..., --require-read-only, ...), --retry-for included.
   std::vector<std::string> stream_options;
   // The output stage (--format and its flags, cdc-formats(7)): cdc-sync converts the merged
@@ -45,6 +48,10 @@ struct Options {
   // How long a tool that exits 69 is run again: --retry-for when given and not 0, else 60.
   std::uint64_t rerun_for_seconds = 60;
 };
+
+// Where cdc-sync --metrics FILE has its cdc-stream runs write their metrics, beside FILE for
+// the same textfile collector: "sync.prom" -> "sync-stream.prom", else FILE ".stream".
+[[nodiscard]] std::string stream_metrics_path(const std::string& metrics_path);
 
 // The options cdc-sync checks itself, as the command line gave them.
 struct CommandLine {

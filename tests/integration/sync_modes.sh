@@ -257,10 +257,23 @@ same_rows "initial rerun: everything printed, applied in order, is the table" "$
 
 # --output: the stream to the file, the snapshot left in DIR/snapshot.ndjson, stdout empty.
 expect "initial --output --progress: exit 0" 0 sync --tables 's.items' --dir "$work/initial_out" --chunk-size 50 \
-  --output "$work/stream_out.ndjson" --until now --progress
+  --output "$work/stream_out.ndjson" --until now --progress --metrics "$work/sync.prom"
 assert "initial --output: nothing on stdout" test ! -s "$work/out"
 assert "--progress: a progress line on a pipe too" \
   grep -q -E 'cdc-sync: snapshot [0-9]+/[0-9]+ chunks, [0-9.]+k? rows, [0-9.]+[kM]? rows/s, ETA' "$work/err"
+# --metrics: cdc-sync's file (parsed by prometheus_client) at its last step, the stream, and the
+# cdc-stream runs' beside it.
+sync_metric() { metric_value "$work/sync.prom" "$@"; }
+assert "--metrics: the phase is stream, and only that" \
+  test "$(sync_metric cdc_sync_phase phase=stream) $(sync_metric cdc_sync_phase phase=snapshot)" == "1 0"
+chunks=$(wc -l <"$work/initial_out/plan.ndjson")
+assert "--metrics: every chunk of the plan done ($chunks)" \
+  test "$(sync_metric cdc_sync_snapshot_chunks_done) $(sync_metric cdc_sync_snapshot_chunks)" == "$chunks $chunks"
+rows=$(grep -c '"op":"r"' "$work/initial_out/snapshot.ndjson")
+assert "--metrics: the snapshot's rows ($rows)" test "$(sync_metric cdc_sync_snapshot_rows)" == "$rows"
+assert "--metrics: the final cdc-stream wrote its own beside it, its transactions the file's commit lines" \
+  test "$(metric_value "$work/sync-stream.prom" cdc_stream_transactions_total)" == \
+  "$(grep -c '"op":"commit"' "$work/stream_out.ndjson")"
 root -e "INSERT INTO s.items (v, name) VALUES (3, 'after-3')" || exit 1
 expect "initial --output rerun: exit 0" 0 sync --tables 's.items' --dir "$work/initial_out" --chunk-size 50 \
   --output "$work/stream_out.ndjson" --until now

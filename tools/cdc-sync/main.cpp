@@ -95,6 +95,11 @@ int main(int argc, char** argv) {
                "Progress line on stderr during the snapshot even when stderr is not a terminal")
       ->group(output);
   app.add_flag("--no-progress", no_progress, "No progress line, even on a terminal")->group(output);
+  app.add_option("--metrics", options.metrics_path,
+                 "Write Prometheus metrics to FILE (the phase, the snapshot's chunks) every 5 s and at each step; "
+                 "the cdc-stream runs write theirs beside it (FILE.prom: FILE-stream.prom)")
+      ->type_name("FILE")
+      ->group(output);
   app.add_option("--on-phase", options.on_phase,
                  "Shell command run as CMD PHASE POSITION at snapshot_start, snapshot_end and stream_start; a failure "
                  "stops cdc-sync with its status")
