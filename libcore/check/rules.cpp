@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <optional>
 
@@ -137,14 +139,59 @@ void gtid_lines(const ServerFacts& facts, Flavor flavor, std::vector<CheckLine>&
   out.push_back(std::move(position));
 }
 
-CheckLine retention_line(const ServerFacts& facts) {
+// The binlog retention in force, in seconds; 0: never purged automatically.
+long long retention_seconds(const ServerFacts& facts) {
   const auto seconds_text = variable(facts, "binlog_expire_logs_seconds");
   const auto days_text = variable(facts, "expire_logs_days");
   const long long seconds = seconds_text ? std::atoll(seconds_text->c_str()) : 0;
   const double days = days_text ? std::atof(days_text->c_str()) : 0.0;
   // MySQL 8 lets binlog_expire_logs_seconds win when both are set; MariaDB 10.6+ keeps them in
   // step. Either way a non-zero seconds value is the one in force.
-  const long long effective = seconds > 0 ? seconds : static_cast<long long>(days * 86400.0);
+  return seconds > 0 ? seconds : static_cast<long long>(days * 86400.0);
+}
+
+// "3 h 20 min", "12 min", "40 s": a rough duration for people.
+std::string rough_duration(std::uint64_t seconds) {
+  if (seconds >= 86400) return fmt::format("{} d {} h", seconds / 86400, seconds % 86400 / 3600);
+  if (seconds >= 3600) return fmt::format("{} h {} min", seconds / 3600, seconds % 3600 / 60);
+  if (seconds >= 60) return fmt::format("{} min", (seconds + 30) / 60);
+  return fmt::format("{} s", seconds);
+}
+
+// cdc-plan --check --tables: the snapshot must end before the binlog it starts from is
+// purged, or the stream after it cannot start (exit 5). Its length is estimated from the
+// tables' sizes at the assumed rates; the retention wanted is three times that and an hour.
+CheckLine snapshot_length_line(const ServerFacts& facts) {
+  const ServerFacts::Tables& tables = *facts.tables;
+  const std::uint64_t estimate = std::max(tables.rows / kAssumedSnapshotRowsPerSecond,
+                                          tables.bytes / kAssumedSnapshotBytesPerSecond);
+  const std::uint64_t wanted = 3 * estimate + 3600;
+  CheckLine line{"snapshot_length", Status::ok, {}, {}, {}, {}};
+  line.value = fmt::format("{} table(s), about {} rows and {} MiB: about {} for one cdc-snapshot at {} rows/s or "
+                           "{} MiB/s",
+                           tables.count, tables.rows, tables.bytes >> 20, rough_duration(estimate),
+                           kAssumedSnapshotRowsPerSecond, kAssumedSnapshotBytesPerSecond >> 20);
+  line.want = fmt::format("a binlog retention of at least {} (three times that, and an hour)", rough_duration(wanted));
+  const long long retention = retention_seconds(facts);
+  if (tables.count == 0) {
+    line.status = Status::warn;
+    line.message = "--tables selects no table on this server";
+    line.fix = "check the patterns: DB.TABLE globs, e.g. 'shop.*'";
+  } else if (retention != 0 && static_cast<std::uint64_t>(retention) < wanted) {
+    line.status = Status::warn;
+    line.message = fmt::format("the binlog is kept {}: a snapshot that outlasts it loses its start position, and the "
+                               "stream after it cannot start (exit 5)",
+                               describe_duration(retention));
+    const std::uint64_t days = (wanted + 86399) / 86400;
+    line.fix = fmt::format("SET GLOBAL binlog_expire_logs_seconds = {0}; and add 'binlog_expire_logs_seconds = {0}' "
+                           "under [mysqld] in my.cnf",
+                           days * 86400);
+  }
+  return line;
+}
+
+CheckLine retention_line(const ServerFacts& facts) {
+  const long long effective = retention_seconds(facts);
   CheckLine line{"binlog_retention", Status::ok, {}, "at least 1 day", {}, {}};
   line.value = effective == 0 ? "never purged automatically" : describe_duration(effective);
   constexpr long long kOneDay = 86400;
@@ -264,6 +311,7 @@ Report evaluate(const ServerFacts& facts) {
   lines.push_back(row_value_options_line(facts, report.flavor));
   gtid_lines(facts, report.flavor, lines);
   lines.push_back(retention_line(facts));
+  if (facts.tables) lines.push_back(snapshot_length_line(facts));
   lines.push_back(server_id_line(facts));
   lines.push_back(checksum_line(facts));
   grant_lines(facts, report.flavor, version, lines);

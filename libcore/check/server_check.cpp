@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "ndjson/writer.h"
 #include "records/check_lines.h"
 #include "util/text.h"
@@ -51,6 +53,22 @@ Result<ServerFacts> gather_facts(mysql::Connection& connection) {
   for (const auto& grant : grants->rows)
     if (!grant.empty() && grant[0]) facts.grants.push_back(*grant[0]);
   return facts;
+}
+
+Result<void> gather_table_sizes(mysql::Connection& connection, const TableFilter& filter, ServerFacts& facts) {
+  auto tables = connection.query(
+      "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_ROWS, DATA_LENGTH FROM information_schema.TABLES WHERE TABLE_TYPE = "
+      "'BASE TABLE' AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')");
+  if (!tables) return fail(std::move(tables).error());
+  ServerFacts::Tables sizes;
+  for (const auto& row : tables->rows) {
+    if (row.size() != 4 || !row[0] || !row[1] || !filter.selects(*row[0], *row[1])) continue;
+    ++sizes.count;
+    sizes.rows += row[2] ? std::strtoull(row[2]->c_str(), nullptr, 10) : 0;
+    sizes.bytes += row[3] ? std::strtoull(row[3]->c_str(), nullptr, 10) : 0;
+  }
+  facts.tables = sizes;
+  return {};
 }
 
 void write_report(const Report& report, ndjson::Writer& out) {

@@ -285,3 +285,50 @@ TEST_CASE("the report is NDJSON: one check line each, then the summary") {
       "\n"));
   CHECK(std::count(text.begin(), text.end(), '\n') == 16);
 }
+
+TEST_CASE("snapshot_length: only with --tables, weighed against the retention at the assumed rates") {
+  ServerFacts facts = ready_mariadb();  // binlog kept 7 days
+  const Report without_tables = cdc::check::evaluate(facts);
+  CHECK(std::none_of(without_tables.lines.begin(), without_tables.lines.end(),
+                     [](const CheckLine& line) { return line.name == "snapshot_length"; }));
+
+  // 50M rows, 8 GiB: 500 s by rows at 100k rows/s, 164 s by bytes at 50 MiB/s.
+  facts.tables = ServerFacts::Tables{3, 50'000'000, std::uint64_t{8} << 30};
+  Report report = cdc::check::evaluate(facts);
+  const CheckLine* line = &line_named(report, "snapshot_length");
+  CHECK(line->status == Status::ok);
+  CHECK(line->value ==
+        "3 table(s), about 50000000 rows and 8192 MiB: about 8 min for one cdc-snapshot at 100000 rows/s or 50 MiB/s");
+  CHECK(line->want == "a binlog retention of at least 1 h 25 min (three times that, and an hour)");
+
+  // 10 billion rows: 100,000 s; three times that and an hour, 3.5 days, is within the 7 days.
+  facts.tables = ServerFacts::Tables{1, 10'000'000'000, 0};
+  report = cdc::check::evaluate(facts);
+  line = &line_named(report, "snapshot_length");
+  CHECK(line->status == Status::ok);
+
+  // A retention of one day against that: a warning naming the setting, rounded up to days.
+  facts.variables["binlog_expire_logs_seconds"] = "86400";
+  report = cdc::check::evaluate(facts);
+  line = &line_named(report, "snapshot_length");
+  CHECK(line->status == Status::warn);
+  CHECK(line->message.find("the binlog is kept 1 days") == 0);
+  CHECK(line->fix.find("SET GLOBAL binlog_expire_logs_seconds = 345600;") == 0);  // 3 * 100000 + 3600 -> 4 days
+  CHECK(report.usable());  // a warning: the server works, the snapshot may outlast its binlog
+
+  // Sizes by bytes win when the rows are wide: 1 TiB at 50 MiB/s is about 5.8 h.
+  facts.tables = ServerFacts::Tables{1, 1000, std::uint64_t{1} << 40};
+  report = cdc::check::evaluate(facts);
+  CHECK(line_named(report, "snapshot_length").value.find("about 5 h 49 min") != std::string::npos);
+
+  // Never purged: nothing to weigh.
+  facts.variables["binlog_expire_logs_seconds"] = "0";
+  facts.variables["expire_logs_days"] = "0";
+  CHECK(line_named(cdc::check::evaluate(facts), "snapshot_length").status == Status::ok);
+
+  // Patterns that select nothing.
+  facts.tables = ServerFacts::Tables{};
+  report = cdc::check::evaluate(facts);
+  CHECK(line_named(report, "snapshot_length").status == Status::warn);
+  CHECK(line_named(report, "snapshot_length").message == "--tables selects no table on this server");
+}

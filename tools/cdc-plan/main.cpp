@@ -4,10 +4,13 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "check/run_check.h"
 #include "cli/tool_cli.h"
 #include "plan/run_plan.h"
 #include "util/exit_code.h"
+#include "util/table_filter.h"
 
 int main(int argc, char** argv) {
   cdc::cli::ToolCli cli("cdc-plan",
@@ -26,7 +29,8 @@ int main(int argc, char** argv) {
       ->group("Mode");
   app.add_option("--tables", options.tables,
                  "Plan these tables: comma-separated DB.TABLE globs (* and ?; DB alone means DB.*). "
-                 "Base tables only, never the system schemas")
+                 "Base tables only, never the system schemas. With --check: weigh their snapshot against the "
+                 "binlog retention")
       ->group("Tables");
   app.add_option("--exclude", options.exclude, "Skip tables matching these DB.TABLE globs")->group("Tables");
   app.add_option("--chunk-key", chunk_keys,
@@ -57,16 +61,25 @@ int main(int argc, char** argv) {
   if (const auto code = cli.parse(argc, argv)) return *code;
 
   if (check) {
-    // The check is of the server and the account; planning runs the same checks first, so
-    // a planning option with --check can only be a mistake (the table grants it would
-    // suggest checking are not what --check reports).
-    for (const char* planning : {"--tables", "--exclude", "--chunk-key", "--chunk-size",
-                                 "--distribution-factor-lower", "--distribution-factor-upper", "--force"})
+    // The check is of the server and the account, and with --tables of how long their
+    // snapshot would take against the binlog retention; planning runs the same checks first,
+    // so a chunking option with --check can only be a mistake.
+    for (const char* planning : {"--chunk-key", "--chunk-size", "--distribution-factor-lower",
+                                 "--distribution-factor-upper", "--force"})
       if (app.count(planning) > 0)
-        return cli.usage_error(fmt::format("--check checks the server and this account, not tables: {} is for "
+        return cli.usage_error(fmt::format("--check checks the server and this account, not chunks: {} is for "
                                            "planning; drop it, or drop --check (planning runs the same checks first)",
                                            planning));
-    const auto report = cdc::check::run(connection, STDOUT_FILENO, STDERR_FILENO, cli.tool_name());
+    std::optional<cdc::TableFilter> tables;
+    if (!options.tables.empty()) {
+      auto filter = cdc::TableFilter::parse(options.tables, options.exclude);
+      if (!filter) return cli.usage_error(filter.error().message);
+      tables = std::move(*filter);
+    } else if (!options.exclude.empty()) {
+      return cli.usage_error("--exclude with --check goes with --tables, whose snapshot it weighs");
+    }
+    const auto report = cdc::check::run(connection, tables ? &*tables : nullptr, STDOUT_FILENO, STDERR_FILENO,
+                                        cli.tool_name());
     return cli.finish(report, report && !report->usable() ? static_cast<int>(cdc::ExitCode::config)
                                                           : static_cast<int>(cdc::ExitCode::success));
   }
