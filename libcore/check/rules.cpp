@@ -38,9 +38,12 @@ std::string quoted_account(const ServerFacts& facts) {
 }
 
 std::string describe_duration(long long seconds) {
-  if (seconds % 86400 == 0) return fmt::format("{} days", seconds / 86400);
-  if (seconds % 3600 == 0) return fmt::format("{} hours", seconds / 3600);
-  return fmt::format("{} seconds", seconds);
+  const auto count = [](long long n, std::string_view unit) {
+    return fmt::format("{} {}{}", n, unit, n == 1 ? "" : "s");
+  };
+  if (seconds % 86400 == 0) return count(seconds / 86400, "day");
+  if (seconds % 3600 == 0) return count(seconds / 3600, "hour");
+  return count(seconds, "second");
 }
 
 CheckLine server_line(const ServerFacts& facts, Flavor flavor, ServerVersion version) {

@@ -85,6 +85,8 @@ class LiveRun {
         // from the state on the next run.
         if (writer_.holds_transactions() && pipeline_ && pipeline_->tracker().in_transaction()) writer_.discard();
         (void)writer_.flush();
+        last_error_time_ = std::time(nullptr);
+        write_metrics();
         return fail(error);
       }
       // A lost connection: drop everything after the last checkpoint and resume from it.
@@ -606,7 +608,7 @@ class LiveRun {
     out.family("cdc_stream_reconnects_total", "counter", "Connections lost and made again");
     out.sample("cdc_stream_reconnects_total", reconnects_);
     out.family("cdc_stream_last_error_timestamp_seconds", "gauge",
-               "When the last connection was lost, seconds since the epoch (0: never)");
+               "When the last connection was lost, or the run ended on an error, seconds since the epoch (0: never)");
     out.sample("cdc_stream_last_error_timestamp_seconds", static_cast<std::uint64_t>(last_error_time_));
     if (auto written = metrics::replace_file(*options_.metrics_path, out.text()); !written) {
       if (!metrics_failing_) reporter_.warn(fmt::format("--metrics: {}; the stream goes on", written.error().message));
