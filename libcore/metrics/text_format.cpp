@@ -91,4 +91,15 @@ Result<void> replace_file(const std::string& path, std::string_view text) {
   return {};
 }
 
+void MetricsFile::publish(std::string_view text) {
+  if (!path_) return;
+  last_ = std::chrono::steady_clock::now();
+  if (auto written = replace_file(*path_, text); !written) {
+    if (!failing_) warn_(fmt::format("--metrics: {}; {}", written.error().message, goes_on_));
+    failing_ = true;
+  } else {
+    failing_ = false;
+  }
+}
+
 }  // namespace cdc::metrics

@@ -152,8 +152,7 @@ class Progress {
         fd_(fd),
         total_(total),
         start_(std::chrono::steady_clock::now()),
-        metrics_path_(std::move(metrics_path)),
-        warn_(std::move(warn)) {}
+        metrics_file_(std::move(metrics_path), std::move(warn), "the snapshot goes on") {}
   void chunk_done(std::uint64_t rows) {
     ++done_;
     rows_ += rows;
@@ -189,10 +188,7 @@ class Progress {
 
  private:
   void write_metrics(bool now) {
-    if (!metrics_path_) return;
-    const auto at = std::chrono::steady_clock::now();
-    if (!now && at - last_metrics_ < std::chrono::seconds(5)) return;
-    last_metrics_ = at;
+    if (!metrics_file_.enabled() || (!now && !metrics_file_.due())) return;
     metrics::TextWriter out;
     out.family("cdc_snapshot_start_time_seconds", "gauge", "When this cdc-snapshot started, seconds since the epoch");
     out.sample("cdc_snapshot_start_time_seconds", static_cast<std::uint64_t>(start_time_));
@@ -211,12 +207,7 @@ class Progress {
     out.family("cdc_snapshot_last_error_timestamp_seconds", "gauge",
                "When the last connection was lost, seconds since the epoch (0: never)");
     out.sample("cdc_snapshot_last_error_timestamp_seconds", static_cast<std::uint64_t>(last_error_time_));
-    if (auto written = metrics::replace_file(*metrics_path_, out.text()); !written) {
-      if (!metrics_failing_) warn_(fmt::format("--metrics: {}; the snapshot goes on", written.error().message));
-      metrics_failing_ = true;
-    } else {
-      metrics_failing_ = false;
-    }
+    metrics_file_.publish(out.text());
   }
 
   void draw(bool force, std::uint64_t in_chunk = 0) {
@@ -241,14 +232,11 @@ class Progress {
   std::uint64_t skipped_ = 0;
   std::uint64_t rows_ = 0;
   bool drawn_ = false;
-  std::optional<std::string> metrics_path_;
-  std::function<void(std::string_view)> warn_;
-  std::chrono::steady_clock::time_point last_metrics_{};
+  metrics::MetricsFile metrics_file_;
   const std::time_t start_time_ = std::time(nullptr);
   std::uint64_t in_chunk_ = 0;  // rows of the chunk being read
   std::uint64_t reconnects_ = 0;
   std::int64_t last_error_time_ = 0;
-  bool metrics_failing_ = false;
 };
 
 // Lines with something on them, for the progress total; only for regular files.

@@ -562,16 +562,12 @@ class LiveRun {
   // ---- --metrics ----------------------------------------------------------------------------
 
   void write_metrics_when_due() {
-    if (!options_.metrics_path) return;
-    constexpr auto kMetricsInterval = std::chrono::seconds(5);
-    if (const auto now = Clock::now(); now - last_metrics_ >= kMetricsInterval) write_metrics();
+    if (metrics_file_.due()) write_metrics();
   }
 
-  // The file in Prometheus' text format (cdc-stream(1), METRICS). A file that cannot be
-  // written is a warning, once until it can again: monitoring must not stop the stream.
+  // The file in Prometheus' text format (cdc-stream(1), METRICS).
   void write_metrics() {
-    if (!options_.metrics_path) return;
-    last_metrics_ = Clock::now();
+    if (!metrics_file_.enabled()) return;
     metrics::TextWriter& out = metrics_text_;
     out.clear();
     out.family("cdc_stream_start_time_seconds", "gauge", "When this cdc-stream started, seconds since the epoch");
@@ -610,12 +606,7 @@ class LiveRun {
     out.family("cdc_stream_last_error_timestamp_seconds", "gauge",
                "When the last connection was lost, or the run ended on an error, seconds since the epoch (0: never)");
     out.sample("cdc_stream_last_error_timestamp_seconds", static_cast<std::uint64_t>(last_error_time_));
-    if (auto written = metrics::replace_file(*options_.metrics_path, out.text()); !written) {
-      if (!metrics_failing_) reporter_.warn(fmt::format("--metrics: {}; the stream goes on", written.error().message));
-      metrics_failing_ = true;
-    } else {
-      metrics_failing_ = false;
-    }
+    metrics_file_.publish(out.text());
   }
 
   static std::uint64_t file_number(std::string_view file) {
@@ -671,8 +662,8 @@ class LiveRun {
 
   // --metrics: counts since the start, of what the output holds for good (table_rows_,
   // transactions_total_) or of what was read.
+  metrics::MetricsFile metrics_file_{options_.metrics_path, reporter_.warn, "the stream goes on"};
   metrics::TextWriter metrics_text_;
-  Clock::time_point last_metrics_{};
   const std::time_t start_time_ = std::time(nullptr);
   std::map<std::string, TableRows, std::less<>> table_rows_;
   std::uint64_t transactions_total_ = 0;
@@ -680,7 +671,6 @@ class LiveRun {
   std::uint64_t events_seen_ = 0;
   std::uint64_t reconnects_ = 0;
   std::int64_t last_error_time_ = 0;
-  bool metrics_failing_ = false;
 };
 
 }  // namespace

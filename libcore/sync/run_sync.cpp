@@ -366,7 +366,7 @@ class Flow {
         },
         show || options_.metrics_path ? std::function<void()>([&] {
           draw();
-          if (std::chrono::steady_clock::now() - last_metrics_ >= std::chrono::seconds(5)) write_metrics("snapshot");
+          if (metrics_file_.due()) write_metrics("snapshot");
         })
                                       : std::function<void()>());
     if (show) {
@@ -656,11 +656,9 @@ class Flow {
     return "done";
   }
 
-  // cdc-sync's file (cdc-sync(1), METRICS): the phase, one-hot, and the snapshot's chunks. A
-  // file that cannot be written is a warning, once until it can be again.
+  // cdc-sync's file (cdc-sync(1), METRICS): the phase, one-hot, and the snapshot's chunks.
   void write_metrics(std::string_view phase) {
-    if (!options_.metrics_path) return;
-    last_metrics_ = std::chrono::steady_clock::now();
+    if (!metrics_file_.enabled()) return;
     metrics::TextWriter out;
     out.family("cdc_sync_start_time_seconds", "gauge", "When this cdc-sync started, seconds since the epoch");
     out.sample("cdc_sync_start_time_seconds", static_cast<std::uint64_t>(start_time_));
@@ -675,12 +673,7 @@ class Flow {
     out.sample("cdc_sync_snapshot_chunks_done", chunks_done_);
     out.family("cdc_sync_snapshot_rows", "gauge", "Rows in the finished chunk files");
     out.sample("cdc_sync_snapshot_rows", rows_done_);
-    if (auto written = metrics::replace_file(*options_.metrics_path, out.text()); !written) {
-      if (!metrics_failing_) console_.note(fmt::format("warning: --metrics: {}; cdc-sync goes on", written.error().message));
-      metrics_failing_ = true;
-    } else {
-      metrics_failing_ = false;
-    }
+    metrics_file_.publish(out.text());
   }
 
   Options options_;
@@ -693,8 +686,9 @@ class Flow {
   std::uint64_t rows_done_ = 0;
   std::optional<std::uint64_t> chunks_total_;
   const std::time_t start_time_ = std::time(nullptr);
-  std::chrono::steady_clock::time_point last_metrics_{};
-  bool metrics_failing_ = false;
+  metrics::MetricsFile metrics_file_{options_.metrics_path,
+                                     [this](std::string_view message) { console_.note(fmt::format("warning: {}", message)); },
+                                     "cdc-sync goes on"};
 };
 
 }  // namespace
