@@ -16,6 +16,7 @@ constexpr std::uint8_t kComBinlogDump = 0x12;
 constexpr std::uint8_t kComRegisterSlave = 0x15;
 constexpr std::uint8_t kComBinlogDumpGtid = 0x1e;
 constexpr std::uint16_t kBinlogThroughGtid = 0x04;
+constexpr std::uint16_t kBinlogDumpNonBlock = 0x01;  // an EOF packet at the binlog's end instead of waiting
 
 // Server error numbers the run reacts to.
 constexpr unsigned kErMasterFatalReadingBinlog = 1236;
@@ -176,7 +177,9 @@ Result<void> BinlogClient::register_replica(std::uint32_t server_id) {
 }
 
 Result<void> BinlogClient::start_dump(const gtid::Position& start, std::uint32_t server_id,
-                                      std::chrono::milliseconds heartbeat) {
+                                      std::chrono::milliseconds heartbeat, DumpEnd end) {
+  stops_at_end_ = end == DumpEnd::stop;
+  const std::uint16_t flags = stops_at_end_ ? kBinlogDumpNonBlock : 0;
   // Without these the server refuses to send checksummed events (or strips them), and
   // MariaDB replaces its GTID and annotate events with dummies.
   std::string setup =
@@ -197,7 +200,7 @@ Result<void> BinlogClient::start_dump(const gtid::Position& start, std::uint32_t
         return fail(Errc::usage, fmt::format("{} is a MariaDB server, and '{}' a MySQL GTID set: give a MariaDB GTID "
                                              "position (domain-server-seq) or FILE:OFFSET",
                                              connection_.endpoint(), start.to_string()));
-      put_u16(packet, kBinlogThroughGtid);
+      put_u16(packet, kBinlogThroughGtid | flags);
       put_u32(packet, server_id);
       put_u32(packet, 0);  // no file name: the server finds the first file the set needs
       put_u64(packet, 4);
@@ -214,7 +217,7 @@ Result<void> BinlogClient::start_dump(const gtid::Position& start, std::uint32_t
                                              connection_.endpoint(), start.to_string()));
       // With @slave_connect_state set, an empty file name at offset 4 means "by GTID".
       put_u32(packet, 4);
-      put_u16(packet, 0);
+      put_u16(packet, flags);
       put_u32(packet, server_id);
       return connection_.send_command(kComBinlogDump, bytes_of(packet), false);
     case gtid::Position::Kind::file:
@@ -222,7 +225,7 @@ Result<void> BinlogClient::start_dump(const gtid::Position& start, std::uint32_t
         return fail(Errc::usage, fmt::format("offset {} is beyond what COM_BINLOG_DUMP can ask for (4 GiB)",
                                              start.file.offset));
       put_u32(packet, static_cast<std::uint32_t>(start.file.offset));
-      put_u16(packet, 0);
+      put_u16(packet, flags);
       put_u32(packet, server_id);
       packet += start.file.file;
       return connection_.send_command(kComBinlogDump, bytes_of(packet), false);
@@ -236,6 +239,7 @@ Result<std::span<const std::uint8_t>> BinlogClient::next_event() {
   if (packet->empty())
     return fail(Errc::corrupt_input, fmt::format("{}: empty packet in the binlog stream", connection_.endpoint()));
   const std::uint8_t marker = (*packet)[0];
+  if (marker == 0xfe && packet->size() < 9 && stops_at_end_) return std::span<const std::uint8_t>{};
   if (marker == 0xfe && packet->size() < 9)
     return fail(Errc::unavailable, fmt::format("{}: the server ended the binlog stream", connection_.endpoint()));
   if (marker != 0x00)

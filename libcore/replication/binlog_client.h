@@ -40,6 +40,10 @@ struct ServerEnd {
   std::string gtids;  // Executed_Gtid_Set (MySQL) or @@gtid_binlog_pos (MariaDB); "" without
 };
 
+// What a dump does at the binlog's end: wait for more (tailing), or stop there (reading what
+// the server has, as mysqlbinlog without --stop-never).
+enum class DumpEnd { wait, stop };
+
 // Why the server refused or ended a dump; the run picks its exit code from this.
 enum class DumpFailure { none, purged, lost, same_server_id, other };
 
@@ -67,9 +71,10 @@ class BinlogClient {
   // Registers as replica `server_id` and asks for events from `start`. A MySQL GTID set or a
   // MariaDB GTID position makes the server skip what the set already holds.
   [[nodiscard]] Result<void> start_dump(const gtid::Position& start, std::uint32_t server_id,
-                                        std::chrono::milliseconds heartbeat);
+                                        std::chrono::milliseconds heartbeat, DumpEnd end = DumpEnd::wait);
 
-  // The next event, header to checksum; valid until the next call.
+  // The next event, header to checksum; valid until the next call. With DumpEnd::stop, an
+  // empty span at the binlog's end.
   [[nodiscard]] Result<std::span<const std::uint8_t>> next_event();
   // After next_event or start_dump failed with `error`: what kind of failure it was.
   [[nodiscard]] DumpFailure classify_failure(const Error& error) const;
@@ -83,6 +88,7 @@ class BinlogClient {
 
   mysql::Connection connection_;
   ServerInfo server_;
+  bool stops_at_end_ = false;
 };
 
 // A replica id that two runs on one host are unlikely to share: derived from the host name,

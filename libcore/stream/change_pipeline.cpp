@@ -41,8 +41,29 @@ std::optional<OpenTransaction> ChangePipeline::open_transaction() const {
                          summary_.rows - rows_before_transaction_};
 }
 
+namespace {
+
+// The commit time of the transaction `event` opens, when it opens one (a GTID event; without
+// GTIDs a BEGIN or a statement of its own).
+std::optional<UtcTime> opening_time(const binlog::Event& event) {
+  if (const auto* gtid = std::get_if<binlog::MysqlGtidEvent>(&event.body))
+    return gtid->immediate_commit_us != 0 ? UtcTime{static_cast<std::int64_t>(gtid->immediate_commit_us)}
+                                          : UtcTime::from_seconds(event.header.timestamp);
+  if (std::holds_alternative<binlog::MariadbGtidEvent>(event.body)) return UtcTime::from_seconds(event.header.timestamp);
+  if (const auto* query = std::get_if<binlog::QueryEvent>(&event.body))
+    if (query->kind != binlog::QueryKind::commit && query->kind != binlog::QueryKind::rollback)
+      return UtcTime::from_seconds(event.header.timestamp);
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<Step> ChangePipeline::handle(const binlog::Event& event, std::uint64_t end_offset) {
   const bool was_in_transaction = tracker_.in_transaction();
+  if (!was_in_transaction && transaction_gate_)
+    if (const auto committed = opening_time(event);
+        committed && !transaction_gate_(TransactionStart{*committed, file_, event.offset}))
+      return Step{false, false, true};
   auto step = dispatch(event, end_offset);
   if (!was_in_transaction && tracker_.in_transaction()) {
     transaction_file_ = file_;

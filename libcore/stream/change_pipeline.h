@@ -13,6 +13,7 @@
 #include "stream/transaction_tracker.h"
 #include "util/result.h"
 #include "util/table_filter.h"
+#include "util/time_text.h"
 
 namespace cdc::stream {
 
@@ -49,10 +50,23 @@ struct OpenTransaction {
   std::uint64_t rows = 0;  // row lines written for it so far
 };
 
+// A transaction about to begin, as the transaction gate sees it before anything of it is
+// written or counted.
+struct TransactionStart {
+  // When it committed: MySQL 8's immediate_commit_timestamp (microseconds) where the GTID
+  // event has it, else the opening event's timestamp (whole seconds; on MariaDB the GTID
+  // event's, the start of the statement that committed).
+  UtcTime committed;
+  std::string_view file;
+  std::uint64_t offset = 0;  // its first event (GTID, or BEGIN without GTIDs)
+};
+
 // What one event did to the stream.
 struct Step {
   bool transaction_ended = false;  // a commit (or an implicitly committing statement) closed one
   bool stopped_before_ddl = false; // the DDL gate refused the DDL: nothing of it was written
+  // The transaction gate refused the transaction this event opens: nothing of it was read.
+  bool stopped_before_transaction = false;
 };
 
 // Turns decoded events into NDJSON lines: follows transactions (TransactionTracker), filters
@@ -77,6 +91,10 @@ class ChangePipeline {
 
   // Asked before a DDL on a captured table is written; false stops the stream before it.
   void set_ddl_gate(std::function<bool(const PendingDdl&)> gate) { ddl_gate_ = std::move(gate); }
+  // Asked as each transaction begins (--from and --until TIME); false stops the stream
+  // before it: the event is not handled, and the position is the boundary before it. The
+  // gate may set_silent() for the transaction and those after it.
+  void set_transaction_gate(std::function<bool(const TransactionStart&)> gate) { transaction_gate_ = std::move(gate); }
   // Called after each DDL on a captured table has been written (schema caches drop the table).
   void set_ddl_listener(std::function<void(std::string_view database, std::string_view sql)> listener) {
     ddl_listener_ = std::move(listener);
@@ -118,6 +136,7 @@ class ChangePipeline {
   bool skip_unknown_events_;
   bool silent_ = false;
   std::function<bool(const PendingDdl&)> ddl_gate_;
+  std::function<bool(const TransactionStart&)> transaction_gate_;
   std::function<void(std::string_view, std::string_view)> ddl_listener_;
   std::function<void(binlog::TableMap&)> table_map_hook_;
   TransactionTracker tracker_;

@@ -6,6 +6,7 @@
 #include "binlog/file_reader.h"
 #include "stream/change_pipeline.h"
 #include "stream/change_writer.h"
+#include "stream/time_position.h"
 
 namespace cdc::stream {
 
@@ -20,18 +21,24 @@ std::string base_name(const std::string& path) {
 class FileRun {
  public:
   FileRun(const FileOptions& options, TableFilter filter, int out_fd, const std::function<void(std::string_view)>& warn,
-          std::unique_ptr<output::Converter> converter)
+          const std::function<void(std::string_view)>& notice, std::unique_ptr<output::Converter> converter)
       : options_(options),
         writer_(out_fd, "stdout"),
         warn_(warn),
+        notice_(notice),
         pipeline_(std::move(filter), writer_, decoder_, warn, options.skip_unknown_events) {
     // Files are read once, with no reconnect to roll back: lines go out as they are converted.
     writer_.set_converter(std::move(converter), false);
+    if (options_.from_time || options_.until_time)
+      pipeline_.set_transaction_gate([this](const TransactionStart& start) { return pass_gate(start); });
+    before_from_ = options_.from_time.has_value();
   }
 
   Result<FileSummary> run() {
     bool stopped = false;
-    for (std::size_t i = 0; i < options_.files.size() && !stopped; ++i) {
+    auto first_file = first_file_for_from();
+    if (!first_file) return fail(std::move(first_file).error());
+    for (std::size_t i = *first_file; i < options_.files.size() && !stopped; ++i) {
       const bool first = i == 0;
       const bool last = i + 1 == options_.files.size();
       auto done = run_file(options_.files[i], first ? options_.start_position : std::nullopt,
@@ -44,6 +51,8 @@ class FileRun {
     }
     if (auto finished = writer_.finish(); !finished) return fail(std::move(finished).error());
     pipeline_.warn_at_end();
+    if (before_from_)
+      notify(fmt::format("--from {}: nothing in the files was committed at or after it", format_time(*options_.from_time)));
     if (auto open = pipeline_.open_transaction(); open && !stopped)
       if (auto ended = end_inside_transaction(*open); !ended) return fail(std::move(ended).error());
     const StreamSummary& summary = pipeline_.summary();
@@ -51,6 +60,51 @@ class FileRun {
   }
 
  private:
+  // --from TIME: the file it falls in (the last opened before it; cdc-stream(1), POSITIONS
+  // BY TIME); the files before it are not read. Stdin cannot be searched.
+  Result<std::size_t> first_file_for_from() const {
+    if (!options_.from_time || options_.files.size() < 2) return 0;
+    for (const auto& path : options_.files)
+      if (path == "-") return 0;
+    return file_for_time(options_.files.size(), *options_.from_time, [this](std::size_t i) -> Result<FileOpening> {
+      auto reader = binlog::FileReader::open(options_.files[i]);
+      if (!reader) return fail(std::move(reader).error());
+      FileOpeningReader opening;
+      for (;;) {
+        auto raw = reader->next();
+        if (!raw) return fail(std::move(raw).error());
+        if (!*raw) break;
+        auto done = opening.add((*raw)->bytes);
+        if (!done) return fail(std::move(done).error().with_context(reader->name()));
+        if (*done) break;
+      }
+      if (!opening.has_time())
+        return fail(Errc::corrupt_input, fmt::format("{}: its first events carry no timestamp to search --from by",
+                                                     reader->name()));
+      return opening.opening();
+    });
+  }
+
+  // The transaction gate of --from and --until TIME.
+  bool pass_gate(const TransactionStart& start) {
+    if (options_.until_time && !(start.committed < *options_.until_time)) {
+      notify(fmt::format("reached --until {}: the next transaction, at {}:{}, committed {}",
+                         format_time(*options_.until_time), start.file, start.offset, format_time(start.committed)));
+      return false;
+    }
+    if (before_from_ && !(start.committed < *options_.from_time)) {
+      before_from_ = false;
+      pipeline_.set_silent(false);
+      notify(fmt::format("--from {}: the first transaction committed at or after it is at {}:{} (committed {})",
+                         format_time(*options_.from_time), start.file, start.offset, format_time(start.committed)));
+    }
+    return true;
+  }
+
+  void notify(std::string_view message) const {
+    if (notice_) notice_(message);
+  }
+
   // Returns true when the stop position was reached.
   Result<bool> run_file(const std::string& path, std::optional<std::uint64_t> start, std::optional<std::uint64_t> stop) {
     auto reader = binlog::FileReader::open(path);
@@ -61,7 +115,7 @@ class FileRun {
     // --start-position: the events before it are decoded without writing anything, so the
     // GTID state at the start position is complete (the file's PREVIOUS_GTIDS plus every
     // transaction up to there) and positions on the lines after it resume correctly.
-    pipeline_.set_silent(start.has_value() && *start > 4);
+    pipeline_.set_silent(before_from_ || (start.has_value() && *start > 4));
     for (;;) {
       auto raw = reader->next();
       if (!raw) return fail(std::move(raw).error());
@@ -72,16 +126,18 @@ class FileRun {
         return fail(Errc::usage, fmt::format("{}: start position {} is inside the event at {} ({} bytes): give the "
                                              "offset of an event, as mysqlbinlog prints them",
                                              reader->name(), *start, event.offset, event.bytes.size()));
-      if (start && event.offset == *start) pipeline_.set_silent(false);
+      if (start && event.offset == *start) pipeline_.set_silent(before_from_);
       if (stop && event.offset >= *stop) return true;
       auto decoded = decoder_.decode(event.bytes, event.offset);
       if (!decoded) return fail(std::move(decoded).error());
-      if (auto handled = pipeline_.handle(*decoded, end_offset); !handled) return fail(std::move(handled).error());
+      auto handled = pipeline_.handle(*decoded, end_offset);
+      if (!handled) return fail(std::move(handled).error());
+      if (handled->stopped_before_transaction) return true;
     }
     if (start && reader->position() < *start)
       return fail(Errc::usage, fmt::format("{}: start position {} is beyond the end of the file ({} bytes)",
                                            reader->name(), *start, reader->position()));
-    pipeline_.set_silent(false);
+    pipeline_.set_silent(before_from_);
     last_file_ = reader->name();
     last_file_end_ = reader->position();
     last_file_in_use_ = reader->in_use();
@@ -132,19 +188,22 @@ class FileRun {
   bool last_file_in_use_ = false;
   ChangeWriter writer_;
   const std::function<void(std::string_view)>& warn_;
+  const std::function<void(std::string_view)>& notice_;
+  bool before_from_ = false;  // --from TIME: no transaction at or after it read yet
   binlog::Decoder decoder_;
   ChangePipeline pipeline_;
 };
 
 }  // namespace
 
-Result<FileSummary> run_files(const FileOptions& options, int out_fd, const std::function<void(std::string_view)>& warn) {
+Result<FileSummary> run_files(const FileOptions& options, int out_fd, const std::function<void(std::string_view)>& warn,
+                              const std::function<void(std::string_view)>& notice) {
   if (options.files.empty()) return fail(Errc::usage, "no binlog files given");
   auto filter = TableFilter::parse(options.tables, options.exclude);
   if (!filter) return fail(std::move(filter).error());
   auto converter = output::make_converter(options.output);
   if (!converter) return fail(std::move(converter).error());
-  FileRun run(options, std::move(*filter), out_fd, warn, std::move(*converter));
+  FileRun run(options, std::move(*filter), out_fd, warn, notice, std::move(*converter));
   return run.run();
 }
 

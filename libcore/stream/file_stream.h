@@ -8,6 +8,7 @@
 
 #include "output/format.h"
 #include "util/result.h"
+#include "util/time_text.h"
 
 namespace cdc::stream {
 
@@ -16,6 +17,10 @@ struct FileOptions {
   std::vector<std::string> files;            // "-" is stdin
   std::optional<std::uint64_t> start_position;  // first file only, as mysqlbinlog
   std::optional<std::uint64_t> stop_position;   // last file only
+  // --from TIME: start at the first transaction committed at or after it (the files before
+  // the one it falls in are not read); --until TIME: stop before the first committed at or after.
+  std::optional<UtcTime> from_time;
+  std::optional<UtcTime> until_time;
   std::string tables;                        // --tables globs
   std::string exclude;                       // --exclude globs
   bool skip_unknown_events = false;          // skip unknown, non-ignorable event types
@@ -29,7 +34,9 @@ struct FileSummary {
   std::uint64_t skipped_events = 0;
 };
 
-// Warnings go through `warn` (one line each, without the tool prefix).
-Result<FileSummary> run_files(const FileOptions& options, int out_fd, const std::function<void(std::string_view)>& warn);
+// Warnings go through `warn`, and where a --from or --until TIME fell through `notice` (one
+// line each, without the tool prefix).
+Result<FileSummary> run_files(const FileOptions& options, int out_fd, const std::function<void(std::string_view)>& warn,
+                              const std::function<void(std::string_view)>& notice = {});
 
 }  // namespace cdc::stream

@@ -19,6 +19,7 @@
 #include "stream/side_connection.h"
 #include "stream/start_position.h"
 #include "stream/stop_signal.h"
+#include "stream/time_position.h"
 #include "util/byte_reader.h"
 
 namespace cdc::stream {
@@ -64,14 +65,14 @@ class LiveRun {
         return fail(std::move(saved).error());
     if (until_reached_at_start()) {
       reporter_.notice(fmt::format("nothing to do: the start position {} already includes --until {}",
-                                   checkpoint_.position().to_string(), until_->to_string()));
+                                   checkpoint_.position().to_string(), until_text_));
       // Saved even so: the next run (cron) must start here, not at its own --from now.
       if (auto closed = close_span_at_start(); !closed) return fail(std::move(closed).error());
       return finish(LiveOutcome::finished);
     }
     // The span opens with the first event the server sends: a dump the server refuses (a
     // purged binlog) writes nothing.
-    span_start_pending_ = until_ && !checkpoint_.span_open();
+    span_start_pending_ = !until_text_.empty() && !checkpoint_.span_open();
     StopSignals signals;
     unsigned failures_in_a_row = 0;
     Clock::time_point failing_since{};
@@ -147,6 +148,14 @@ class LiveRun {
                                      checkpoint_.state_path(), *options_.from));
       else
         reporter_.notice(fmt::format("resuming from {} ({})", start.to_string(), checkpoint_.state_path()));
+    } else if (looks_like_time(*options_.from)) {
+      auto time = parse_time(*options_.from);
+      if (!time) return fail(std::move(time).error());
+      auto located = locate_time(options_.connection, *client_, *time);
+      if (!located) return fail(std::move(located).error());
+      reporter_.notice(describe_time_start("--from", *time, *located));
+      start = std::move(located->position);
+      start_file = std::move(located->at);
     } else {
       auto position = resolve_position(*client_, *options_.from, true);
       if (!position) return fail(std::move(position).error());
@@ -162,10 +171,17 @@ class LiveRun {
     checkpoint_.set_server(endpoint_, client_->server().server_id);
     checkpoint_.start_at(std::move(start), std::move(start_file), last_gtid_);
 
-    if (options_.until) {
+    if (options_.until && looks_like_time(*options_.until)) {
+      auto time = parse_time(*options_.until);
+      if (!time) return fail(std::move(time).error());
+      until_time_ = *time;
+      until_text_ = format_time(*time);
+      if (auto skew = server_clock_skew(); !skew) return fail(std::move(skew).error());
+    } else if (options_.until) {
       auto position = resolve_position(*client_, *options_.until, false);
       if (!position) return fail(std::move(position).error());
       until_ = std::move(*position);
+      until_text_ = until_->to_string();
       if (until_->kind != Position::Kind::file && checkpoint_.position().kind == Position::Kind::file &&
           !client_->server().gtids)
         return fail(Errc::usage, fmt::format("--until {} is a GTID position, but the server writes no GTIDs: give "
@@ -198,8 +214,7 @@ class LiveRun {
     const std::string position = checkpoint_.position().to_string();
     if (!checkpoint_.span_open()) writer_.write_span_start(position);
     const gtid::FilePosition& file = checkpoint_.file_position();
-    writer_.write_span_end(position, file.file.empty() ? std::optional<gtid::FilePosition>{} : file,
-                           until_->to_string());
+    writer_.write_span_end(position, file.file.empty() ? std::optional<gtid::FilePosition>{} : file, until_text_);
     return checkpoint_.commit(writer_, checkpoint_.position(), checkpoint_.file_position(), last_gtid_,
                               Checkpoint::Span::closed);
   }
@@ -356,6 +371,7 @@ class LiveRun {
     auto step = pipeline_->handle(event, end_offset);
     if (!step) return fail(std::move(step).error());
     if (step->stopped_before_ddl) return stop_before_ddl();
+    if (step->stopped_before_transaction) return reach_until();
     if (artificial || pipeline_->tracker().in_transaction()) return std::optional<LiveOutcome>{};
     // Between transactions: a boundary the state may be saved at. A dump by GTID replays
     // the header events of the file it starts in; they must not move the boundary back.
@@ -381,12 +397,7 @@ class LiveRun {
 
   // Checks everything that may end the run where a transaction has just ended.
   Result<std::optional<LiveOutcome>> after_boundary() {
-    if (until_ && !silent_until_ && until_reached()) {
-      writer_.write_span_end(current_position().to_string(), last_boundary_, until_->to_string());
-      if (auto saved = checkpoint(Checkpoint::Span::closed); !saved) return fail(std::move(saved).error());
-      reporter_.notice(fmt::format("reached --until {}", until_->to_string()));
-      return std::optional<LiveOutcome>{LiveOutcome::finished};
-    }
+    if (until_ && !silent_until_ && until_reached()) return reach_until();
     if (StopSignals::requested()) {
       if (auto saved = checkpoint(); !saved) return fail(std::move(saved).error());
       return std::optional<LiveOutcome>{LiveOutcome::finished};
@@ -394,12 +405,41 @@ class LiveRun {
     return periodic_checks();
   }
 
+  // --until reached, between transactions: the span's end, saved with the state.
+  Result<std::optional<LiveOutcome>> reach_until() {
+    writer_.write_span_end(current_position().to_string(), last_boundary_, until_text_);
+    if (auto saved = checkpoint(Checkpoint::Span::closed); !saved) return fail(std::move(saved).error());
+    reporter_.notice(fmt::format("reached --until {} at {}:{}", until_text_, last_boundary_.file, last_boundary_.offset));
+    return std::optional<LiveOutcome>{LiveOutcome::finished};
+  }
+
   Result<std::optional<LiveOutcome>> on_idle() {
     if (dirty_ && !pipeline_->tracker().in_transaction()) {
       if (auto saved = checkpoint(); !saved) return fail(std::move(saved).error());
     }
     if (pipeline_->tracker().in_transaction()) return std::optional<LiveOutcome>{};
+    // --until TIME on an idle server: everything the server had is read (a heartbeat came), and
+    // its clock is past the time by more than a commit takes to reach the binlog.
+    constexpr std::int64_t kCommitSlackMicros = 1'000'000;
+    if (until_time_ && !silent_until_ && server_now().micros >= until_time_->micros + kCommitSlackMicros)
+      return reach_until();
     return after_boundary();
+  }
+
+  // The server's clock, as this host's corrected by the difference measured at the start.
+  UtcTime server_now() const {
+    const auto local = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::system_clock::now().time_since_epoch());
+    return UtcTime{local.count() + clock_skew_micros_};
+  }
+
+  Result<void> server_clock_skew() {
+    auto result = client_->connection().query("SELECT CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED)");
+    if (!result) return fail(std::move(result).error());
+    if (result->rows.empty() || result->rows[0].empty() || !result->rows[0][0]) return {};
+    const std::int64_t server = std::strtoll(result->rows[0][0]->c_str(), nullptr, 10);
+    clock_skew_micros_ = server - server_now().micros + clock_skew_micros_;
+    return {};
   }
 
   Result<std::optional<LiveOutcome>> periodic_checks() {
@@ -440,6 +480,12 @@ class LiveRun {
   // ---- DDL --------------------------------------------------------------------------------
 
   void install_hooks() {
+    if (until_time_) {
+      // The stop comes before the first transaction committed at or after --until; the ones
+      // read again up to a FILE:OFFSET resume point are before the start, not after it.
+      pipeline_->set_transaction_gate(
+          [this](const TransactionStart& start) { return silent_until_ || start.committed < *until_time_; });
+    }
     if (options_.stop_on_ddl) {
       pipeline_->set_ddl_gate([this](const PendingDdl& ddl) {
         const std::string at = fmt::format("{}:{}", ddl.file, ddl.offset);
@@ -640,6 +686,9 @@ class LiveRun {
   std::optional<ChangePipeline> pipeline_;
 
   std::optional<Position> until_;
+  std::optional<UtcTime> until_time_;  // --until TIME
+  std::string until_text_;             // what the span_end line says it reached; empty without --until
+  std::int64_t clock_skew_micros_ = 0;  // the server's clock minus this host's
   std::optional<gtid::FilePosition> silent_until_;
   gtid::FilePosition last_boundary_;     // the end of the last whole transaction
   gtid::FilePosition transaction_start_; // where the transaction in flight began
@@ -676,10 +725,15 @@ class LiveRun {
 }  // namespace
 
 Result<LiveOutcome> run_live(const LiveOptions& options, const LiveReporter& reporter) {
-  // Malformed positions are usage errors before anything is opened or connected.
-  for (const auto* text : {&options.from, &options.until})
-    if (*text && **text != "now" && **text != "earliest")
-      if (auto parsed = Position::parse(**text); !parsed) return fail(std::move(parsed).error());
+  // Malformed positions and times are usage errors before anything is opened or connected.
+  for (const auto* text : {&options.from, &options.until}) {
+    if (!*text || **text == "now" || **text == "earliest") continue;
+    if (looks_like_time(**text)) {
+      if (auto parsed = parse_time(**text); !parsed) return fail(std::move(parsed).error());
+    } else if (auto parsed = Position::parse(**text); !parsed) {
+      return fail(std::move(parsed).error());
+    }
+  }
   auto filter = TableFilter::parse(options.tables, options.exclude);
   if (!filter) return fail(std::move(filter).error());
   auto checkpoint = Checkpoint::open(options.state_path, options.output_path, reporter.notice);

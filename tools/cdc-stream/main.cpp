@@ -1,11 +1,13 @@
 // cdc-stream: tail the binlog over the replication protocol, or decode binlog files.
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include "cli/output_flags.h"
 #include "cli/tool_cli.h"
 #include "stream/file_stream.h"
 #include "stream/live_stream.h"
+#include "util/time_text.h"
 
 int main(int argc, char** argv) {
   cdc::cli::ToolCli cli("cdc-stream",
@@ -19,11 +21,13 @@ int main(int argc, char** argv) {
   std::string on_ddl = "emit";
   app.add_option("--from", live.from,
                  "Start here when there is no state: now, earliest, a MySQL GTID set (start after it), a MariaDB "
-                 "GTID position, or FILE:OFFSET (a transaction boundary)")
+                 "GTID position, FILE:OFFSET (a transaction boundary), or a time with its zone "
+                 "(2026-11-30T10:00:00Z: the first transaction committed at or after it; also with --file)")
       ->group("Position");
   app.add_option("--until", live.until,
                  "Stop cleanly (exit 0) once everything up to here is written: now (the end at start-up), a GTID "
-                 "set or position, or FILE:OFFSET")
+                 "set or position, FILE:OFFSET, or a time with its zone (before the first transaction committed at or "
+                 "after it; also with --file)")
       ->group("Stop conditions");
   app.add_option("--state", live.state_path,
                  "Resume point: read at start (then --from is ignored), saved after every transaction (mode 0600)")
@@ -106,13 +110,30 @@ int main(int argc, char** argv) {
   const auto notice = [&cli](std::string_view message) { cli.diagnostic("notice", message); };
 
   if (!files.files.empty()) {
-    if (live.from || live.until || live.state_path || live.output_path || live.metrics_path)
-      return cli.usage_error("--file decodes files: --from, --until, --state, --output and --metrics are for a "
-                             "server (use --start-position and --stop-position with --file)");
+    if (live.state_path || live.output_path || live.metrics_path)
+      return cli.usage_error("--file decodes files: --state, --output and --metrics are for a server");
+    // With --file, --from and --until are times; offsets are --start-position and --stop-position.
+    const auto file_time = [&cli](const std::optional<std::string>& text, std::string_view name,
+                                  std::string_view offset_option, std::optional<cdc::UtcTime>& time) -> int {
+      if (!text) return 0;
+      if (!cdc::looks_like_time(*text))
+        return cli.usage_error(fmt::format("with --file, {} takes a time (2026-11-30T10:00:00Z); for an offset use {}",
+                                           name, offset_option));
+      auto parsed = cdc::parse_time(*text);
+      if (!parsed) return cli.usage_error(parsed.error().message);
+      time = *parsed;
+      return 0;
+    };
+    if (const int code = file_time(live.from, "--from", "--start-position", files.from_time)) return code;
+    if (const int code = file_time(live.until, "--until", "--stop-position", files.until_time)) return code;
+    if (files.from_time && files.start_position)
+      return cli.usage_error("--from TIME and --start-position both say where to start: give one");
+    if (files.until_time && files.stop_position)
+      return cli.usage_error("--until TIME and --stop-position both say where to stop: give one");
     files.tables = tables;
     files.exclude = exclude;
     files.skip_unknown_events = skip_unknown_events;
-    return cli.finish(cdc::stream::run_files(files, STDOUT_FILENO, warn));
+    return cli.finish(cdc::stream::run_files(files, STDOUT_FILENO, warn, notice));
   }
 
   if (files.start_position || files.stop_position)
