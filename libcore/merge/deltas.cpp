@@ -492,7 +492,10 @@ class Applier {
     // The row as cdc-snapshot would have written it.
     line_.clear();
     line_.append(table.row_prefix);
-    append_object(table.quoted_key, after_values_.key, line_);
+    if (table.quoted_key.empty())
+      line_.append("null");  // a table read whole, as cdc-snapshot writes its rows
+    else
+      append_object(table.quoted_key, after_values_.key, line_);
     line_.append(records::kRowBeforeAfter);
     if (table.identity) {
       // The image, most of the line, is read back from the mapped deltas when they are a file.

@@ -219,8 +219,8 @@ Result<TableKey> describe_table(mysql::Connection& connection, const TableRef& r
         table.index = index;
         key_columns = index_columns;
       }
-    if (table.index.empty())
-      return fail(Errc::usage, fmt::format("{} has no primary key; {}", table_name(ref), fix_hint(ref)));
+    // No primary key: the table is read whole, as one chunk without a key (keyless_warning).
+    if (table.index.empty()) return table;
   }
 
   for (const std::string& name : key_columns) {
@@ -242,8 +242,18 @@ Result<TableKey> describe_table(mysql::Connection& connection, const TableRef& r
   return table;
 }
 
+std::string keyless_warning(const TableKey& table) {
+  return fmt::format("{} has no primary key: it is read as one chunk, which is neither split nor resumed inside (a "
+                     "snapshot stopped in it reads it again from its start); to split it, {}",
+                     table_name(table.ref), fix_hint(table.ref));
+}
+
 Result<TableSplit> split_table(mysql::Connection& connection, const TableKey& table, const ChunkPolicy& policy) {
   TableSplit plan{table.ref.database, table.ref.table, table.key, table.columns, {}, table.identity};
+  if (table.key.empty()) {
+    plan.chunks.push_back(KeyRange{std::nullopt, std::nullopt, table.ref.rows_estimate});
+    return plan;
+  }
   const std::uint64_t chunk_size = std::max<std::uint64_t>(policy.chunk_size, 1);
   const KeyColumn& first = table.key.front();
   const bool integer = first.kind == KeyKind::signed_integer || first.kind == KeyKind::unsigned_integer;

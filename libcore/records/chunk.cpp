@@ -118,7 +118,6 @@ Result<Chunk> parse_chunk(simdjson::dom::object record) {
   auto key_types = get_strings(record, field::key_types);
   if (!key_types) return fail(key_types.error());
   chunk.key_types = std::move(*key_types);
-  if (chunk.key.empty()) return bad("chunk field \"key\" is empty");
   if (chunk.key.size() != chunk.key_types.size())
     return bad(fmt::format("chunk has {} key columns but {} key_types", chunk.key.size(), chunk.key_types.size()));
   auto index = get_count(record, field::index);
@@ -157,6 +156,9 @@ Result<Chunk> parse_chunk(simdjson::dom::object record) {
   auto end = get_bound(record, field::end, chunk.key.size());
   if (!end) return fail(end.error());
   chunk.end = std::move(*end);
+  // A table without a chunk key (no primary key, no --chunk-key) is read whole, as one chunk.
+  if (chunk.key.empty() && (chunk.count != 1 || chunk.start || chunk.end))
+    return bad("a chunk without \"key\" columns must be its table's only chunk (count 1, start and end null)");
   simdjson::dom::element identity;
   if (record[field::identity].get(identity) == simdjson::SUCCESS && !identity.is_null()) {
     simdjson::dom::array names;

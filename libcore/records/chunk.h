@@ -40,7 +40,9 @@ struct ChunkColumn {
 struct Chunk {
   std::string db;
   std::string table;
-  std::vector<std::string> key;        // the chunk key's columns, in index order
+  // The chunk key's columns, in index order; empty for a table read whole (no primary key and
+  // no --chunk-key: its one chunk, start and end null).
+  std::vector<std::string> key;
   std::vector<std::string> key_types;  // their COLUMN_TYPE when planned
   Bound start;                         // inclusive
   Bound end;                           // exclusive

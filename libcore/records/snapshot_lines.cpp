@@ -154,7 +154,6 @@ Result<Low> parse_low(simdjson::dom::object record, std::string_view line) {
   low.mark.position = std::move(*position);
   auto key = required_strings(record, field::key);
   if (!key) return fail(key.error());
-  if (key->empty()) return corrupt_line("\"key\" is empty");
   low.key = std::move(*key);
   auto key_types = required_strings(record, field::key_types);
   if (!key_types) return fail(key_types.error());
@@ -177,6 +176,8 @@ Result<Low> parse_low(simdjson::dom::object record, std::string_view line) {
   auto end = get_raw_bound(line, field::end, low.key.size());
   if (!end) return fail(end.error());
   low.end = std::move(*end);
+  if (low.key.empty() && (*count != 1 || low.start || low.end))
+    return corrupt_line("a chunk without \"key\" columns must be its table's only chunk (count 1, start and end null)");
   simdjson::dom::element identity;
   if (record[field::identity].get(identity) != simdjson::SUCCESS) return corrupt_line("\"identity\" is missing");
   if (!identity.is_null()) {

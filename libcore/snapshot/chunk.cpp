@@ -178,7 +178,7 @@ Result<std::string> select_sql(const records::Chunk& chunk) {
   if (*start) where += keys + " >= " + tuple(**start);
   if (*end) where += (where.empty() ? "" : " AND ") + keys + " < " + tuple(**end);
   if (!where.empty()) sql += " WHERE " + where;
-  sql += " ORDER BY " + key_list;
+  if (!key_list.empty()) sql += " ORDER BY " + key_list;
   return sql;
 }
 

@@ -346,7 +346,11 @@ Result<ChunkResult> read_chunk(mysql::Connection& connection, const records::Chu
     out.begin_object();
     out.raw_members(head);
     out.raw_comma_key(records::comma_key::key);
-    out.begin_object();
+    // A table read whole has no key: null, as cdc-stream writes its changes.
+    if (key_columns.empty())
+      out.null();
+    else
+      out.begin_object();
     for (std::size_t k = 0; k < key_columns.size(); ++k) {
       const std::size_t i = key_columns[k];
       out.raw_key(quoted_names[i]);
@@ -357,7 +361,7 @@ Result<ChunkResult> read_chunk(mysql::Connection& connection, const records::Chu
       }
       key_values[k] = Span{from, out.bytes_buffered() - from};
     }
-    out.end_object();
+    if (!key_columns.empty()) out.end_object();
     // ,"before":null,"after": in one copy: the before member is constant, so it goes with the
     // next key (the bytes cdc-merge looks for, records::kRowBeforeAfter).
     out.raw_comma_key(records::kRowBeforeAfter);

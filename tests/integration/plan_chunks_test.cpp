@@ -189,10 +189,16 @@ TEST_CASE("plan: --chunk-key on a secondary index of a table without a primary k
   auto tables = cdc::plan::discover_tables(connection, "plan_test.no_pk_indexed", "");
   REQUIRE(tables.has_value());
   REQUIRE(tables->size() == 1);
-  const auto missing = cdc::plan::describe_table(connection, tables->front(), nullptr);
-  REQUIRE_FALSE(missing.has_value());
-  CHECK(missing.error().code == cdc::Errc::usage);
-  CHECK(missing.error().message.find("--chunk-key plan_test.no_pk_indexed=") != std::string::npos);
+  // Without --chunk-key: no key, one chunk, and the warning names the option.
+  const auto whole = cdc::plan::describe_table(connection, tables->front(), nullptr);
+  REQUIRE_MESSAGE(whole.has_value(), whole.error().message);
+  CHECK(whole->key.empty());
+  CHECK(cdc::plan::keyless_warning(*whole).find("--chunk-key plan_test.no_pk_indexed=") != std::string::npos);
+  const auto one = cdc::plan::split_table(connection, *whole, cdc::plan::ChunkPolicy{300});
+  REQUIRE_MESSAGE(one.has_value(), one.error().message);
+  REQUIRE(one->chunks.size() == 1);
+  CHECK_FALSE(one->chunks[0].start.has_value());
+  CHECK_FALSE(one->chunks[0].end.has_value());
 
   const cdc::plan::ChunkKeyOption not_leading{kDatabase, "no_pk_indexed", {"v"}};
   const auto refused = cdc::plan::describe_table(connection, tables->front(), &not_leading);
@@ -218,34 +224,36 @@ TEST_CASE("plan: an empty table is one chunk with open ends") {
   }
 }
 
-TEST_CASE("plan: run() writes chunk lines only, and stops before any when a table has no key") {
+TEST_CASE("plan: run() writes chunk lines only, and a table without a key as one chunk with a warning") {
   setup("run_a", "(id INT PRIMARY KEY)", "SELECT seq FROM seq_1_to_100");
   setup("run_nokey", "(x INT)", "SELECT seq FROM seq_1_to_10");
   char path[] = "/tmp/plan_run_XXXXXX";
   const int fd = ::mkstemp(path);
   REQUIRE(fd >= 0);
-  const int err = ::open("/dev/null", O_WRONLY);
+  char err_path[] = "/tmp/plan_err_XXXXXX";
+  const int err = ::mkstemp(err_path);
+  REQUIRE(err >= 0);
   cdc::plan::PlanOptions options;
   options.tables = "plan_test.run_*";
   options.policy.chunk_size = 30;
 
-  const auto refused = cdc::plan::run(cdc::test::cdc_account(), options, fd, err, "cdc-plan");
-  REQUIRE_FALSE(refused.has_value());
-  CHECK(refused.error().code == cdc::Errc::usage);
-  CHECK(refused.error().message.find("plan_test.run_nokey has no primary key") != std::string::npos);
-  CHECK(::lseek(fd, 0, SEEK_END) == 0);
-
-  options.exclude = "plan_test.run_nokey";
   const auto planned = cdc::plan::run(cdc::test::cdc_account(), options, fd, err, "cdc-plan");
   REQUIRE_MESSAGE(planned.has_value(), planned.error().message);
-  CHECK(planned->tables == 1);
-  CHECK(planned->chunks >= 3);
+  CHECK(planned->tables == 2);
+  CHECK(planned->chunks >= 4);
   std::string text(static_cast<std::size_t>(::lseek(fd, 0, SEEK_END)), '\0');
   CHECK(::pread(fd, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()));
   CHECK(text.rfind("{\"op\":\"chunk\",\"v\":1,\"db\":\"plan_test\",\"table\":\"run_a\",\"key\":[\"id\"]", 0) == 0);
+  CHECK(text.find("{\"op\":\"chunk\",\"v\":1,\"db\":\"plan_test\",\"table\":\"run_nokey\",\"key\":[],\"key_types\":[],"
+                  "\"start\":null,\"end\":null,\"index\":0,\"count\":1,") != std::string::npos);
   std::size_t lines = 0;
   for (const char c : text) lines += c == '\n' ? 1U : 0U;
   CHECK(lines == planned->chunks);
+  std::string warnings(static_cast<std::size_t>(::lseek(err, 0, SEEK_END)), '\0');
+  CHECK(::pread(err, warnings.data(), warnings.size(), 0) == static_cast<ssize_t>(warnings.size()));
+  CHECK(warnings.find("cdc-plan: warning: plan_test.run_nokey has no primary key: it is read as one chunk") !=
+        std::string::npos);
+  CHECK(warnings.find("run_a") == std::string::npos);
 
   options.tables = "plan_test.nothing_like_this";
   const auto none = cdc::plan::run(cdc::test::cdc_account(), options, fd, err, "cdc-plan");
@@ -253,6 +261,7 @@ TEST_CASE("plan: run() writes chunk lines only, and stops before any when a tabl
   ::close(err);
   ::close(fd);
   ::unlink(path);
+  ::unlink(err_path);
 }
 
 TEST_CASE("plan: DATETIME, DECIMAL and TIMESTAMP keys are walked with exact literals") {

@@ -20,6 +20,9 @@
 #   composite  PRIMARY KEY(region INT 0..3, code VARBINARY(8) of 1-8 random bytes, seq BIGINT
 #              UNSIGNED random), note VARCHAR(40) utf8mb4 (é, 日本, emoji), v DOUBLE
 #   varbinary  id VARBINARY(16) of 16 random bytes, payload VARCHAR(60), n BIGINT
+#   keyless    no primary or unique key: grp INT (a plain index, about one row per value),
+#              note VARCHAR(40) utf8mb4, n BIGINT, at DATETIME(3); every tenth row of the fill
+#              repeats the one before, and the load copies rows whole, so identical rows abound
 # A load transaction has 1-5 statements among insert, update of non-key columns, delete,
 # primary-key move anywhere in the key space, and a multi-row update of up to 21 adjacent keys;
 # about 5% end with ROLLBACK. Everything follows from the seed.
@@ -119,7 +122,8 @@ _proof_projection() {
 }
 
 # proof_diff DB.T INTO_DB: status 0 when INTO_DB.T holds exactly the rows of DB.T (same count,
-# and each side EXCEPT the other is empty, text compared as bytes); else prints the counts and up
+# and each side EXCEPT ALL the other is empty: a multiset, so that a table without a key holds its
+# duplicate rows as often; text compared as bytes); else prints the counts and up
 # to 5 rows missing from each side and returns 1. Records nothing: see proof_compare.
 proof_diff() {
   local db=${1%%.*} table=${1#*.} into=$2
@@ -133,8 +137,8 @@ proof_diff() {
   b="\`$into\`.\`$table\`"
   local counts only_a only_b
   counts=$(root -N -e "SELECT (SELECT COUNT(*) FROM $a), (SELECT COUNT(*) FROM $b)") || return 1
-  only_a=$(root -N -e "SELECT COUNT(*) FROM (SELECT $cols FROM $a EXCEPT SELECT $cols FROM $b) AS d") || return 1
-  only_b=$(root -N -e "SELECT COUNT(*) FROM (SELECT $cols FROM $b EXCEPT SELECT $cols FROM $a) AS d") || return 1
+  only_a=$(root -N -e "SELECT COUNT(*) FROM (SELECT $cols FROM $a EXCEPT ALL SELECT $cols FROM $b) AS d") || return 1
+  only_b=$(root -N -e "SELECT COUNT(*) FROM (SELECT $cols FROM $b EXCEPT ALL SELECT $cols FROM $a) AS d") || return 1
   read -r count_a count_b <<<"$counts"
   if [[ $count_a == "$count_b" && $only_a == 0 && $only_b == 0 ]]; then
     proof_rows=$count_a
@@ -143,11 +147,11 @@ proof_diff() {
   echo "  $db.$table: $count_a rows, $into.$table: $count_b rows; $only_a rows only in the source, $only_b only in the copy"
   if [[ $only_a != 0 ]]; then
     echo "  first rows only in $db.$table:"
-    root --batch -e "SELECT * FROM (SELECT $cols FROM $a EXCEPT SELECT $cols FROM $b) AS d LIMIT 5" | sed 's/^/    /'
+    root --batch -e "SELECT * FROM (SELECT $cols FROM $a EXCEPT ALL SELECT $cols FROM $b) AS d LIMIT 5" | sed 's/^/    /'
   fi
   if [[ $only_b != 0 ]]; then
     echo "  first rows only in $into.$table:"
-    root --batch -e "SELECT * FROM (SELECT $cols FROM $b EXCEPT SELECT $cols FROM $a) AS d LIMIT 5" | sed 's/^/    /'
+    root --batch -e "SELECT * FROM (SELECT $cols FROM $b EXCEPT ALL SELECT $cols FROM $a) AS d LIMIT 5" | sed 's/^/    /'
   fi
   return 1
 }

@@ -143,7 +143,7 @@ std::string double_literal(Random& random) {
   return text;
 }
 
-enum class Kind { int_key, composite, varbinary };
+enum class Kind { int_key, composite, varbinary, keyless };
 
 // What the load needs to know about one kind of table.
 struct Schema {
@@ -172,6 +172,14 @@ Schema schema_of(Kind kind) {
               {"payload", "n"},
               {true},
               "id VARBINARY(16) NOT NULL PRIMARY KEY, payload VARCHAR(60) NULL, n BIGINT NULL"};
+    case Kind::keyless:
+      // No primary key and no unique index: rows are told apart by nothing but their values,
+      // and identical rows are made on purpose. grp only finds rows (a plain index).
+      return {{"grp"},
+              {"note", "n", "at"},
+              {false},
+              "grp INT NOT NULL, note VARCHAR(40) CHARACTER SET utf8mb4 NULL, n BIGINT NULL, at DATETIME(3) NULL, "
+              "KEY(grp)"};
   }
   return {};
 }
@@ -296,15 +304,20 @@ class Load {
     db_.exec(fmt::format("CREATE TABLE {} ({}) ENGINE=InnoDB", table_, schema_.create_body));
     std::unordered_set<std::string> used;
     std::string sql;
+    std::string last_row;
     std::size_t in_batch = 0;
     for (std::uint64_t i = 0; i < rows; ++i) {
       Key key;
       do key = random_key();
-      while (!used.insert(fmt::format("{}", fmt::join(key, ","))).second);
+      while (kind_ != Kind::keyless && !used.insert(fmt::format("{}", fmt::join(key, ","))).second);
       sql += in_batch == 0 ? fmt::format("INSERT INTO {} ({}, {}) VALUES ", table_, key_list_,
                                          fmt::join(schema_.other_columns, ", "))
                            : std::string(",");
-      sql += fmt::format("({}, {})", fmt::join(key, ", "), fmt::join(random_values(), ", "));
+      // A keyless table gets whole duplicate rows too: every tenth row repeats the one before.
+      std::string row = fmt::format("({}, {})", fmt::join(key, ", "), fmt::join(random_values(), ", "));
+      if (kind_ == Kind::keyless && i % 10 == 9) row = last_row;
+      last_row = row;
+      sql += row;
       if (++in_batch == kInsertBatchRows || i + 1 == rows) {
         db_.exec(sql);
         sql.clear();
@@ -340,12 +353,22 @@ class Load {
     if (pick < 30) return insert_new();
     const auto existing = existing_key();
     if (!existing) return insert_new();  // empty table
+    // Without a key, one of the rows of that grp (LIMIT 1), and sometimes a copy of it.
+    const char* one = kind_ == Kind::keyless ? " LIMIT 1" : "";
+    if (kind_ == Kind::keyless && pick < 40) {
+      db_.exec(fmt::format("INSERT INTO {0} SELECT * FROM {0} WHERE {1} LIMIT 1", table_, key_equals(*existing)));
+      return db_.affected_rows();
+    }
     if (pick < 55) {
-      db_.exec(fmt::format("UPDATE {} SET {} WHERE {}", table_, assignments(), key_equals(*existing)));
+      db_.exec(fmt::format("UPDATE {} SET {} WHERE {}{}", table_, assignments(), key_equals(*existing), one));
       return db_.affected_rows();
     }
     if (pick < 70) {
-      db_.exec(fmt::format("DELETE FROM {} WHERE {}", table_, key_equals(*existing)));
+      db_.exec(fmt::format("DELETE FROM {} WHERE {}{}", table_, key_equals(*existing), one));
+      return db_.affected_rows();
+    }
+    if (kind_ == Kind::keyless && pick < 85) {  // grp moves anywhere
+      db_.exec(fmt::format("UPDATE {} SET grp = {} WHERE {}{}", table_, random_key().front(), key_equals(*existing), one));
       return db_.affected_rows();
     }
     if (pick < 85) {  // the primary key moves anywhere in the key space
@@ -391,6 +414,12 @@ class Load {
         sql = fmt::format("UPDATE {} SET n = IFNULL(n, 0) - 1, payload = {} WHERE {} ORDER BY {} LIMIT 20", table_,
                           payload_value(), key_at_least(random_key()), key_list_);
         break;
+      case Kind::keyless: {  // every row of three adjacent groups, identical ones alike
+        const auto from = random_.between(0, static_cast<std::int64_t>(key_space_ / 4));
+        sql = fmt::format("UPDATE {} SET n = IFNULL(n, 0) + 1, note = {} WHERE grp BETWEEN {} AND {}", table_,
+                          note_value(), from, from + 2);
+        break;
+      }
     }
     db_.exec(sql);
     return db_.affected_rows();
@@ -418,6 +447,8 @@ class Load {
         return {fmt::format("{}", random_.between(0, 3)), cdc::mysql::bytes_literal(random_.bytes(1, 8)),
                 fmt::format("{}", random_.bits())};
       case Kind::varbinary: return {cdc::mysql::bytes_literal(random_.bytes(16, 16))};
+      // A quarter of the key space: several rows per group.
+      case Kind::keyless: return {fmt::format("{}", random_.between(0, static_cast<std::int64_t>(key_space_ / 4)))};
     }
     return {};
   }
@@ -435,6 +466,9 @@ class Load {
       case Kind::varbinary:
         return {payload_value(),
                 maybe_null(random_, fmt::format("{}", random_.between(-(std::int64_t{1} << 62), std::int64_t{1} << 62)))};
+      case Kind::keyless:
+        return {note_value(), maybe_null(random_, fmt::format("{}", random_.between(-1000, 1000))),
+                maybe_null(random_, datetime3_literal(random_))};
     }
     return {};
   }
@@ -489,7 +523,7 @@ int main(int argc, char** argv) {
   app.add_option("--table", options.table, "DB.TABLE")->required();
   app.add_option("--kind", options.kind_name, "Schema and key shape")
       ->required()
-      ->check(CLI::IsMember({"int", "composite", "varbinary"}));
+      ->check(CLI::IsMember({"int", "composite", "varbinary", "keyless"}));
   app.add_option("--seed", options.seed, "Seed of every random choice")->required();
   app.add_flag("--create", options.create, "CREATE DATABASE IF NOT EXISTS, DROP and CREATE TABLE, insert --rows");
   app.add_option("--rows", options.rows, "Rows inserted by --create. Default: 0");
@@ -517,6 +551,7 @@ int main(int argc, char** argv) {
   const std::string table = cdc::mysql::quote_identifier(database) + "." + cdc::mysql::quote_identifier(options.table.substr(dot + 1));
   const Kind kind = options.kind_name == "int"         ? Kind::int_key
                     : options.kind_name == "composite" ? Kind::composite
+                    : options.kind_name == "keyless"   ? Kind::keyless
                                                        : Kind::varbinary;
 
   Connection db(options.socket, options.host, options.port, options.user);

@@ -2,7 +2,8 @@
 //
 // db.table becomes INTO.table (the tables must exist: CREATE TABLE INTO.t LIKE db.t). op r and
 // c insert the after row, u updates every column of after where the primary key equals
-// before's, d deletes where it equals before's; c, u and d are applied at their transaction's
+// before's, d deletes where it equals before's (a table without a primary key: one row whose
+// every column is before's, LIMIT 1); c, u and d are applied at their transaction's
 // commit line, and a discard line drops those held since the last commit line; other ops are
 // ignored. An insert that hits a
 // duplicate key, or an update or delete that matches no row, is an error (exit 1) naming the
@@ -163,6 +164,7 @@ std::optional<Change> parse_change(simdjson::ondemand::parser& parser, const sim
     } else if (name == "table") {
       change.table = std::string(std::string_view(v.get_string()));
     } else if (name == "key") {
+      if (v.is_null()) continue;  // a table without a key: rows are found by their values
       simdjson::ondemand::object key = v.get_object();
       change.key_json = std::string(std::string_view(key.raw_json()));
     } else if (name == "before") {
@@ -348,10 +350,12 @@ class Replayer {
       std::vector<std::string> sets;
       for (const auto& [name, value] : change.after)
         sets.push_back(cdc::mysql::quote_identifier(name) + " = " + value_literal(table, name, value, location));
-      statement.sql = fmt::format("UPDATE {} SET {} WHERE {}", table.target, fmt::join(sets, ", "), where);
+      statement.sql = fmt::format("UPDATE {} SET {} WHERE {}{}", table.target, fmt::join(sets, ", "), where,
+                                  table.primary_key.empty() ? " LIMIT 1" : "");
       ++updates_;
     } else {
-      statement.sql = fmt::format("DELETE FROM {} WHERE {}", table.target, where);
+      statement.sql = fmt::format("DELETE FROM {} WHERE {}{}", table.target, where,
+                                  table.primary_key.empty() ? " LIMIT 1" : "");
       ++deletes_;
     }
     queue(std::move(statement));
@@ -390,7 +394,8 @@ class Replayer {
              "INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX",
              schema, table_name)))
       table.primary_key.push_back(row[0]);
-    if (table.primary_key.empty()) fatal(fmt::format("table {}.{} has no primary key", into_, name));
+    // Without a primary key a row is its values: updates and deletes find one row with the
+    // whole before image (LIMIT 1: identical rows are interchangeable).
     return tables_.emplace(source, std::move(table)).first->second;
   }
 
@@ -407,6 +412,11 @@ class Replayer {
 
   std::string key_condition(const Table& table, const Row& before, const std::string& location) const {
     std::vector<std::string> parts;
+    if (table.primary_key.empty()) {
+      for (const auto& [name, value] : before)
+        parts.push_back(cdc::mysql::quote_identifier(name) + " <=> " + value_literal(table, name, value, location));
+      return fmt::format("{}", fmt::join(parts, " AND "));
+    }
     for (const auto& key : table.primary_key) {
       const Value* value = nullptr;
       for (const auto& [name, v] : before)
@@ -420,6 +430,9 @@ class Replayer {
 
   static std::string row_key_json(const Table& table, const Row& row) {
     std::vector<std::string> parts;
+    for (const auto& [name, v] : row)
+      if (table.primary_key.empty())
+        parts.push_back(fmt::format("\"{}\":{}", name, v.type == Value::Type::string ? "\"" + v.text + "\"" : v.text));
     for (const auto& key : table.primary_key)
       for (const auto& [name, v] : row)
         if (name == key) parts.push_back(fmt::format("\"{}\":{}", name, v.type == Value::Type::string ? "\"" + v.text + "\"" : v.text));

@@ -4,6 +4,8 @@
 #include <simdjson.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "snapshot/chunk.h"
 #include "snapshot/run_snapshot.h"
@@ -67,6 +69,30 @@ TEST_CASE("snapshot chunk: single-column keys, both ends and open ends") {
   chunk = parse(line);
   REQUIRE_MESSAGE(chunk.has_value(), chunk.error().message);
   CHECK(*cdc::snapshot::select_sql(*chunk) == "SELECT `id`,`k` FROM `shop`.`or``ders` ORDER BY `id`");
+}
+
+TEST_CASE("snapshot chunk: a table without a key is one chunk, read whole and in no order") {
+  std::string line = kLine;
+  line.replace(line.find(R"J("key":["id","k"])J"), 16, R"J("key":[])J");
+  line.replace(line.find(R"J("key_types":["int(10) unsigned","varbinary(16)"])J"), 48, R"J("key_types":[])J");
+  const std::string bounds = R"J("start":[1000,"AAE="],"end":null,"index":3,"count":12)J";
+  line.replace(line.find(bounds), bounds.size(), R"J("start":null,"end":null,"index":0,"count":1)J");
+  auto chunk = parse(line);
+  REQUIRE_MESSAGE(chunk.has_value(), chunk.error().message);
+  CHECK(chunk->key.empty());
+  CHECK(*cdc::snapshot::select_sql(*chunk) == "SELECT `id`,`k` FROM `shop`.`or``ders`");
+  // Without a key there is nothing to split by: one chunk, open at both ends.
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {R"J("index":0,"count":1)J", R"J("index":0,"count":2)J"},
+           {R"J("start":null)J", R"J("start":[])J"},
+           {R"J("end":null)J", R"J("end":[])J"}}) {
+    std::string bad = line;
+    bad.replace(bad.find(from), from.size(), to);
+    CAPTURE(bad);
+    auto refused = parse(bad);
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().message.find("only chunk") != std::string::npos);
+  }
 }
 
 TEST_CASE("snapshot chunk: MariaDB INET6 and UUID columns are read as their bytes") {
