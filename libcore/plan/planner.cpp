@@ -101,6 +101,34 @@ Result<std::vector<KeyTuple>> walk_index(mysql::Connection& connection, const Ta
   }
 }
 
+// Boundaries of a key that no index starts with, computed by the server in one sort of the
+// table: the key of every chunk_size-th row (numbered in key order), each kept once under the
+// key's collations (GROUP BY), so that they increase strictly and rows equal to a boundary
+// all start the next chunk, as for a walk.
+Result<std::vector<KeyTuple>> sort_boundaries(mysql::Connection& connection, const TableKey& table,
+                                              std::uint64_t chunk_size) {
+  std::string columns;
+  for (const KeyColumn& column : table.key) {
+    if (!columns.empty()) columns += ", ";
+    columns += mysql::quote_identifier(column.name);
+  }
+  auto result = connection.query(fmt::format(
+      "SELECT {0} FROM (SELECT {0}, ROW_NUMBER() OVER (ORDER BY {0}) AS cdc_row FROM {1}) AS numbered "
+      "WHERE cdc_row > 1 AND (cdc_row - 1) % {2} = 0 GROUP BY {0} ORDER BY {0}",
+      columns, qualified(table.ref), chunk_size));
+  if (!result) return fail(std::move(result).error());
+  std::vector<KeyTuple> boundaries;
+  for (const auto& row : result->rows) {
+    KeyTuple tuple;
+    for (std::size_t i = 0; i < table.key.size(); ++i) {
+      if (!row.at(i)) return fail(Errc::server, fmt::format("{}: a NOT NULL key column gave NULL", table_name(table.ref)));
+      tuple.push_back(*row[i]);
+    }
+    boundaries.push_back(std::move(tuple));
+  }
+  return boundaries;
+}
+
 }  // namespace
 
 Result<ChunkKeyOption> parse_chunk_key(std::string_view text) {
@@ -210,9 +238,8 @@ Result<TableKey> describe_table(mysql::Connection& connection, const TableRef& r
         if (index == "PRIMARY") break;
       }
     }
-    if (table.index.empty())
-      return fail(Errc::usage, fmt::format("{}: --chunk-key {}: no index of the table starts with these columns",
-                                           table_name(ref), fmt::join(chunk_key->columns, ",")));
+    // No index starts with them: the split sorts the table and each chunk scans it (plan_warning).
+    if (table.index.empty()) key_columns = chunk_key->columns;
   } else {
     for (const auto& [index, index_columns] : indexes)
       if (index == "PRIMARY") {
@@ -242,10 +269,19 @@ Result<TableKey> describe_table(mysql::Connection& connection, const TableRef& r
   return table;
 }
 
-std::string keyless_warning(const TableKey& table) {
-  return fmt::format("{} has no primary key: it is read as one chunk, which is neither split nor resumed inside (a "
-                     "snapshot stopped in it reads it again from its start); to split it, {}",
-                     table_name(table.ref), fix_hint(table.ref));
+std::optional<std::string> plan_warning(const TableKey& table) {
+  if (table.key.empty())
+    return fmt::format("{} has no primary key: it is read as one chunk, which is neither split nor resumed inside (a "
+                       "snapshot stopped in it reads it again from its start); to split it, {}",
+                       table_name(table.ref), fix_hint(table.ref));
+  if (table.index.empty()) {
+    std::string columns;
+    for (const KeyColumn& column : table.key) columns += (columns.empty() ? "" : ",") + column.name;
+    return fmt::format("{}: --chunk-key {} is not the start of an index: the split sorts the whole table once, and "
+                       "each chunk is read by a scan of the whole table; an index on ({}) makes both cheap",
+                       table_name(table.ref), columns, columns);
+  }
+  return std::nullopt;
 }
 
 Result<TableSplit> split_table(mysql::Connection& connection, const TableKey& table, const ChunkPolicy& policy) {
@@ -277,7 +313,8 @@ Result<TableSplit> split_table(mysql::Connection& connection, const TableKey& ta
       return plan;
     }
   }
-  auto boundaries = walk_index(connection, table, chunk_size);
+  auto boundaries =
+      table.index.empty() ? sort_boundaries(connection, table, chunk_size) : walk_index(connection, table, chunk_size);
   if (!boundaries) return fail(std::move(boundaries).error().with_context(table_name(table.ref)));
   plan.chunks = chunks_from_boundaries(std::move(*boundaries), table.ref.rows_estimate, chunk_size);
   return plan;

@@ -33,7 +33,9 @@ struct TableRef {
 // A table with its chunk key chosen, ready to split.
 struct TableKey {
   TableRef ref;
-  std::string index;  // the index the key walks ("PRIMARY" or a secondary index); "" without a key
+  // The index the key walks ("PRIMARY" or a secondary index); "" without a key, or for a
+  // --chunk-key that no index starts with.
+  std::string index;
   std::vector<KeyColumn> key;  // empty: the table has no primary key and no --chunk-key
   std::vector<records::ChunkColumn> columns;
   // The columns that identify a row (primary key, else a unique NOT NULL index); none: the
@@ -45,15 +47,16 @@ struct TableKey {
 [[nodiscard]] Result<std::vector<TableRef>> discover_tables(mysql::Connection& connection,
                                                             std::string_view include, std::string_view exclude);
 
-// The table's columns and its chunk key: the primary key, or chunk_key when given (it must
-// name the leading columns of an index). A table with neither gets no key: it is read whole, as
-// one chunk (say keyless_warning). Errc::usage when chunk_key names no index prefix or a column
-// that cannot be a chunk key.
+// The table's columns and its chunk key: the primary key, or chunk_key when given (the leading
+// columns of an index, or any columns: then index is "" and the table is split by a sort). A
+// table with neither gets no key: it is read whole, as one chunk (plan_warning says so).
+// Errc::usage when chunk_key names a column that cannot be a chunk key.
 [[nodiscard]] Result<TableKey> describe_table(mysql::Connection& connection, const TableRef& ref,
                                               const ChunkKeyOption* chunk_key);
 
-// What cdc-plan says of a table without a key: one chunk, and how to split it.
-[[nodiscard]] std::string keyless_warning(const TableKey& table);
+// What cdc-plan warns of a table, if anything: without a key it is one chunk (and how to split
+// it); with a --chunk-key that no index starts with, the sort and the scans that costs.
+[[nodiscard]] std::optional<std::string> plan_warning(const TableKey& table);
 
 // Splits the table (see man/cdc-plan.1, DESCRIPTION): the even split for a single integer key
 // whose distribution factor is within bounds, else a walk of the index.

@@ -94,8 +94,8 @@ Result<PlanSummary> run(const mysql::ConnectionOptions& connection_options, cons
   PlanSummary summary;
   ndjson::Writer out;
   for (const TableKey& table : keyed) {
-    if (table.key.empty())
-      (void)write_all(err_fd, fmt::format("{}: warning: {}\n", tool_name, keyless_warning(table)), "stderr");
+    if (const auto warning = plan_warning(table))
+      (void)write_all(err_fd, fmt::format("{}: warning: {}\n", tool_name, *warning), "stderr");
     auto plan = split_table(*connection, table, options.policy);
     if (!plan) return fail(std::move(plan).error());
     for (std::size_t i = 0; i < plan->chunks.size(); ++i) write_chunk_line(*plan, i, out);

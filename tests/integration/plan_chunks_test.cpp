@@ -193,22 +193,55 @@ TEST_CASE("plan: --chunk-key on a secondary index of a table without a primary k
   const auto whole = cdc::plan::describe_table(connection, tables->front(), nullptr);
   REQUIRE_MESSAGE(whole.has_value(), whole.error().message);
   CHECK(whole->key.empty());
-  CHECK(cdc::plan::keyless_warning(*whole).find("--chunk-key plan_test.no_pk_indexed=") != std::string::npos);
+  REQUIRE(cdc::plan::plan_warning(*whole).has_value());
+  CHECK(cdc::plan::plan_warning(*whole)->find("--chunk-key plan_test.no_pk_indexed=") != std::string::npos);
   const auto one = cdc::plan::split_table(connection, *whole, cdc::plan::ChunkPolicy{300});
   REQUIRE_MESSAGE(one.has_value(), one.error().message);
   REQUIRE(one->chunks.size() == 1);
   CHECK_FALSE(one->chunks[0].start.has_value());
   CHECK_FALSE(one->chunks[0].end.has_value());
 
+  // v allows NULL: no chunk key, index or not.
   const cdc::plan::ChunkKeyOption not_leading{kDatabase, "no_pk_indexed", {"v"}};
   const auto refused = cdc::plan::describe_table(connection, tables->front(), &not_leading);
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code == cdc::Errc::usage);
+  CHECK(refused.error().message.find("allows NULL") != std::string::npos);
 
   const cdc::plan::ChunkKeyOption key{kDatabase, "no_pk_indexed", {"k"}};
   const TableSplit plan = plan_table(connection, "no_pk_indexed", 300, &key);
   CHECK(plan.chunks.size() >= 12);
   CHECK(check_cover(connection, plan) <= 600);
+}
+
+TEST_CASE("plan: --chunk-key on columns no index starts with splits by the server's sort") {
+  // Many duplicates, text under a case-insensitive collation ('a' and 'A' are one value), no index.
+  setup("unindexed", "(grp INT NOT NULL, name VARCHAR(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci NOT NULL, v INT)",
+        "SELECT seq DIV 7, IF(seq % 2, 'a', 'A'), seq FROM seq_1_to_5000");
+  auto connection = connect();
+  for (const auto& columns : std::vector<std::vector<std::string>>{{"grp"}, {"name"}, {"name", "grp"}}) {
+    CAPTURE(columns.size());
+    const cdc::plan::ChunkKeyOption key{kDatabase, "unindexed", columns};
+    auto tables = cdc::plan::discover_tables(connection, "plan_test.unindexed", "");
+    REQUIRE(tables.has_value());
+    const auto described = cdc::plan::describe_table(connection, tables->front(), &key);
+    REQUIRE_MESSAGE(described.has_value(), described.error().message);
+    CHECK(described->index.empty());
+    REQUIRE(cdc::plan::plan_warning(*described).has_value());
+    CHECK(cdc::plan::plan_warning(*described)->find("is not the start of an index") != std::string::npos);
+    const TableSplit plan = plan_table(connection, "unindexed", 400, &key);
+    // Every row in exactly one chunk; boundaries increase strictly under the collation.
+    const std::uint64_t largest = check_cover(connection, plan);
+    if (columns.size() == 1 && columns.front() == "name") {
+      // One value under utf8mb4_general_ci: every row in one chunk (and an empty one before
+      // it, as an index walk gives when the first chunk_size rows share the smallest value).
+      CHECK(plan.chunks.size() <= 2);
+      CHECK(largest == 5000);
+    } else {
+      CHECK(plan.chunks.size() >= 10);
+      CHECK(largest <= 400 + 7);  // a chunk and the rest of its last group
+    }
+  }
 }
 
 TEST_CASE("plan: an empty table is one chunk with open ends") {

@@ -10,7 +10,8 @@
 #          cdc-merge --span; cdc-stream --from --until for the deltas; cdc-merge; then, once the
 #          load has stopped, cdc-stream from the merged high line --until now.
 #   crash  cdc-sync --mode initial -j 2, killed with SIGKILL (its whole process group) at a
-#          random moment while the load runs, then rerun with --until now to the end.
+#          random moment while the load runs, then rerun with --until now to the end (a keyless
+#          table with --chunk-key on its unindexed grp column; by hand it is one chunk).
 # Each replays the merged snapshot and then the stream into an empty copy with the strict
 # replay helper (a row inserted twice, or an update or delete that finds no row, fails), and
 # compares every row of the copy with the source. When that fails, each chunk and the merged
@@ -91,9 +92,13 @@ proof_by_sync_crash() {
   # of its small chunks takes about as long again under it): which phase it hits is printed.
   RANDOM=$seed
   local kill_after="$((RANDOM % 7)).$((RANDOM % 10))"
+  # A table without a key is split by a column no index starts with (the server sorts it for
+  # the boundaries): many chunks, rows moving between them, duplicates in each.
+  local split=()
+  [[ $kind == keyless ]] && split=(--chunk-key "$table=grp")
   # setsid: its own process group, so that SIGKILL reaches the tools it runs as well.
   MYSQL_PWD=$THROWAWAY_CDC_PASSWORD setsid "$sync_tool" $(connection) --tables "$table" --dir "$dir" \
-    --mode initial -j 2 --chunk-size "$((proof_chunk_size / 3))" --output "$work/sync_${kind}_$seed.ndjson" \
+    --mode initial -j 2 --chunk-size "$((proof_chunk_size / 3))" "${split[@]}" --output "$work/sync_${kind}_$seed.ndjson" \
     --no-progress >/dev/null 2>"$work/sync_first.err" &
   local sync_pid=$!
   bg_pids+=("$sync_pid")
@@ -106,7 +111,7 @@ proof_by_sync_crash() {
   proof_wait_load || return 1
   local status=0
   MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 120 "$sync_tool" $(connection) --tables "$table" --dir "$dir" \
-    --mode initial -j 2 --chunk-size "$((proof_chunk_size / 3))" --output "$work/sync_${kind}_$seed.ndjson" \
+    --mode initial -j 2 --chunk-size "$((proof_chunk_size / 3))" "${split[@]}" --output "$work/sync_${kind}_$seed.ndjson" \
     --no-progress --until now >/dev/null 2>"$work/sync_rerun.err" || status=$?
   if ((status != 0)); then
     echo "  cdc-sync rerun failed: exit $status"

@@ -20,7 +20,7 @@
 #   composite  PRIMARY KEY(region INT 0..3, code VARBINARY(8) of 1-8 random bytes, seq BIGINT
 #              UNSIGNED random), note VARCHAR(40) utf8mb4 (é, 日本, emoji), v DOUBLE
 #   varbinary  id VARBINARY(16) of 16 random bytes, payload VARCHAR(60), n BIGINT
-#   keyless    no primary or unique key: grp INT (a plain index, about one row per value),
+#   keyless    no index at all: grp INT NOT NULL (about one row per value),
 #              note VARCHAR(40) utf8mb4, n BIGINT, at DATETIME(3); every tenth row of the fill
 #              repeats the one before, and the load copies rows whole, so identical rows abound
 # A load transaction has 1-5 statements among insert, update of non-key columns, delete,
