@@ -1,6 +1,7 @@
 #include "snapshot/run_snapshot.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -405,6 +406,71 @@ Result<ChunkResult> read_chunk(mysql::Connection& connection, const records::Chu
   return result;
 }
 
+namespace {
+
+// The chunk's DIR/NAME.partial, opened and locked (flock) for this process to write; nullopt
+// when DIR/NAME is there, published by an earlier run or by another process meanwhile. Two
+// processes given one chunk (a Kubernetes pod started again while the old one still runs)
+// take turns: the second waits for the first's lock, then finds the chunk published, or, when
+// the first died, the partial file to write again. The lock is the descriptor's: closing it
+// (or dying) releases it.
+Result<std::optional<int>> claim_chunk(int dir_fd, const std::string& dir, const std::string& name,
+                                       const std::function<void(std::string_view)>& notice) {
+  const std::string partial = name + ".partial";
+  for (;;) {
+    if (::faccessat(dir_fd, name.c_str(), F_OK, 0) == 0) return std::optional<int>{};
+    const int fd = ::openat(dir_fd, partial.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return errno_error("cannot create", dir + "/" + partial);
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK) {
+        const auto failed = errno_error("cannot lock", dir + "/" + partial);
+        ::close(fd);
+        return failed;
+      }
+      notice(fmt::format("{}/{} is being written by another process; waiting for it", dir, partial));
+      int locked = 0;
+      while ((locked = ::flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
+      }
+      if (locked != 0) {
+        const auto failed = errno_error("cannot lock", dir + "/" + partial);
+        ::close(fd);
+        return failed;
+      }
+    }
+    // Still the file under the partial name? The process before may have renamed it (the
+    // chunk is published) or a new one taken its place.
+    struct stat held {};
+    struct stat named {};
+    if (::fstat(fd, &held) == 0 && ::fstatat(dir_fd, partial.c_str(), &named, 0) == 0 && held.st_dev == named.st_dev &&
+        held.st_ino == named.st_ino)
+      return std::optional<int>{fd};
+    ::close(fd);
+  }
+}
+
+}  // namespace
+
+Result<Options::Shard> parse_shard(std::string_view text) {
+  const auto bad = [&] {
+    return fail(Errc::usage, fmt::format("--shard '{}': give INDEX/COUNT, whole numbers with INDEX below COUNT (0/4 to "
+                                         "3/4 for four processes)",
+                                         text));
+  };
+  const std::size_t slash = text.find('/');
+  if (slash == std::string_view::npos) return bad();
+  const auto number = [](std::string_view digits) -> std::optional<std::uint64_t> {
+    if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string_view::npos)
+      return std::nullopt;
+    std::uint64_t value = 0;
+    for (const char c : digits) value = value * 10 + static_cast<std::uint64_t>(c - '0');
+    return value;
+  };
+  const auto index = number(text.substr(0, slash));
+  const auto count = number(text.substr(slash + 1));
+  if (!index || !count || *count == 0 || *index >= *count) return bad();
+  return Options::Shard{*index, *count};
+}
+
 Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int stderr_fd) {
   Summary summary;
   // Connected at the first chunk, so that bad input is reported without a server.
@@ -448,6 +514,10 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
     const auto lines = count_chunk_lines(input.fd);
     total = total && lines ? std::optional<std::uint64_t>(*total + *lines) : std::nullopt;
   }
+  // With --shard, this process's share: the numbers below total that are INDEX modulo COUNT.
+  if (total && options.shard)
+    total = *total > options.shard->index ? (*total - options.shard->index - 1) / options.shard->count + 1 : 0;
+  std::uint64_t chunk_number = 0;  // chunk lines read so far, across the inputs (--shard)
   const auto warn = [stderr_fd](std::string_view message) {
     (void)write_all(stderr_fd, fmt::format("cdc-snapshot: warning: {}\n", message), "stderr");
   };
@@ -473,6 +543,8 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
         progress.finish();
         return fail(reader.error_at_line(chunk.error().message));
       }
+      // Another process's share: every line is still parsed, so bad input is found by all.
+      if (options.shard && chunk_number++ % options.shard->count != options.shard->index) continue;
       const auto context = [&](const Error& error) {
         return error.with_context(fmt::format("{}:{}: {}", input.name, reader.line_number(), chunk->describe()));
       };
@@ -488,14 +560,29 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
         session_prepared = false;
       }
       std::string name;
+      int partial_fd = -1;  // --output-dir: the chunk's .partial file, locked while this process writes it
       if (options.output_dir) {
         name = chunk_file_name(*chunk);
-        if (::faccessat(dir_fd, name.c_str(), F_OK, 0) == 0) {
+        auto claimed = claim_chunk(dir_fd, *options.output_dir, name, [&](std::string_view message) {
+          (void)write_all(stderr_fd, fmt::format("cdc-snapshot: notice: {}\n", message), "stderr");
+        });
+        if (!claimed) {
+          progress.finish();
+          return fail(context(claimed.error()));
+        }
+        if (!*claimed) {
           ++summary.chunks_skipped;
           progress.chunk_skipped();
           continue;
         }
+        partial_fd = **claimed;
       }
+      struct PartialCloser {
+        int fd;
+        ~PartialCloser() {
+          if (fd >= 0) ::close(fd);  // and so unlocked
+        }
+      } partial_closer{partial_fd};
       // One try at the chunk; a lost connection (Errc::unavailable) is tried again, on a new
       // connection and with fresh watermarks, after the partial output is dropped.
       bool chunk_lines_out = false;  // stdout: some of this try's lines are written already
@@ -524,8 +611,8 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
         }
         const std::string partial = name + ".partial";
         const std::string partial_path = *options.output_dir + "/" + partial;
-        const int fd = ::openat(dir_fd, partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0) return errno_error("cannot create", partial_path);
+        const int fd = partial_fd;
+        if (::ftruncate(fd, 0) != 0 || ::lseek(fd, 0, SEEK_SET) != 0) return errno_error("cannot empty", partial_path);
         const Flush to_file = [&](ndjson::Writer& writer, std::uint64_t rows) {
           progress.rows(rows);
           return writer.flush_to(fd, partial_path);
@@ -533,7 +620,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
         auto done = read_chunk(*connection, *chunk, out, to_file, &gtids);
         Result<void> finished = done ? out.flush_to(fd, partial_path) : Result<void>{};
         if (done && finished && ::fsync(fd) != 0) finished = errno_error("fsync failed on", partial_path);
-        ::close(fd);
+        // Renamed while still locked: a process waiting for the lock then finds it gone.
         if (done && finished && ::renameat(dir_fd, partial.c_str(), dir_fd, name.c_str()) != 0)
           finished = errno_error("cannot rename to", *options.output_dir + "/" + name);
         if (done && finished && ::fsync(dir_fd) != 0) finished = errno_error("fsync failed on", *options.output_dir);

@@ -77,7 +77,18 @@ struct Options {
   // --retry-for: a chunk whose connection is lost is read again, on a new connection with new
   // watermarks (backoff as cdc-stream's), until reconnecting has failed this long; 0: forever.
   unsigned retry_for_seconds = 0;
+  // --shard INDEX/COUNT: only the chunk lines whose number (from 0, across the inputs in
+  // order) is INDEX modulo COUNT, so that COUNT processes given the same plan (a Kubernetes
+  // Indexed Job's pods, a GNU parallel slot each) share it without splitting the file.
+  struct Shard {
+    std::uint64_t index = 0;
+    std::uint64_t count = 1;
+  };
+  std::optional<Shard> shard;
 };
+
+// "INDEX/COUNT" with INDEX < COUNT; Errc::usage naming the form otherwise.
+[[nodiscard]] Result<Options::Shard> parse_shard(std::string_view text);
 
 struct Summary {
   std::uint64_t chunks_read = 0;

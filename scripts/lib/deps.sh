@@ -6,7 +6,7 @@ CDC_PACKAGES=(
   libcli11-dev default-libmysqlclient-dev libsimdjson-dev libzstd-dev zlib1g-dev libdeflate-dev libssl-dev libfmt-dev doctest-dev
   mariadb-server mariadb-client
   mandoc jq procps python3
-  python3-prometheus-client
+  python3-prometheus-client python3-yaml
 )
 
 cdc_install_packages() {

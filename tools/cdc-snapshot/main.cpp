@@ -32,12 +32,24 @@ int main(int argc, char** argv) {
                  "node_exporter's textfile collector): chunks done and total, rows, reconnects")
       ->type_name("FILE")
       ->group("Output");
+  std::string shard;
+  app.add_option("--shard", shard,
+                 "Read only every COUNT-th chunk line, from the INDEX-th (from 0): COUNT processes given the same "
+                 "plan share it, e.g. a Kubernetes Indexed Job's pods with --shard $JOB_COMPLETION_INDEX/COUNT")
+      ->type_name("INDEX/COUNT")
+      ->group("Input");
   cli.set_examples(
       "Examples:\n"
       "  cdc-plan --tables 'shop.*' | cdc-snapshot > snapshot.ndjson\n"
       "  cdc-plan --tables shop.orders > chunks.ndjson\n"
-      "  split -n l/4 chunks.ndjson part. && ls part.* | xargs -P 4 -n 1 cdc-snapshot --output-dir out\n");
+      "  split -n l/4 chunks.ndjson part. && ls part.* | xargs -P 4 -n 1 cdc-snapshot --output-dir out\n"
+      "  for i in 0 1 2 3; do cdc-snapshot --shard $i/4 --output-dir out chunks.ndjson & done; wait\n");
   if (const auto code = cli.parse(argc, argv)) return *code;
+  if (!shard.empty()) {
+    auto parsed = cdc::snapshot::parse_shard(shard);
+    if (!parsed) return cli.usage_error(parsed.error().message);
+    options.shard = *parsed;
+  }
   // A reader that went away (| head) ends it quietly; the chunk it cut has no high line.
   return cli.finish(cdc::snapshot::run(options, STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO));
 }
