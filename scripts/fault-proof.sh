@@ -16,6 +16,7 @@ set -uo pipefail
 
 CDC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$CDC_ROOT/scripts/lib/deps.sh"
+CDC_PACKAGES+=("${CDC_TEST_PACKAGES[@]}")
 
 seeds=10 kinds="" jobs=2 load_seconds=""
 usage() {

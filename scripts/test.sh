@@ -12,6 +12,7 @@ set -euo pipefail
 
 CDC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$CDC_ROOT/scripts/lib/deps.sh"
+CDC_PACKAGES+=("${CDC_TEST_PACKAGES[@]}")
 source "$CDC_ROOT/scripts/lib/throwaway_mariadb.sh"
 
 build_dir="${CDC_BUILD_DIR:-$CDC_ROOT/build}"

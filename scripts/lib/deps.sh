@@ -6,8 +6,10 @@ CDC_PACKAGES=(
   libcli11-dev default-libmysqlclient-dev libsimdjson-dev libzstd-dev zlib1g-dev libdeflate-dev libssl-dev libfmt-dev doctest-dev
   mariadb-server mariadb-client
   mandoc jq procps python3
-  python3-prometheus-client python3-yaml
 )
+# What only the tests use (scripts/test.sh and scripts/fault-proof.sh add them): Prometheus' and
+# YAML's Python parsers, and sshd with GNU parallel for the snapshot across hosts.
+CDC_TEST_PACKAGES=(python3-prometheus-client python3-yaml openssh-server parallel)
 
 cdc_install_packages() {
   local missing=()
