@@ -82,12 +82,13 @@ TEST_CASE("snapshot chunk: a table without a key is one chunk, read whole and in
   CHECK(chunk->key.empty());
   CHECK(*cdc::snapshot::select_sql(*chunk) == "SELECT `id`,`k` FROM `shop`.`or``ders`");
   // Without a key there is nothing to split by: one chunk, open at both ends.
-  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& swap : std::vector<std::pair<std::string, std::string>>{
            {R"J("index":0,"count":1)J", R"J("index":0,"count":2)J"},
            {R"J("start":null)J", R"J("start":[])J"},
            {R"J("end":null)J", R"J("end":[])J"}}) {
+    const std::string& from = swap.first;
     std::string bad = line;
-    bad.replace(bad.find(from), from.size(), to);
+    bad.replace(bad.find(from), from.size(), swap.second);
     CAPTURE(bad);
     auto refused = parse(bad);
     REQUIRE_FALSE(refused.has_value());

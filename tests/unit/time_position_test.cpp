@@ -91,8 +91,11 @@ TEST_CASE("time text: what is not a time, or not one cdc reads, says how to writ
 TEST_CASE("time search: the last file opened before the time, in log2 reads") {
   // Files opened at minutes 0, 10, ..., 990.
   const auto opened_at = [](std::size_t i) { return UtcTime::from_seconds(k2026_11_30 + 600 * static_cast<std::int64_t>(i)); };
-  for (const auto& [seconds, want] : std::vector<std::pair<std::int64_t, std::size_t>>{
+  // Not structured bindings: clang 14 cannot capture them in CAPTURE's lambda.
+  for (const auto& cut : std::vector<std::pair<std::int64_t, std::size_t>>{
            {-3600, 0}, {0, 0}, {1, 0}, {600, 0}, {601, 1}, {6000, 9}, {6001, 10}, {594'000, 99}, {10'000'000, 99}}) {
+    const std::int64_t seconds = cut.first;
+    const std::size_t want = cut.second;
     CAPTURE(seconds);
     unsigned reads = 0;
     auto index = cdc::stream::file_for_time(100, UtcTime::from_seconds(k2026_11_30 + seconds),
