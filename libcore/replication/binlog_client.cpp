@@ -16,6 +16,9 @@ constexpr std::uint8_t kComBinlogDump = 0x12;
 constexpr std::uint8_t kComRegisterSlave = 0x15;
 constexpr std::uint8_t kComBinlogDumpGtid = 0x1e;
 constexpr std::uint16_t kBinlogThroughGtid = 0x04;
+// MariaDB's COM_BINLOG_DUMP flag for ANNOTATE_ROWS events (include/mysql_com.h
+// BINLOG_SEND_ANNOTATE_ROWS_EVENT): without it the dump thread leaves them out.
+constexpr std::uint16_t kBinlogSendAnnotateRows = 0x02;
 
 // Server error numbers the run reacts to.
 constexpr unsigned kErMasterFatalReadingBinlog = 1236;
@@ -176,7 +179,9 @@ Result<void> BinlogClient::register_replica(std::uint32_t server_id) {
 }
 
 Result<void> BinlogClient::start_dump(const gtid::Position& start, std::uint32_t server_id,
-                                      std::chrono::milliseconds heartbeat) {
+                                      std::chrono::milliseconds heartbeat, bool every_event) {
+  const std::uint16_t dump_flags =
+      every_event && server_.flavor == Flavor::mariadb ? kBinlogSendAnnotateRows : std::uint16_t{0};
   // Without these the server refuses to send checksummed events (or strips them), and
   // MariaDB replaces its GTID and annotate events with dummies.
   std::string setup =
@@ -214,7 +219,7 @@ Result<void> BinlogClient::start_dump(const gtid::Position& start, std::uint32_t
                                              connection_.endpoint(), start.to_string()));
       // With @slave_connect_state set, an empty file name at offset 4 means "by GTID".
       put_u32(packet, 4);
-      put_u16(packet, 0);
+      put_u16(packet, dump_flags);
       put_u32(packet, server_id);
       return connection_.send_command(kComBinlogDump, bytes_of(packet), false);
     case gtid::Position::Kind::file:
@@ -222,7 +227,7 @@ Result<void> BinlogClient::start_dump(const gtid::Position& start, std::uint32_t
         return fail(Errc::usage, fmt::format("offset {} is beyond what COM_BINLOG_DUMP can ask for (4 GiB)",
                                              start.file.offset));
       put_u32(packet, static_cast<std::uint32_t>(start.file.offset));
-      put_u16(packet, 0);
+      put_u16(packet, dump_flags);
       put_u32(packet, server_id);
       packet += start.file.file;
       return connection_.send_command(kComBinlogDump, bytes_of(packet), false);
