@@ -321,8 +321,13 @@ Result<void> ArchiveDir::append(std::span<const std::uint8_t> event) {
     // Sent at the start of every file the dump enters; it belongs in the archive only where
     // the file begins. A dump that starts inside a file sends it again (log_pos 0): not written.
     if (current_ && dump_file_ == current_->name && current_->size == binlog::kBinlogMagicSize) {
-      if (dump_by_gtid_ && in_first_file_)
-        return fail(gap_error(dump_file_, binlog::kBinlogMagicSize, event.size(), type_label(header.type_code)));
+      if (dump_by_gtid_ && in_first_file_ && !sent_as_in_file(event))
+        return fail(Errc::corrupt_input,
+                    fmt::format("{}: the stream resumes by GTID inside {}, which the archive in {} has only begun, "
+                                "and a dump by GTID sends that file's FORMAT_DESCRIPTION_EVENT with its creation time "
+                                "cleared; run cdc-stream --archive {} alone once (it reads by file), then this "
+                                "command again",
+                                where(), dump_file_, path_, path_));
       if (auto written = write_format_description(event); !written) return written;
       server_id_ = header.server_id;
     }
@@ -363,6 +368,32 @@ Result<void> ArchiveDir::append(std::span<const std::uint8_t> event) {
   }
   if (type == binlog::EventType::stop) return complete_file(true);  // the server shut down
   return sync_when_due();
+}
+
+// A dump by GTID (and one that starts inside a file) sends the FORMAT_DESCRIPTION_EVENT with
+// its creation time zeroed (sql/sql_repl.cc send_format_descriptor_event, "to avoid destroying
+// temp tables"). The server sets it only in the first file after it starts; a file begun by a
+// rotation has 0 there anyway. So the event is the file's when its time is there, or when the
+// archive's previous file ends with the ROTATE_EVENT that began this one.
+bool ArchiveDir::sent_as_in_file(std::span<const std::uint8_t> event) const {
+  constexpr std::size_t kCreatedOffset = binlog::kEventHeaderSize + 2 + 50;  // after version and server version
+  if (event.size() >= kCreatedOffset + 4 && get_u32(event.data() + kCreatedOffset) != 0) return true;
+  if (complete_.empty() || !current_) return false;
+  const CompleteFile& previous = complete_.back();
+  const std::size_t checksum_size = checksum_ == binlog::ChecksumAlgorithm::crc32 ? binlog::kChecksumSize : 0;
+  const std::size_t rotate_size = binlog::kEventHeaderSize + 8 + current_->name.size() + checksum_size;
+  if (previous.size < binlog::kBinlogMagicSize + rotate_size) return false;
+  UniqueFd fd(::openat(dir_fd_.get(), previous.name.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return false;
+  std::vector<std::uint8_t> rotate(rotate_size);
+  if (::pread(fd.get(), rotate.data(), rotate_size, static_cast<off_t>(previous.size - rotate_size)) !=
+      static_cast<ssize_t>(rotate_size))
+    return false;
+  const std::string_view next(reinterpret_cast<const char*>(rotate.data()) + binlog::kEventHeaderSize + 8,
+                              current_->name.size());
+  return static_cast<binlog::EventType>(rotate[4]) == binlog::EventType::rotate &&
+         get_u32(rotate.data() + 9) == rotate_size && get_u32(rotate.data() + kNextPositionOffset) == previous.size &&
+         next == current_->name;
 }
 
 Result<void> ArchiveDir::on_fake_rotate(std::string_view file, std::uint64_t position) {

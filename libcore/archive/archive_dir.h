@@ -108,6 +108,7 @@ class ArchiveDir {
   Result<void> on_fake_rotate(std::string_view file, std::uint64_t position);
   Result<void> write_event(std::span<const std::uint8_t> event);
   Result<void> write_format_description(std::span<const std::uint8_t> event);
+  [[nodiscard]] bool sent_as_in_file(std::span<const std::uint8_t> event) const;
   Result<void> flush_buffer();
   Result<void> sync_when_due();
   Result<void> apply_retention();

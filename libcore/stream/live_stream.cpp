@@ -7,6 +7,7 @@
 #include <ctime>
 #include <map>
 
+#include "archive/archive_dir.h"
 #include "binlog/decoder.h"
 #include "binlog/event_header.h"
 #include "gtid/position.h"
@@ -35,11 +36,12 @@ using gtid::Position;
 class LiveRun {
  public:
   LiveRun(const LiveOptions& options, const LiveReporter& reporter, TableFilter filter, Checkpoint checkpoint,
-          std::unique_ptr<output::Converter> converter)
+          std::unique_ptr<output::Converter> converter, std::optional<archive::ArchiveDir> archive)
       : options_(options),
         reporter_(reporter),
         filter_(std::move(filter)),
         checkpoint_(std::move(checkpoint)),
+        archive_(std::move(archive)),
         writer_(checkpoint_.output_fd(), checkpoint_.output_name()),
         side_(options.connection, reporter.warn),
         guard_(options.require_read_only, options.watch_dns, options.connection.host.value_or("localhost"),
@@ -85,6 +87,7 @@ class LiveRun {
         // from the state on the next run.
         if (writer_.holds_transactions() && pipeline_ && pipeline_->tracker().in_transaction()) writer_.discard();
         (void)writer_.flush();
+        if (archive_) (void)archive_->close();
         last_error_time_ = std::time(nullptr);
         write_metrics();
         return fail(error);
@@ -240,7 +243,12 @@ class LiveRun {
     } else {
       pipeline_->tracker().seed(resume);
     }
-    auto started = client_->start_dump(dump_from, server_id_, std::chrono::seconds(options_.heartbeat_seconds));
+    if (archive_)
+      archive_->begin_dump(dump_from.kind != Position::Kind::file, client_->server().checksums
+                                                                       ? binlog::ChecksumAlgorithm::crc32
+                                                                       : binlog::ChecksumAlgorithm::off);
+    auto started = client_->start_dump(dump_from, server_id_, std::chrono::seconds(options_.heartbeat_seconds),
+                                       archive_.has_value());
     if (!started) return dump_failed(started.error());
     StopSignals::set_socket(client_->socket());
     last_boundary_ = checkpoint_.file_position();
@@ -263,8 +271,8 @@ class LiveRun {
       if (span_start_pending_) {
         // Nothing is buffered yet, and the checkpoint is still the start.
         writer_.write_span_start(checkpoint_.position().to_string());
-        if (auto saved = checkpoint_.commit(writer_, checkpoint_.position(), checkpoint_.file_position(), last_gtid_,
-                                            Checkpoint::Span::opened);
+        if (auto saved = commit(checkpoint_.position(), checkpoint_.file_position(), last_gtid_,
+                              Checkpoint::Span::opened);
             !saved)
           return fail(std::move(saved).error());
         span_start_pending_ = false;
@@ -301,6 +309,8 @@ class LiveRun {
   // Returns an outcome when the run ends here.
   Result<std::optional<LiveOutcome>> handle_event(std::span<const std::uint8_t> bytes) {
     binlog_bytes_ += bytes.size();
+    if (archive_)
+      if (auto archived = archive_->append(bytes); !archived) return fail(std::move(archived).error());
     // The clock is read every 256 events (and at each heartbeat, below), not per event.
     if ((++events_seen_ & 255U) == 0) write_metrics_when_due();
     if (bytes.size() < binlog::kEventHeaderSize)
@@ -471,8 +481,8 @@ class LiveRun {
     // The state goes where the DDL's transaction begins: a rerun reads it again. A DDL is a
     // transaction of its own and the gate runs before any of its lines, so what the writer
     // holds is whole earlier transactions (group commit): they go out with this checkpoint.
-    if (auto saved = checkpoint_.commit(writer_, pipeline_->tracker().position_at(transaction_start_.offset),
-                                        transaction_start_, last_gtid_);
+    if (auto saved = commit(pipeline_->tracker().position_at(transaction_start_.offset), transaction_start_,
+                            last_gtid_);
         !saved)
       return fail(std::move(saved).error());
     reporter_.warn(fmt::format("stopped before a DDL on a captured table (--on-ddl stop): {}", pending_ddl_));
@@ -517,7 +527,7 @@ class LiveRun {
   // After whole transactions: their lines out (and on disk with --output), then the state.
   Result<void> checkpoint(Checkpoint::Span span = Checkpoint::Span::unchanged) {
     if (!pipeline_) return {};
-    if (auto saved = checkpoint_.commit(writer_, current_position(), last_boundary_, last_gtid_, span); !saved)
+    if (auto saved = commit(current_position(), last_boundary_, last_gtid_, span); !saved)
       return saved;
     dirty_ = false;
     last_save_ = Clock::now();
@@ -544,9 +554,19 @@ class LiveRun {
     if (partly_out) {
       writer_.write_discard(pipeline_->tracker().gtid(), transaction_start_, reason,
                             static_cast<std::uint32_t>(std::time(nullptr)));
-      return checkpoint_.commit(writer_, checkpoint_.position(), checkpoint_.file_position(), last_gtid_);
+      return commit(checkpoint_.position(), checkpoint_.file_position(), last_gtid_);
     }
     return {};
+  }
+
+  // Checkpoint::commit, after the archive's sync: a state saved never points past the end of
+  // the archive, so a run after a crash finds every event since the state in it or on the
+  // server (and the archive continues without a gap).
+  Result<void> commit(gtid::Position position, gtid::FilePosition file, const std::string& gtid,
+                      Checkpoint::Span span = Checkpoint::Span::unchanged) {
+    if (archive_)
+      if (auto synced = archive_->sync(); !synced) return synced;
+    return checkpoint_.commit(writer_, std::move(position), std::move(file), gtid, span);
   }
 
   Result<LiveOutcome> finish(LiveOutcome outcome) {
@@ -554,6 +574,8 @@ class LiveRun {
       if (auto saved = checkpoint(); !saved) return fail(std::move(saved).error());
     }
     if (auto closed = checkpoint_.close(writer_); !closed) return fail(std::move(closed).error());
+    if (archive_)
+      if (auto closed = archive_->close(); !closed) return fail(std::move(closed).error());
     if (pipeline_) pipeline_->warn_at_end();
     write_metrics();
     return outcome;
@@ -629,6 +651,7 @@ class LiveRun {
   const LiveReporter& reporter_;
   TableFilter filter_;
   Checkpoint checkpoint_;
+  std::optional<archive::ArchiveDir> archive_;
   ChangeWriter writer_;
   SideConnection side_;
   PrimaryGuard guard_;
@@ -686,8 +709,15 @@ Result<LiveOutcome> run_live(const LiveOptions& options, const LiveReporter& rep
   if (!checkpoint) return fail(std::move(checkpoint).error());
   auto converter = output::make_converter(options.output);
   if (!converter) return fail(std::move(converter).error());
+  std::optional<archive::ArchiveDir> archive;
+  if (options.archive_dir) {
+    auto opened = archive::ArchiveDir::open(*options.archive_dir, options.archive_keep, reporter.notice);
+    if (!opened) return fail(std::move(opened).error());
+    archive.emplace(std::move(*opened));
+  }
   StopSignals::reset();
-  LiveRun run(options, reporter, std::move(*filter), std::move(*checkpoint), std::move(*converter));
+  LiveRun run(options, reporter, std::move(*filter), std::move(*checkpoint), std::move(*converter),
+              std::move(archive));
   return run.run();
 }
 

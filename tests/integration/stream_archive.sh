@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# cdc-stream --archive DIR mirrors the server's binlog files byte for byte. A writer commits
+# cdc-stream --archive DIR mirrors the server's binlog files byte for byte, alone and next to a
+# stream's change lines. A writer commits
 # transactions of 1 to 5,000 rows (and one of a 3 MB row, an event larger than the archive's
 # write chunk) while FLUSH BINARY LOGS rotates the binlog every 0.6 s; the archiver runs in the
 # background and is killed with SIGKILL at random moments and restarted, and the server kills
@@ -9,6 +10,8 @@
 #   - no file is missing, none is left twice, and DIR/* lists the complete files only;
 #   - cdc-stream --file and mariadb-binlog read the archive without error, and --file on it
 #     writes what --file on the server's own files writes;
+#   - a stream with --archive, --output and --state, killed with SIGKILL as well, leaves an
+#     archive equal to the server's files and an output with every transaction once;
 #   - a second archiver on the same DIR is refused (exit 2) while one runs;
 #   - --archive-keep deletes the oldest complete files by age (their time is their last
 #     event's) and by size, never the file in progress, and refuses malformed values (exit 2).
@@ -51,17 +54,33 @@ start_archiver() {
   archiver=$!
   bg_pids+=("$archiver")
 }
+# Beside it, a stream with --archive next to its change lines (one connection for both), with
+# --state and --output, killed and restarted too.
+both_runs=0
+start_both() {
+  both_runs=$((both_runs + 1))
+  live_bg --archive "$work/both" --output "$work/both.ndjson" --state "$work/both.state" --from earliest \
+    2>>"$work/both.err" &
+  both=$!
+  bg_pids+=("$both")
+}
 start_archiver
+start_both
 sleep 1
 expect "a second archiver on the same directory is refused (exit 2)" 2 live --archive "$archive" --from earliest
 assert "its message says the directory is in use" grep -q "in use by another cdc-stream --archive" "$work/err"
 
-kills=0 dump_kills=0
+kills=0 dump_kills=0 round=0
 while kill -0 "$writer" 2>/dev/null; do
-  sleep "0.$((3 + RANDOM % 7))"
-  if ((RANDOM % 3 == 0)); then
-    id=$(root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%' LIMIT 1")
+  sleep "0.$((3 + RANDOM % 5))"
+  round=$((round + 1))
+  if ((round % 4 == 2)); then
+    id=$(root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%' ORDER BY RAND() LIMIT 1")
     [[ -n $id ]] && root -e "KILL $id" 2>/dev/null && dump_kills=$((dump_kills + 1))
+  elif ((round % 4 == 3)) && kill -0 "$both" 2>/dev/null; then
+    kill -9 "$both"
+    wait "$both" 2>/dev/null
+    start_both
   elif kill -0 "$archiver" 2>/dev/null; then
     kill -9 "$archiver"
     wait "$archiver" 2>/dev/null
@@ -76,7 +95,7 @@ done
 wait "$writer"
 wait "$rotator"
 assert "the writer committed everything" test ! -s "$work/writer.log"
-echo "killed the archiver $kills times (SIGKILL) and its dump thread $dump_kills times; $(root -N -e 'SHOW BINARY LOGS' | wc -l) binlog files"
+echo "killed the archiver $kills times (SIGKILL), the stream with --archive $((both_runs - 1)) times, a dump thread $dump_kills times; $(root -N -e 'SHOW BINARY LOGS' | wc -l) binlog files"
 assert "the archiver was killed at least 3 times" test "$kills" -ge 3
 root -e 'INSERT INTO t.r (batch, n, pad) VALUES (9999, 1, "last")' || exit 1
 current=$(root -N -e 'SHOW MASTER STATUS' | cut -f1)
@@ -94,24 +113,41 @@ kill -TERM "$archiver"
 wait_exit "$archiver" 10
 assert "SIGTERM stops the archiver with exit 0" test "$status" == 0
 grep -c "cut back" "$work/archiver.err" | sed 's/^/restarts that cut a torn file back: /'
-assert "the dump thread kills were reconnected from" bash -c "(($dump_kills == 0)) || grep -q reconnecting '$work/archiver.err'"
+assert "the dump thread kills were reconnected from" bash -c "(($dump_kills == 0)) || grep -q reconnecting '$work/archiver.err' '$work/both.err'"
 assert "no error in any run but the kills" bash -c "! grep -v -e 'notice:' '$work/archiver.err' | grep -q ."
 
 # Byte for byte: every file of the server, in the archive, complete but the current one.
 mapfile -t server_files < <(root -N -e 'SHOW BINARY LOGS' | cut -f1)
-differ=0 missing=0
-for name in "${server_files[@]}"; do
-  if [[ $name == "$current" ]]; then
-    cmp -s "$srv/data/$name" "$archive/.$name.partial" || { differ=$((differ + 1)); echo "  differs: .$name.partial"; }
-  elif [[ -f $archive/$name ]]; then
-    cmp "$srv/data/$name" "$archive/$name" || differ=$((differ + 1))
-  else
-    missing=$((missing + 1))
-    echo "  missing: $name"
-  fi
-done
+compare_archive() {
+  local dir=$1 name
+  differ=0 missing=0
+  for name in "${server_files[@]}"; do
+    if [[ $name == "$current" ]]; then
+      cmp -s "$srv/data/$name" "$dir/.$name.partial" || { differ=$((differ + 1)); echo "  differs: .$name.partial"; }
+    elif [[ -f $dir/$name ]]; then
+      cmp "$srv/data/$name" "$dir/$name" || differ=$((differ + 1))
+    else
+      missing=$((missing + 1))
+      echo "  missing: $name"
+    fi
+  done
+}
+compare_archive "$archive"
 assert "every archived file equals the server's, byte for byte (${#server_files[@]} files)" test "$differ" == 0
 assert "no server file is missing from the archive" test "$missing" == 0
+# The stream with --archive: its archive is the server's files too, and its output holds every
+# transaction once, as --file decoding of the server's files has them.
+both_caught_up() { grep -q '"batch":9999' "$work/both.ndjson" && [[ $(stat -c %s "$work/both/.$current.partial" 2>/dev/null) == "$current_size" ]]; }
+assert "the stream with --archive catches up" wait_until 20 both_caught_up
+kill -TERM "$both"
+wait_exit "$both" 10
+assert "SIGTERM stops it with exit 0" test "$status" == 0
+compare_archive "$work/both"
+assert "the stream's archive equals the server's files too (differ $differ, missing $missing)" \
+  test "$differ$missing" == 00
+"$stream" --file "${server_files[@]/#/$srv/data/}" >"$work/all.ndjson" 2>/dev/null
+same_changes "the stream's output holds every transaction once" "$work/all.ndjson" "$work/both.ndjson"
+assert "no error in the stream's runs" bash -c "! grep -v -e 'notice:' '$work/both.err' | grep -q ."
 mapfile -t visible < <(cd "$archive" && ls)
 assert "DIR/* lists the complete files only (${#visible[@]})" test "${#visible[@]}" == "$((${#server_files[@]} - 1))"
 assert "one file in progress, no other hidden file but .lock" \

@@ -443,3 +443,34 @@ TEST_CASE("archive: scan of a whole file") {
   CHECK(scan->ends_file());
   CHECK(scan->checksum == cdc::binlog::ChecksumAlgorithm::crc32);
 }
+
+TEST_CASE("archive: a dump by GTID that starts at a file the archive has only begun writes its FDE when it is the file's") {
+  ServerFile server;
+  const Bytes next_fde = format_description(4 + 128);  // created 0, as in every file begun by a rotation
+  struct Case {
+    const char* name;
+    bool previous_ends_with_rotate;
+    bool written;
+  };
+  const Case cases[] = {
+      {"the previous file ends with the ROTATE to it", true, true},
+      {"the previous file ends otherwise (a server restart)", false, false},
+  };
+  for (const auto& c : cases) {
+    const std::string name = c.name;
+    CAPTURE(name);
+    TempDir dir;
+    write_file(dir.path + "/binlog.000001",
+               c.previous_ends_with_rotate ? server.closed() : cat({server.fde, server.q1, server.q2}));
+    write_file(dir.path + "/.binlog.000002.partial", cat({}));
+    auto archive = ArchiveDir::open(dir.path, Retention{}, notice_ignored);
+    REQUIRE(archive);
+    archive->begin_dump(true, cdc::binlog::ChecksumAlgorithm::crc32);
+    REQUIRE(archive->append(fake_rotate("binlog.000002", 4)));
+    auto appended = archive->append(next_fde);
+    CHECK(appended.has_value() == c.written);
+    if (!appended) CHECK(appended.error().message.find("alone once") != std::string::npos);
+    REQUIRE(archive->close());
+    CHECK(read_file(dir.path + "/.binlog.000002.partial").size() == (c.written ? 4U + 128U : 4U));
+  }
+}

@@ -85,8 +85,8 @@ int main(int argc, char** argv) {
   std::optional<std::string> archive_dir;
   std::vector<std::string> archive_keep;
   app.add_option("--archive", archive_dir,
-                 "Mirror the server's binlog files byte for byte into DIR as they are written, resumably, and write "
-                 "no changes (the DIR/* files are complete binlogs)")
+                 "Mirror the server's binlog files byte for byte into DIR as they are written, resumably (DIR/* are "
+                 "the complete files); alone it writes no changes, with --output both come from one connection")
       ->group("Binlog archive");
   app.add_option("--archive-keep", archive_keep,
                  "With --archive: after each complete file, delete the oldest complete files older than AGE (36h, 7d) "
@@ -141,9 +141,6 @@ int main(int argc, char** argv) {
     return cli.finish(cdc::stream::run_archive(archive, {warn, notice}));
   }
 
-  if (archive_dir)
-    return cli.usage_error("--archive with --output is not in this version yet: run cdc-stream --archive DIR alone "
-                           "beside the stream");
 
   if (!files.files.empty()) {
     if (live.from || live.until || live.state_path || live.output_path || live.metrics_path)
@@ -161,6 +158,8 @@ int main(int argc, char** argv) {
   if (!live.accepted_ddls.empty() && on_ddl != "stop")
     return cli.usage_error("--accept-ddl goes with --on-ddl stop");
   live.stop_on_ddl = on_ddl == "stop";
+  live.archive_dir = archive_dir;
+  live.archive_keep = *keep;
   live.tables = tables;
   live.exclude = exclude;
   live.skip_unknown_events = skip_unknown_events;
