@@ -39,6 +39,9 @@ struct LiveOptions {
   // (archive::ArchiveDir), synced before every save of the state.
   std::optional<std::string> archive_dir;
   archive::Retention archive_keep;
+  // --archive-source DIR: positions the server has purged are read from this archive (kept by
+  // another cdc-stream --archive DIR) first; with --archive DIR, that archive is read so.
+  std::optional<std::string> archive_source;
 };
 
 enum class LiveOutcome {

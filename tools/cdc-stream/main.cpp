@@ -88,6 +88,10 @@ int main(int argc, char** argv) {
                  "Mirror the server's binlog files byte for byte into DIR as they are written, resumably (DIR/* are "
                  "the complete files); alone it writes no changes, with --output both come from one connection")
       ->group("Binlog archive");
+  app.add_option("--archive-source", live.archive_source,
+                 "Read positions the server has purged from this binlog archive (kept by cdc-stream --archive DIR), "
+                 "then go on from the server where it ends")
+      ->group("Binlog archive");
   app.add_option("--archive-keep", archive_keep,
                  "With --archive: after each complete file, delete the oldest complete files older than AGE (36h, 7d) "
                  "or beyond SIZE in all (500M, 50G); give it twice for both (default: keep every file)")
@@ -124,11 +128,16 @@ int main(int argc, char** argv) {
   auto keep = cdc::archive::parse_retention(archive_keep);
   if (!keep) return cli.usage_error(keep.error().message);
   if (!archive_keep.empty() && !archive_dir) return cli.usage_error("--archive-keep goes with --archive DIR");
-  if (archive_dir && !files.files.empty()) return cli.usage_error("--archive reads a server; --file reads files");
+  if ((archive_dir || live.archive_source) && !files.files.empty())
+    return cli.usage_error("--archive and --archive-source go with a server; --file reads files");
+  if (archive_dir && live.archive_source)
+    return cli.usage_error("--archive DIR is read already where the server purged a position; --archive-source is "
+                           "for an archive that another cdc-stream --archive writes");
   if (archive_dir && !app.count("--output")) {
     // The archive alone: no changes, so none of the options about them.
     for (const char* name : {"--state", "--until", "--tables", "--exclude", "--on-ddl", "--accept-ddl", "--stats",
-                             "--require-read-only", "--watch-dns", "--metrics", "--skip-unknown-events"})
+                             "--require-read-only", "--watch-dns", "--metrics", "--skip-unknown-events",
+                             "--archive-source"})
       if (app.count(name) > 0)
         return cli.usage_error(std::string(name) + " is about changes, and --archive DIR alone writes none; add "
                                "--output FILE (or --output - for stdout) to write changes too");
