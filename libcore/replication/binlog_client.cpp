@@ -17,6 +17,9 @@ constexpr std::uint8_t kComRegisterSlave = 0x15;
 constexpr std::uint8_t kComBinlogDumpGtid = 0x1e;
 constexpr std::uint16_t kBinlogThroughGtid = 0x04;
 constexpr std::uint16_t kBinlogDumpNonBlock = 0x01;  // an EOF packet at the binlog's end instead of waiting
+// MariaDB's COM_BINLOG_DUMP flag for ANNOTATE_ROWS events (include/mysql_com.h
+// BINLOG_SEND_ANNOTATE_ROWS_EVENT): without it the dump thread leaves them out.
+constexpr std::uint16_t kBinlogSendAnnotateRows = 0x02;
 
 // Server error numbers the run reacts to.
 constexpr unsigned kErMasterFatalReadingBinlog = 1236;
@@ -177,9 +180,11 @@ Result<void> BinlogClient::register_replica(std::uint32_t server_id) {
 }
 
 Result<void> BinlogClient::start_dump(const gtid::Position& start, std::uint32_t server_id,
-                                      std::chrono::milliseconds heartbeat, DumpEnd end) {
+                                      std::chrono::milliseconds heartbeat, DumpEnd end, bool every_event) {
   stops_at_end_ = end == DumpEnd::stop;
-  const std::uint16_t flags = stops_at_end_ ? kBinlogDumpNonBlock : 0;
+  const auto flags = static_cast<std::uint16_t>(
+      (stops_at_end_ ? kBinlogDumpNonBlock : 0U) |
+      (every_event && server_.flavor == Flavor::mariadb ? kBinlogSendAnnotateRows : 0U));
   // Without these the server refuses to send checksummed events (or strips them), and
   // MariaDB replaces its GTID and annotate events with dummies.
   std::string setup =

@@ -70,8 +70,11 @@ class BinlogClient {
 
   // Registers as replica `server_id` and asks for events from `start`. A MySQL GTID set or a
   // MariaDB GTID position makes the server skip what the set already holds.
+  // every_event: also what a file has and a replica does not need (MariaDB's ANNOTATE_ROWS
+  // events), for a byte-for-byte copy of the files.
   [[nodiscard]] Result<void> start_dump(const gtid::Position& start, std::uint32_t server_id,
-                                        std::chrono::milliseconds heartbeat, DumpEnd end = DumpEnd::wait);
+                                        std::chrono::milliseconds heartbeat, DumpEnd end = DumpEnd::wait,
+                                        bool every_event = false);
 
   // The next event, header to checksum; valid until the next call. With DumpEnd::stop, an
   // empty span at the binlog's end.

@@ -7,11 +7,13 @@
 #include <ctime>
 #include <map>
 
+#include "archive/archive_dir.h"
 #include "binlog/decoder.h"
 #include "binlog/event_header.h"
 #include "gtid/position.h"
 #include "metrics/text_format.h"
 #include "replication/binlog_client.h"
+#include "stream/archive_source.h"
 #include "stream/change_pipeline.h"
 #include "stream/change_writer.h"
 #include "stream/checkpoint.h"
@@ -37,11 +39,12 @@ using gtid::Position;
 class LiveRun {
  public:
   LiveRun(const LiveOptions& options, const LiveReporter& reporter, TableFilter filter, Checkpoint checkpoint,
-          std::unique_ptr<output::Converter> converter)
+          std::unique_ptr<output::Converter> converter, std::optional<archive::ArchiveDir> archive)
       : options_(options),
         reporter_(reporter),
         filter_(std::move(filter)),
         checkpoint_(std::move(checkpoint)),
+        archive_(std::move(archive)),
         writer_(checkpoint_.output_fd(), checkpoint_.output_name()),
         side_(options.connection, reporter.warn),
         guard_(options.require_read_only, options.watch_dns, options.connection.host.value_or("localhost"),
@@ -80,13 +83,21 @@ class LiveRun {
     for (;;) {
       auto outcome = stream_once();
       if (outcome) return finish(*outcome);
-      const Error& error = outcome.error();
+      Error error = std::move(outcome).error();
+      if (error.code == Errc::purged && source_dir_ && !StopSignals::requested()) {
+        // Read what the server no longer has from the archive, then go on from the server.
+        auto replayed = replay_archive(error);
+        if (replayed && *replayed) return finish(**replayed);
+        if (replayed) continue;
+        error = std::move(replayed).error();
+      }
       if (error.code != Errc::unavailable || StopSignals::requested()) {
         if (StopSignals::requested() && error.code == Errc::unavailable) return finish(LiveOutcome::finished);
         // A held transaction cut off by the error stays out: its lines come again in full
         // from the state on the next run.
         if (writer_.holds_transactions() && pipeline_ && pipeline_->tracker().in_transaction()) writer_.discard();
         (void)writer_.flush();
+        if (archive_) (void)archive_->close();
         last_error_time_ = std::time(nullptr);
         write_metrics();
         return fail(error);
@@ -167,7 +178,10 @@ class LiveRun {
         return fail(std::move(known).error());
     if (start.kind == Position::Kind::file) {
       start_file = start.file;
-      if (auto there = check_file_position(*client_, start.file); !there) return fail(std::move(there).error());
+      // A purged file may be in the archive: the dump's failure leads there (run()).
+      if (auto there = check_file_position(*client_, start.file);
+          !there && !(there.error().code == Errc::purged && source_dir_))
+        return fail(std::move(there).error());
     }
     checkpoint_.set_server(endpoint_, client_->server().server_id);
     checkpoint_.start_at(std::move(start), std::move(start_file), last_gtid_);
@@ -197,6 +211,7 @@ class LiveRun {
     auto primary = guard_.primary_at_start(client_->connection());
     if (!primary) return fail(std::move(primary).error());
     primary_at_start_ = *primary;
+    row_metadata_full_ = client_->server().binlog_row_metadata == "FULL";
     if (client_->server().binlog_row_metadata != "FULL")
       reporter_.warn(fmt::format("{} has binlog_row_metadata={}: column names, ENUM/SET labels and keys are not in "
                                  "the binlog and come from the catalog as it is now, so events from before a later "
@@ -256,7 +271,12 @@ class LiveRun {
     } else {
       pipeline_->tracker().seed(resume);
     }
-    auto started = client_->start_dump(dump_from, server_id_, std::chrono::seconds(options_.heartbeat_seconds));
+    if (archive_)
+      archive_->begin_dump(dump_from.kind != Position::Kind::file, client_->server().checksums
+                                                                       ? binlog::ChecksumAlgorithm::crc32
+                                                                       : binlog::ChecksumAlgorithm::off);
+    auto started = client_->start_dump(dump_from, server_id_, std::chrono::seconds(options_.heartbeat_seconds),
+                                       replication::DumpEnd::wait, archive_.has_value());
     if (!started) return dump_failed(started.error());
     StopSignals::set_socket(client_->socket());
     last_boundary_ = checkpoint_.file_position();
@@ -276,19 +296,133 @@ class LiveRun {
         return dump_failed(bytes.error());
       }
       connected_once_this_round_ = true;
-      if (span_start_pending_) {
-        // Nothing is buffered yet, and the checkpoint is still the start.
-        writer_.write_span_start(checkpoint_.position().to_string());
-        if (auto saved = checkpoint_.commit(writer_, checkpoint_.position(), checkpoint_.file_position(), last_gtid_,
-                                            Checkpoint::Span::opened);
-            !saved)
-          return fail(std::move(saved).error());
-        span_start_pending_ = false;
-      }
+      if (auto opened = open_span_when_pending(); !opened) return fail(std::move(opened).error());
       auto outcome = handle_event(*bytes);
       if (!outcome) return fail(std::move(outcome).error());
       if (*outcome) return **outcome;
     }
+  }
+
+  // --until: the span opens with the first event read, from the server or the archive.
+  Result<void> open_span_when_pending() {
+    if (!span_start_pending_) return {};
+    // Nothing is buffered yet, and the checkpoint is still the start.
+    writer_.write_span_start(checkpoint_.position().to_string());
+    if (auto saved = commit(checkpoint_.position(), checkpoint_.file_position(), last_gtid_, Checkpoint::Span::opened);
+        !saved)
+      return saved;
+    span_start_pending_ = false;
+    return {};
+  }
+
+  // ---- the archive as a source ------------------------------------------------------------
+
+  // The server said `purged` for the checkpoint's position: the archive's files are read from
+  // there, through the same decoder, pipeline and checkpoints as the server's events, up to
+  // the archive's last whole transaction, so the dump that follows starts right after the last
+  // one written, with no gap and nothing twice. When the archive's end cuts a transaction off,
+  // the output goes back to the last save and the whole transactions after it are read again,
+  // up to the cut one's start (a second pass: saves are grouped, and the cut one cannot be
+  // known before the end). An outcome when the run ends inside the archive (--until, a signal,
+  // a DDL stop); an error when the archive does not help.
+  Result<std::optional<LiveOutcome>> replay_archive(const Error& purged) {
+    const std::string before = checkpoint_.position().to_string();
+    if (archive_)
+      if (auto synced = archive_->sync(); !synced) return fail(std::move(synced).error());
+    auto source = ArchiveSource::open(*source_dir_);
+    if (!source) return fail(std::move(source).error());
+    gtid::FilePosition end;
+    auto outcome = replay_pass(*source, purged, std::nullopt, end);
+    if (!outcome || *outcome) return outcome;
+    if (pipeline_->tracker().in_transaction()) {
+      const gtid::FilePosition boundary = last_boundary_;
+      if (auto rolled_back = roll_back(fmt::format("the archive in {} ends inside this transaction, at {}:{}; it comes "
+                                                   "again from the server",
+                                                   source->dir(), end.file, end.offset));
+          !rolled_back)
+        return fail(std::move(rolled_back).error());
+      if (checkpoint_.file_position() < boundary) {
+        outcome = replay_pass(*source, purged, boundary, end);
+        if (!outcome || *outcome) return outcome;
+      }
+    }
+    if (!pipeline_->tracker().in_transaction())
+      if (auto saved = checkpoint(); !saved) return fail(std::move(saved).error());
+    const std::string after = checkpoint_.position().to_string();
+    if (after == before)
+      return fail(Error{Errc::purged, fmt::format("{}; the archive in {} ({}) holds nothing after it either",
+                                                  purged.message, source->dir(), source->range_text())});
+    reporter_.notice(fmt::format("read the archive up to {}:{}; going on from the server at {}", end.file, end.offset,
+                                 after));
+    return std::optional<LiveOutcome>{};
+  }
+
+  // One pass over the archive from the checkpoint's position, up to `stop` (an event boundary)
+  // or the archive's end; `end` is where it stopped.
+  Result<std::optional<LiveOutcome>> replay_pass(const ArchiveSource& source, const Error& purged,
+                                                 const std::optional<gtid::FilePosition>& stop, gtid::FilePosition& end) {
+    const std::string from = checkpoint_.position().to_string();
+    auto start = source.locate(checkpoint_.position());
+    if (!start) return fail(std::move(start).error());
+    if (!*start)
+      return fail(Error{Errc::purged, fmt::format("{}; the archive in {} has {}, which does not go back to {} or "
+                                                  "holds nothing after it",
+                                                  purged.message, source.dir(), source.range_text(), from)});
+    if (!stop)
+      reporter_.notice(fmt::format("the server no longer has the binlog for {}; reading it from the archive in {} "
+                                   "({}) from {}:{}",
+                                   from, source.dir(), source.range_text(), (*start)->file, (*start)->offset));
+    // As a new connection does, but from the start of the archived file, silently up to the
+    // position: the file's header gives the GTID state.
+    decoder_ = binlog::Decoder((*start)->file);
+    pipeline_.emplace(filter_, writer_, decoder_, reporter_.warn, options_.skip_unknown_events);
+    transactions_saved_ = 0;
+    dirty_ = false;
+    install_hooks();
+    silent_until_.reset();
+    pipeline_->start_file((*start)->file);
+    if ((*start)->offset > binlog::kBinlogMagicSize) {
+      silent_until_ = **start;
+      pipeline_->set_silent(true);
+    }
+    last_boundary_ = checkpoint_.file_position();
+    replaying_ = true;
+    auto outcome = replay_files(source, (*start)->file, stop, end);
+    replaying_ = false;
+    if (!outcome || *outcome) return outcome;
+    if (silent_until_)
+      return fail(Error{Errc::purged, fmt::format("{}; the archive in {} ends at {}:{}, before it", purged.message,
+                                                  source.dir(), end.file, end.offset)});
+    return outcome;
+  }
+
+  Result<std::optional<LiveOutcome>> replay_files(const ArchiveSource& source, const std::string& first,
+                                                  const std::optional<gtid::FilePosition>& stop,
+                                                  gtid::FilePosition& end) {
+    for (const auto& file : source.files_from(first)) {
+      if (stop && gtid::FilePosition{stop->file, 0} < gtid::FilePosition{file.name, 0}) break;
+      auto reader = ArchiveSource::read(file, source.dir());
+      if (!reader) return fail(std::move(reader).error());
+      if (file.name != first) {
+        // A file that ends without a ROTATE (a server restart) is followed all the same.
+        pipeline_->start_file(file.name);
+        decoder_.forget_tables();
+      }
+      decoder_.set_source_name(file.name);
+      end = gtid::FilePosition{file.name, binlog::kBinlogMagicSize};
+      for (;;) {
+        if (stop && stop->file == file.name && reader->position() >= stop->offset) return std::optional<LiveOutcome>{};
+        auto next = reader->next();
+        if (!next) return fail(std::move(next).error());
+        if (!*next) break;
+        if (auto opened = open_span_when_pending(); !opened) return fail(std::move(opened).error());
+        auto outcome = handle_event((*next)->bytes);
+        if (!outcome) return fail(std::move(outcome).error());
+        if (*outcome) return outcome;
+        end.offset = reader->position();
+      }
+    }
+    return std::optional<LiveOutcome>{};
   }
 
   Unexpected dump_failed(const Error& error) {
@@ -317,6 +451,8 @@ class LiveRun {
   // Returns an outcome when the run ends here.
   Result<std::optional<LiveOutcome>> handle_event(std::span<const std::uint8_t> bytes) {
     binlog_bytes_ += bytes.size();
+    if (archive_ && !replaying_)
+      if (auto archived = archive_->append(bytes); !archived) return fail(std::move(archived).error());
     // The clock is read every 256 events (and at each heartbeat, below), not per event.
     if ((++events_seen_ & 255U) == 0) write_metrics_when_due();
     if (bytes.size() < binlog::kEventHeaderSize)
@@ -498,7 +634,7 @@ class LiveRun {
         return false;
       });
     }
-    const bool from_catalog = client_->server().binlog_row_metadata != "FULL";
+    const bool from_catalog = !row_metadata_full_;
     pipeline_->set_ddl_listener([this, from_catalog](std::string_view database, std::string_view sql) {
       // Table ids and metadata after a DDL describe the new schema; maps cached from
       // before must not label rows that follow.
@@ -518,8 +654,8 @@ class LiveRun {
     // The state goes where the DDL's transaction begins: a rerun reads it again. A DDL is a
     // transaction of its own and the gate runs before any of its lines, so what the writer
     // holds is whole earlier transactions (group commit): they go out with this checkpoint.
-    if (auto saved = checkpoint_.commit(writer_, pipeline_->tracker().position_at(transaction_start_.offset),
-                                        transaction_start_, last_gtid_);
+    if (auto saved = commit(pipeline_->tracker().position_at(transaction_start_.offset), transaction_start_,
+                            last_gtid_);
         !saved)
       return fail(std::move(saved).error());
     reporter_.warn(fmt::format("stopped before a DDL on a captured table (--on-ddl stop): {}", pending_ddl_));
@@ -564,7 +700,7 @@ class LiveRun {
   // After whole transactions: their lines out (and on disk with --output), then the state.
   Result<void> checkpoint(Checkpoint::Span span = Checkpoint::Span::unchanged) {
     if (!pipeline_) return {};
-    if (auto saved = checkpoint_.commit(writer_, current_position(), last_boundary_, last_gtid_, span); !saved)
+    if (auto saved = commit(current_position(), last_boundary_, last_gtid_, span); !saved)
       return saved;
     dirty_ = false;
     last_save_ = Clock::now();
@@ -591,9 +727,19 @@ class LiveRun {
     if (partly_out) {
       writer_.write_discard(pipeline_->tracker().gtid(), transaction_start_, reason,
                             static_cast<std::uint32_t>(std::time(nullptr)));
-      return checkpoint_.commit(writer_, checkpoint_.position(), checkpoint_.file_position(), last_gtid_);
+      return commit(checkpoint_.position(), checkpoint_.file_position(), last_gtid_);
     }
     return {};
+  }
+
+  // Checkpoint::commit, after the archive's sync: a state saved never points past the end of
+  // the archive, so a run after a crash finds every event since the state in it or on the
+  // server (and the archive continues without a gap).
+  Result<void> commit(gtid::Position position, gtid::FilePosition file, const std::string& gtid,
+                      Checkpoint::Span span = Checkpoint::Span::unchanged) {
+    if (archive_)
+      if (auto synced = archive_->sync(); !synced) return synced;
+    return checkpoint_.commit(writer_, std::move(position), std::move(file), gtid, span);
   }
 
   Result<LiveOutcome> finish(LiveOutcome outcome) {
@@ -601,6 +747,8 @@ class LiveRun {
       if (auto saved = checkpoint(); !saved) return fail(std::move(saved).error());
     }
     if (auto closed = checkpoint_.close(writer_); !closed) return fail(std::move(closed).error());
+    if (archive_)
+      if (auto closed = archive_->close(); !closed) return fail(std::move(closed).error());
     if (pipeline_) pipeline_->warn_at_end();
     write_metrics();
     return outcome;
@@ -631,6 +779,10 @@ class LiveRun {
   const LiveReporter& reporter_;
   TableFilter filter_;
   Checkpoint checkpoint_;
+  std::optional<archive::ArchiveDir> archive_;
+  // Where purged positions are read: --archive-source, or the run's own --archive.
+  std::optional<std::string> source_dir_ = options_.archive_source ? options_.archive_source : options_.archive_dir;
+  bool replaying_ = false;  // the events come from the archive, not the server
   ChangeWriter writer_;
   SideConnection side_;
   PrimaryGuard guard_;
@@ -638,6 +790,7 @@ class LiveRun {
   std::optional<replication::BinlogClient> client_;
   std::string endpoint_;
   std::uint32_t server_id_ = 0;
+  bool row_metadata_full_ = true;
   binlog::Decoder decoder_;
   std::optional<ChangePipeline> pipeline_;
 
@@ -696,8 +849,15 @@ Result<LiveOutcome> run_live(const LiveOptions& options, const LiveReporter& rep
   if (!checkpoint) return fail(std::move(checkpoint).error());
   auto converter = output::make_converter(options.output);
   if (!converter) return fail(std::move(converter).error());
+  std::optional<archive::ArchiveDir> archive;
+  if (options.archive_dir) {
+    auto opened = archive::ArchiveDir::open(*options.archive_dir, options.archive_keep, reporter.notice);
+    if (!opened) return fail(std::move(opened).error());
+    archive.emplace(std::move(*opened));
+  }
   StopSignals::reset();
-  LiveRun run(options, reporter, std::move(*filter), std::move(*checkpoint), std::move(*converter));
+  LiveRun run(options, reporter, std::move(*filter), std::move(*checkpoint), std::move(*converter),
+              std::move(archive));
   return run.run();
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "archive/retention.h"
 #include "mysql/connection_options.h"
 #include "output/format.h"
 #include "util/exit_code.h"
@@ -34,6 +35,13 @@ struct LiveOptions {
   std::string exclude;
   bool skip_unknown_events = false;
   output::OutputOptions output;  // --format and its flags: the output stage (cdc-formats(7))
+  // --archive DIR next to the change lines: the same events also go into the binlog archive
+  // (archive::ArchiveDir), synced before every save of the state.
+  std::optional<std::string> archive_dir;
+  archive::Retention archive_keep;
+  // --archive-source DIR: positions the server has purged are read from this archive (kept by
+  // another cdc-stream --archive DIR) first; with --archive DIR, that archive is read so.
+  std::optional<std::string> archive_source;
 };
 
 enum class LiveOutcome {

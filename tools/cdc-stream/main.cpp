@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "archive/retention.h"
 #include "cli/output_flags.h"
 #include "cli/tool_cli.h"
+#include "stream/archive_run.h"
 #include "stream/file_stream.h"
 #include "stream/live_stream.h"
 #include "util/time_text.h"
@@ -84,6 +86,22 @@ int main(int argc, char** argv) {
                  "With --file: stop before the first event at or after this offset of the last file, as mysqlbinlog")
       ->group("Files")
       ->transform(cdc::cli::whole_number(4, std::uint64_t{1} << 62));
+  std::optional<std::string> archive_dir;
+  std::vector<std::string> archive_keep;
+  app.add_option("--archive", archive_dir,
+                 "Mirror the server's binlog files byte for byte into DIR as they are written, resumably (DIR/* are "
+                 "the complete files); alone it writes no changes, with --output both come from one connection")
+      ->group("Binlog archive");
+  app.add_option("--archive-source", live.archive_source,
+                 "Read positions the server has purged from this binlog archive (kept by cdc-stream --archive DIR), "
+                 "then go on from the server where it ends")
+      ->group("Binlog archive");
+  app.add_option("--archive-keep", archive_keep,
+                 "With --archive: after each complete file, delete the oldest complete files older than AGE (36h, 7d) "
+                 "or beyond SIZE in all (500M, 50G); give it twice for both (default: keep every file)")
+      ->group("Binlog archive")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   std::string tables;
   std::string exclude;
   bool skip_unknown_events = false;
@@ -100,14 +118,41 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  cdc-stream -h replica1 -u cdc --from now --state shop.state --output shop.ndjson --tables 'shop.*'\n"
       "  cdc-stream -h replica1 -u cdc --from earliest --until now | jq -c 'select(.op==\"u\")'\n"
-      "  cdc-stream --file /var/lib/mysql/binlog.000042 --tables 'shop.*' > changes.ndjson\n");
+      "  cdc-stream --file /var/lib/mysql/binlog.000042 --tables 'shop.*' > changes.ndjson\n"
+      "  cdc-stream -h db1 -u cdc --archive /backup/db1-binlog --from earliest --archive-keep 14d\n");
   if (const auto code = cli.parse(argc, argv)) return *code;
   auto output = output_flags.options();
   if (!output) return cli.usage_error(output.error().message);
   live.output = *output;
   files.output = *output;
+  if (live.output_path == "-") live.output_path.reset();  // stdout
   const auto warn = [&cli](std::string_view message) { cli.diagnostic("warning", message); };
   const auto notice = [&cli](std::string_view message) { cli.diagnostic("notice", message); };
+
+  auto keep = cdc::archive::parse_retention(archive_keep);
+  if (!keep) return cli.usage_error(keep.error().message);
+  if (!archive_keep.empty() && !archive_dir) return cli.usage_error("--archive-keep goes with --archive DIR");
+  if ((archive_dir || live.archive_source) && !files.files.empty())
+    return cli.usage_error("--archive and --archive-source go with a server; --file reads files");
+  if (archive_dir && live.archive_source)
+    return cli.usage_error("--archive DIR is read already where the server purged a position; --archive-source is "
+                           "for an archive that another cdc-stream --archive writes");
+  if (archive_dir && !app.count("--output")) {
+    // The archive alone: no changes, so none of the options about them.
+    for (const char* name : {"--state", "--until", "--tables", "--exclude", "--on-ddl", "--accept-ddl", "--stats",
+                             "--require-read-only", "--watch-dns", "--metrics", "--skip-unknown-events",
+                             "--archive-source"})
+      if (app.count(name) > 0)
+        return cli.usage_error(std::string(name) + " is about changes, and --archive DIR alone writes none; add "
+                               "--output FILE (or --output - for stdout) to write changes too");
+    if (!output_flags.arguments().empty())
+      return cli.usage_error("--format and its options are about changes, and --archive DIR alone writes none; add "
+                             "--output FILE (or --output - for stdout) to write changes too");
+    const cdc::stream::ArchiveOptions archive{live.connection, *archive_dir,         *keep,
+                                              live.from,       live.server_id,       live.heartbeat_seconds,
+                                              live.retry_seconds};
+    return cli.finish(cdc::stream::run_archive(archive, {warn, notice}));
+  }
 
   if (!files.files.empty()) {
     if (live.state_path || live.output_path || live.metrics_path)
@@ -142,6 +187,8 @@ int main(int argc, char** argv) {
   if (!live.accepted_ddls.empty() && on_ddl != "stop")
     return cli.usage_error("--accept-ddl goes with --on-ddl stop");
   live.stop_on_ddl = on_ddl == "stop";
+  live.archive_dir = archive_dir;
+  live.archive_keep = *keep;
   live.tables = tables;
   live.exclude = exclude;
   live.skip_unknown_events = skip_unknown_events;
