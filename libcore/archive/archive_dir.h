@@ -48,6 +48,17 @@ struct ArchiveEnd {
   bool complete = false;  // the server went on to a next file (ROTATE, STOP)
 };
 
+// The file the archive is writing (ArchiveDir's). At namespace scope, not nested: clang 14
+// cannot default-construct a nested struct with member initializers for an std::optional
+// member of the class that encloses it.
+struct FileInProgress {
+  std::string name;
+  UniqueFd fd;
+  std::uint64_t size = 0;     // bytes of the file, the buffered ones included
+  std::uint64_t on_disk = 0;  // bytes written to the file
+  std::uint32_t last_timestamp = 0;
+};
+
 class ArchiveDir {
  public:
   using Notify = std::function<void(std::string_view)>;
@@ -93,14 +104,6 @@ class ArchiveDir {
   [[nodiscard]] Result<void> close();
 
  private:
-  struct InProgress {
-    std::string name;
-    UniqueFd fd;
-    std::uint64_t size = 0;     // bytes of the file, the buffered ones included
-    std::uint64_t on_disk = 0;  // bytes written to the file
-    std::uint32_t last_timestamp = 0;
-  };
-
   ArchiveDir(std::string path, UniqueFd dir_fd, UniqueFd lock_fd, Retention keep, Notify notice);
   Result<void> take_up(const Listing& listing);
   Result<void> begin_file(const std::string& name);
@@ -123,7 +126,7 @@ class ArchiveDir {
   Retention keep_;
   Notify notice_;
   std::vector<CompleteFile> complete_;
-  std::optional<InProgress> current_;
+  std::optional<FileInProgress> current_;
   std::uint32_t server_id_ = 0;
 
   // The dump in flight: the file the server is sending, and how its events are checked.
