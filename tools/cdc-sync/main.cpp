@@ -131,6 +131,12 @@ int main(int argc, char** argv) {
   app.add_flag("--require-read-only", require_read_only, "Exit 4 when the server is or turns writable (a primary)")
       ->group(stream);
   app.add_flag("--watch-dns", watch_dns, "Exit 4 when --host resolves to other addresses than at start")->group(stream);
+  std::string archive_source;
+  app.add_option("--archive-source", archive_source,
+                 "Read what the server has purged from this binlog archive (cdc-stream --archive DIR), for the deltas "
+                 "and the stream: a snapshot that outlives the server's retention still merges")
+      ->type_name("DIR")
+      ->group(stream);
   cdc::cli::OutputFlags output_flags;
   output_flags.add_to(app);
   app.get_option("--version")->description("Print the version and the tools it runs, then exit");
@@ -165,6 +171,7 @@ int main(int argc, char** argv) {
   pass("--heartbeat", heartbeat);
   pass("--stats", stats);
   pass("--on-ddl", on_ddl);
+  pass("--archive-source", archive_source);
   for (const std::string& ddl : accept_ddl) options.stream_options.push_back("--accept-ddl=" + ddl);
   if (require_read_only) options.stream_options.emplace_back("--require-read-only");
   if (watch_dns) options.stream_options.emplace_back("--watch-dns");
