@@ -8,6 +8,8 @@
 #include <filesystem>
 
 #include "records/state.h"
+#include "sync/add_flow.h"
+#include "sync/add_resume.h"
 #include "sync/children.h"
 #include "sync/runner.h"
 #include "sync/snapshot_steps.h"
@@ -35,6 +37,10 @@ class Flow {
 
   int run() {
     if (const Stop stop = check_settings()) return *stop;
+    // Other tables than the directory's: the new ones are read while the stream of the
+    // others goes on, then every table is streamed (sync/add_flow.h).
+    if (addition_)
+      if (const Stop stop = run_addition(runner_, state_, *addition_)) return *stop;
     RunProgress progress;
     for (;;) {
       // A stop signal between two steps: the next one is not begun.
@@ -83,27 +89,63 @@ class Flow {
   const Options& options() const { return runner_.options(); }
   Stop die(int status, std::string_view message) { return runner_.die(status, message); }
 
+  // The settings file against this run's options (man cdc-sync, "Adding and dropping
+  // tables"): the same, first written, refused, or other tables for a running stream.
   Stop check_settings() {
     const Options& given = options();
     Settings settings{given.mode, given.tables, given.exclude, given.chunk_size, given.chunk_keys};
     const std::string wanted = settings_text(settings);
-    const auto existing = state_.read_text("settings");
-    const bool bound = state_.has("plan.ndjson") || std::filesystem::exists(state_.path("stream.started"));
-    switch (decide_settings(existing, bound, wanted)) {
-      case SettingsDecision::keep: return std::nullopt;
-      case SettingsDecision::refuse: {
+    RerunFacts facts;
+    facts.existing = state_.read_text("settings");
+    facts.bound = state_.has("plan.ndjson") || std::filesystem::exists(state_.path("stream.started"));
+    facts.stream_started = state_.has("stream.state") || state_.has("stream.started");
+    const AdditionDirs additions = find_additions(state_);
+    if (additions.in_progress)
+      facts.addition = SyncState::at(state_.path(*additions.in_progress)).read_text("settings").value_or("");
+    switch (decide_rerun(facts, wanted, given.mode)) {
+      case Rerun::keep: return std::nullopt;
+      case Rerun::write:
+        if (auto written = state_.mark("settings", wanted); !written) return die(kIoError, written.error().message);
+        return std::nullopt;
+      case Rerun::continue_addition: addition_ = *additions.in_progress; return std::nullopt;
+      case Rerun::add_tables: {
+        auto begun = begin_addition(state_, additions.next, *facts.existing, wanted);
+        if (!begun) return die(kIoError, begun.error().message);
+        runner_.console().note(fmt::format("notice: other tables than {}'s: the new ones are read into {} while the "
+                                           "stream of the others goes on",
+                                           state_.dir(), state_.path(additions.next)));
+        addition_ = additions.next;
+        return std::nullopt;
+      }
+      case Rerun::switch_tables:
+        runner_.console().note(fmt::format("notice: other tables than {}'s, and none of them new: the stream resumes "
+                                           "from its state with them",
+                                           state_.dir()));
+        if (auto written = state_.mark("settings", wanted); !written) return die(kIoError, written.error().message);
+        return std::nullopt;
+      case Rerun::refuse_addition_in_progress: {
+        const std::string dir = state_.path(*additions.in_progress);
         std::string message = fmt::format(
-            "cdc-sync: error: {} was started with other settings; give the same ones, or another --dir:\n", state_.dir());
-        for (const std::string& line : settings_difference(*existing, wanted)) message += line + "\n";
+            "cdc-sync: error: {} is adding tables ({}): run it with its settings, in mode initial, to finish it (or, "
+            "before its switch-over, remove {} to give it up):\n",
+            state_.dir(), dir, dir);
+        for (const std::string& line : settings_difference(facts.addition.value_or(""), wanted))
+          message += line + "\n";
         message += "Try 'cdc-sync --help' for more information.\n";
         runner_.console().relay(message);
         return kUsage;
       }
-      case SettingsDecision::write:
-        if (auto written = state_.mark("settings", wanted); !written) return die(kIoError, written.error().message);
-        return std::nullopt;
+      case Rerun::refuse: break;
     }
-    return std::nullopt;
+    std::string message = fmt::format(
+        "cdc-sync: error: {} was started with other settings; give the same ones, or another --dir:\n", state_.dir());
+    for (const std::string& line : settings_difference(*facts.existing, wanted)) message += line + "\n";
+    const auto was = parse_settings(*facts.existing);
+    if (was && only_tables_differ(*was, settings))
+      message += "(--tables and --exclude may change once the stream has started, in mode initial or no_data)\n";
+    message += "Try 'cdc-sync --help' for more information.\n";
+    runner_.console().relay(message);
+    return kUsage;
   }
 
   // ---- the stream ----
@@ -196,6 +238,7 @@ class Flow {
   SyncState state_;
   Runner runner_;
   SnapshotSteps steps_;
+  std::optional<std::string> addition_;  // DIR/add.N's name, when this run adds tables
 };
 
 }  // namespace

@@ -1,8 +1,9 @@
 #pragma once
 
 // What every step of cdc-sync shares: the options, the tools' directory, standard error, the
-// child processes, the --on-phase hook and the --metrics file. The flow (sync/run_sync.cpp)
-// and the snapshot steps (sync/snapshot_steps.h) each hold a Runner&.
+// child processes, the --on-phase hook and the --metrics file. The flow (sync/run_sync.cpp),
+// the snapshot steps (sync/snapshot_steps.h) and the addition of tables (sync/add_flow.h)
+// each hold a Runner&.
 
 #include <cstdint>
 #include <ctime>
@@ -28,8 +29,12 @@ inline constexpr int kIoError = static_cast<int>(ExitCode::io_error);
 inline constexpr int kFailure = static_cast<int>(ExitCode::failure);
 inline constexpr int kInterrupted = static_cast<int>(ExitCode::temp_failure);
 
-// cdc_sync_phase's phase label values (man cdc-sync, --metrics).
-inline constexpr std::string_view kMetricsPhases[] = {"plan", "snapshot", "deltas", "merge", "emit", "stream", "done"};
+// cdc_sync_phase's phase label values (man cdc-sync, --metrics): the steps of the flow, those of
+// an addition of tables (add_*, add_switch: the switch-over), the stream, done.
+inline constexpr std::string_view kMetricsPhases[] = {"plan",      "snapshot",    "deltas",       "merge",
+                                                      "emit",      "add_plan",    "add_snapshot", "add_deltas",
+                                                      "add_merge", "add_emit",    "add_switch",   "stream",
+                                                      "done"};
 
 // A step's verdict: nullopt goes on, a value is cdc-sync's exit status.
 using Stop = std::optional<int>;

@@ -2,8 +2,9 @@
 
 // The snapshot steps of man cdc-sync's flow on one state directory: the plan's chunks read by
 // -j cdc-snapshot processes, their span, the deltas, the merge and the snapshot out. DIR for
-// the first snapshot. Each step leaves its file in the directory (sync/state_dir.h), so that
-// sync/resume.h can tell what is done.
+// the first snapshot; DIR/add.N for the tables an addition brings (sync/add_flow.h). Each step
+// leaves its file in the directory (sync/state_dir.h), so that sync/resume.h and
+// sync/add_resume.h can tell what is done.
 
 #include <string>
 #include <string_view>
