@@ -120,6 +120,7 @@ Children::Children(Console& console) : console_(console) {
 }
 
 Children::~Children() {
+  (void)stop_background();
   ::sigaction(SIGINT, &previous_[0], nullptr);
   ::sigaction(SIGTERM, &previous_[1], nullptr);
   ::sigaction(SIGCHLD, &previous_[2], nullptr);
@@ -196,6 +197,41 @@ Result<pid_t> Children::start(const ChildSpec& spec) {
   return pid;
 }
 
+Result<pid_t> Children::start_background(const ChildSpec& spec) {
+  if (background_) return fail(Errc::internal, "a background child runs already");
+  // Started as any child, then moved out of the list wait_all waits for.
+  auto started = start(spec);
+  if (!started) return started;
+  background_ = std::move(running_.back());
+  running_.pop_back();
+  background_status_.reset();
+  return started;
+}
+
+bool Children::reap_background() {
+  if (!background_ || background_->done) return false;
+  int wait_status = 0;
+  const pid_t ended = ::waitpid(background_->pid, &wait_status, WNOHANG);
+  if (ended != background_->pid && !(ended < 0 && errno == ECHILD)) return false;
+  background_->done = true;
+  g_children[background_->slot].store(0);
+  background_status_ = ended == background_->pid ? status_of(wait_status) : 1;
+  return true;
+}
+
+std::optional<int> Children::background_status() {
+  reap_background();
+  return background_status_;
+}
+
+std::optional<int> Children::stop_background() {
+  if (!background_) return std::nullopt;
+  if (!background_->done) ::kill(background_->pid, SIGTERM);
+  while (!background_->done && !reap_background()) wake_wait(std::chrono::milliseconds(200));
+  background_.reset();
+  return background_status_;
+}
+
 void Children::drain_relays(bool at_end) {
   for (const auto& child : running_) {
     if (child->relay_fd < 0) continue;
@@ -254,6 +290,8 @@ void Children::wait_all(const std::function<void(std::size_t, int)>& on_exit, co
         all_done = false;
       }
     }
+    // The background child ended first: the step it ran beside is stopped too.
+    if (reap_background()) terminate_all();
     if (all_done) break;
     auto timeout = std::chrono::milliseconds(-1);
     if (tick) timeout = std::max(std::chrono::milliseconds(0),

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,8 +67,20 @@ class Children {
                 std::chrono::milliseconds tick_every = std::chrono::milliseconds(200));
   // start + wait_all for one child: its status, 127 (with a message) when it could not start.
   [[nodiscard]] int run(const ChildSpec& spec);
-  // SIGTERM to every running child.
+  // SIGTERM to every running child (not to the background one).
   void terminate_all() noexcept;
+
+  // One child that runs beside the others: wait_all does not wait for it, and when it ends
+  // first, wait_all sends SIGTERM to the children it waits for, so that the step ends too
+  // (the stream of the tables synced so far, while an addition reads the new tables: its end
+  // is cdc-sync's). A stop signal reaches it as it reaches the others.
+  [[nodiscard]] Result<pid_t> start_background(const ChildSpec& spec);
+  // Its status once it has ended (reaped here when it has), nullopt while it runs or when none
+  // was started.
+  [[nodiscard]] std::optional<int> background_status();
+  // SIGTERM to it, then waits for it: its status (that of its own end when it came first);
+  // nullopt when none was started.
+  std::optional<int> stop_background();
   // Sleeps, or less when a stop signal comes: false then.
   bool sleep(std::chrono::seconds duration);
 
@@ -78,9 +91,13 @@ class Children {
   struct Running;
   void wake_wait(std::chrono::milliseconds timeout);
   void drain_relays(bool at_end);
+  bool reap_background();
+
 
   Console& console_;
   std::vector<std::unique_ptr<Running>> running_;
+  std::unique_ptr<Running> background_;
+  std::optional<int> background_status_;
   struct sigaction previous_[3] {};  // SIGINT, SIGTERM, SIGCHLD as they were
 };
 

@@ -20,6 +20,12 @@ enum class Mode { initial, initial_only, no_data };
 // "initial", "initial_only", "no_data"; nullopt for anything else.
 [[nodiscard]] std::optional<Mode> parse_mode(std::string_view text) noexcept;
 
+// The tables a tool is given: --tables and --exclude.
+struct TableSelection {
+  std::string tables;
+  std::string exclude;
+};
+
 // Which of the state directory's files are there (whole: temporary files do not count).
 struct DirFacts {
   bool plan = false;              // plan.ndjson: step 1 done

@@ -22,13 +22,16 @@ class TableFilter {
   [[nodiscard]] bool selects_database(std::string_view database) const;
   [[nodiscard]] bool selects_everything() const noexcept { return includes_.empty() && excludes_.empty(); }
 
- private:
+  // One pattern of a list, split at its first unescaped dot ("shop" is shop.*), escapes kept.
   struct Pattern {
     std::string database;
     std::string table;
+    friend bool operator==(const Pattern&, const Pattern&) = default;
   };
-  static Result<std::vector<Pattern>> parse_list(std::string_view text, std::string_view option);
+  // The patterns of one list as parse reads them; option names the list in errors.
+  [[nodiscard]] static Result<std::vector<Pattern>> parse_list(std::string_view text, std::string_view option);
 
+ private:
   std::vector<Pattern> includes_;
   std::vector<Pattern> excludes_;
 };

@@ -71,6 +71,31 @@ TEST_CASE("sync children: the first of several to fail, the others stopped") {
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
 }
 
+TEST_CASE("sync children: a background child is not waited for, and stopped with SIGTERM on demand") {
+  Console console;
+  Children children(console);
+  REQUIRE(children.start_background(shell("trap 'exit 0' TERM; while :; do sleep 0.05; done")));
+  CHECK_FALSE(children.start_background(shell("exit 0")).has_value());  // one at a time
+  const auto started = std::chrono::steady_clock::now();
+  CHECK(children.run(shell("exit 7")) == 7);  // the step beside it ends on its own
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
+  CHECK_FALSE(children.background_status().has_value());  // still running
+  CHECK(children.stop_background() == 0);                 // its trap: a clean stop
+  CHECK_FALSE(children.stop_background().has_value());    // none any more
+}
+
+TEST_CASE("sync children: a background child that ends first stops the step beside it") {
+  Console console;
+  Children children(console);
+  REQUIRE(children.start_background(shell("sleep 0.2; exit 3")));
+  const auto started = std::chrono::steady_clock::now();
+  CHECK(children.run(shell("exec sleep 30")) == 128 + SIGTERM);
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+  CHECK(children.background_status() == 3);
+  CHECK(children.stop_background() == 3);  // its own end, not a SIGTERM's
+  CHECK(Children::stop_signal() == 0);
+}
+
 TEST_CASE("sync children: SIGTERM to cdc-sync reaches the running child as SIGTERM") {
   Console console;
   Children children(console);

@@ -61,7 +61,9 @@ int main(int argc, char** argv) {
   bool progress = false;
   bool no_progress = false;
   const std::string where = "What and where";
-  app.add_option("--tables", options.tables, "Comma-separated DB.TABLE globs (* and ?), e.g. 'shop.*,crm.users'")
+  app.add_option("--tables", options.tables,
+                 "Comma-separated DB.TABLE globs (* and ?), e.g. 'shop.*,crm.users'. Once the stream runs, a rerun "
+                 "with others adds the new tables (snapshot while the stream goes on) or drops tables")
       ->type_name("TEXT (required)")
       ->group(where);
   app.add_option("--exclude", options.exclude, "Leave out these tables (same globs); wins over --tables")->group(where);
@@ -101,8 +103,8 @@ int main(int argc, char** argv) {
       ->type_name("FILE")
       ->group(output);
   app.add_option("--on-phase", options.on_phase,
-                 "Shell command run as CMD PHASE POSITION at snapshot_start, snapshot_end and stream_start; a failure "
-                 "stops cdc-sync with its status")
+                 "Shell command run as CMD PHASE POSITION at snapshot_start, snapshot_end, add_snapshot_start, "
+                 "add_snapshot_end and stream_start; a failure stops cdc-sync with its status")
       ->group(output);
   const std::string stream = "Stream (passed to cdc-stream)";
   CLI::Option* until = app.add_option("--until", options.until,
