@@ -172,23 +172,10 @@ class ArchiveRun {
   }
 
   Unexpected dump_failed(const Error& error, const FilePosition& start) {
-    const auto kind = client_->classify_failure(error);
+    Error failure = dump_error(*client_, error, options_.connection, fmt::format("{}:{}", start.file, start.offset),
+                               server_id_, "dump");
     client_.reset();
-    if (kind == replication::DumpFailure::purged) {
-      std::string oldest = "(unknown: cannot list the binlogs)";
-      if (auto client = replication::BinlogClient::open(options_.connection))
-        if (auto name = client->oldest_binlog()) oldest = *name;
-      return fail(purged_binlog(fmt::format("{}:{}", start.file, start.offset),
-                                fmt::format("{}; the server said: {}", oldest, error.message)));
-    }
-    if (kind == replication::DumpFailure::same_server_id)
-      return fail(Errc::usage,
-                  fmt::format("another replica registered with server id {}, and the server dropped this dump for it "
-                              "({}): give every run its own --server-id, or leave it out for a generated one",
-                              server_id_, error.message));
-    if (kind == replication::DumpFailure::lost || error.code == Errc::unavailable)
-      return fail(Errc::unavailable, error.message);
-    return fail(error);
+    return fail(std::move(failure));
   }
 
   std::string end_text() const {

@@ -16,6 +16,31 @@ Error purged_binlog(std::string_view position, std::string_view oldest) {
                            position, oldest)};
 }
 
+Error dump_error(const replication::BinlogClient& client, const Error& error,
+                 const mysql::ConnectionOptions& connection, std::string_view position, std::uint32_t server_id,
+                 std::string_view run) {
+  switch (client.classify_failure(error)) {
+    case replication::DumpFailure::purged: {
+      std::string oldest = "(unknown: cannot list the binlogs)";
+      if (auto other = replication::BinlogClient::open(connection))
+        if (auto name = other->oldest_binlog()) oldest = *name;
+      return purged_binlog(position, fmt::format("{}; the server said: {}", oldest, error.message));
+    }
+    case replication::DumpFailure::same_server_id:
+      return Error{Errc::usage,
+                   fmt::format("another replica registered with server id {}, and the server dropped this {} for it "
+                               "({}): give every run its own --server-id, or leave it out for a generated one",
+                               server_id, run, error.message)};
+    case replication::DumpFailure::lost:
+      return Error{Errc::unavailable, error.message};
+    case replication::DumpFailure::none:
+    case replication::DumpFailure::other:
+      break;
+  }
+  if (error.code == Errc::unavailable) return Error{Errc::unavailable, error.message};
+  return error;
+}
+
 Result<Position> resolve_position(replication::BinlogClient& client, const std::string& text, bool for_start) {
   const std::string endpoint = client.connection().endpoint();
   if (text == "now") {

@@ -18,6 +18,14 @@ namespace cdc::stream {
 // The one message for "that binlog is gone", whether SHOW BINARY LOGS or the dump said so.
 [[nodiscard]] Error purged_binlog(std::string_view position, std::string_view oldest);
 
+// The error a run reports when the server ended its binlog dump with `error`: the binlog for
+// `position` purged (naming the oldest one left, listed over a new connection), another
+// replica registered with our server id (a usage error), a lost connection (unavailable: the
+// caller retries), or the error itself. `run` names the run for the message ("stream", "dump").
+[[nodiscard]] Error dump_error(const replication::BinlogClient& client, const Error& error,
+                               const mysql::ConnectionOptions& connection, std::string_view position,
+                               std::uint32_t server_id, std::string_view run);
+
 // "now", "earliest" (only when for_start) or a position in the server's flavor's form.
 [[nodiscard]] Result<gtid::Position> resolve_position(replication::BinlogClient& client, const std::string& text,
                                                       bool for_start);
