@@ -1,5 +1,5 @@
 """The text format of merge/uca_table.cpp: a UCA table as runs of code points and
-contractions. Shared by scripts/gen_uca_weights.sh and scripts/gen_uca0900_weights.py.
+contractions, as scripts/gen_uca_weights.sh writes it.
 
 An entry is a tuple of levels, each a tuple of 16-bit weights (no zeros)."""
 
