@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "merge/collation_weights.h"
+#include "merge/uca_table.h"
 #include "ndjson/json_scan.h"
 #include "ndjson/utf8.h"
 #include "rowimage/charset.h"
@@ -33,6 +34,8 @@ enum class KeyColumnOrder::Kind : std::uint8_t {
   text_ascii_byte,         // ascii_bin: the byte, which must be ASCII
   text_general_ci,         // utf8mb3/utf8mb4 general_ci: MariaDB's 16-bit weight per BMP character
   text_latin1_swedish_ci,  // latin1_swedish_ci: one weight per latin1 byte
+  // UCA collations: each level compared in turn, one PAD SPACE or NO PAD frame per level.
+  text_uca,
 };
 
 namespace {
@@ -69,6 +72,7 @@ std::string_view kind_name(Kind kind) {
     case Kind::text_ascii_byte:
     case Kind::text_general_ci:
     case Kind::text_latin1_swedish_ci:
+    case Kind::text_uca:
       return "text";
   }
   return "value";
@@ -458,11 +462,34 @@ void append_weights(const std::vector<std::uint32_t>& weights, unsigned width, b
   out.push_back('\x02');
 }
 
-Result<void> append_text(std::string_view json, Kind kind, bool pad_space, std::string& out) {
+// UCA: the weights of each compared level, framed as append_weights does, one level after the
+// other. The server compares level by level (the whole string's primary weights first, then its
+// secondary ones), so the frames concatenated, each prefix-free, compare the same way. A NO PAD
+// collation is NO PAD at the primary level only: MariaDB pads the accent and case levels with
+// the space's weight all the same (utf8mb4_uca1400_nopad_ai_cs finds 'a' = 'a' + U+0301, whose
+// tertiary weights are 0002 and 0002 0002).
+void append_uca_levels(const std::vector<std::uint32_t>& chars, const KeyColumnOrder& order, std::string& out) {
+  const auto& table = detail::UcaTable::get(static_cast<detail::UcaVersion>(order.uca_version));
+  thread_local std::vector<std::uint32_t> weights;
+  for (unsigned level = 0; level < table.levels(); ++level) {
+    if ((order.uca_levels & (1U << level)) == 0) continue;
+    weights.clear();
+    table.append_weights(chars, level, weights);
+    append_weights(weights, 2, order.pad_space || level > 0, table.space_weight(level), out);
+  }
+}
+
+Result<void> append_text(std::string_view json, const KeyColumnOrder& order, std::string& out) {
+  const Kind kind = order.kind;
+  const bool pad_space = order.pad_space;
   auto text = json_string(ndjson::trim_json_space(json));
   if (!text) return bad_value(json, kind, "not a JSON string");
   thread_local std::vector<std::uint32_t> chars;
   if (!decode_utf8(*text, chars)) return bad_value(json, kind, "ill-formed UTF-8");
+  if (kind == Kind::text_uca) {
+    append_uca_levels(chars, order, out);
+    return {};
+  }
   unsigned width = 3;
   std::uint32_t space = 0x20;
   switch (kind) {
@@ -510,7 +537,31 @@ Unexpected unsupported_collation(std::uint32_t collation_id) {
 struct TextCollation {
   Kind kind;
   bool pad_space;
+  detail::UcaVersion uca_version = detail::UcaVersion::uca1400;
+  std::uint8_t uca_levels = 0;
 };
+
+// utf8mb3/utf8mb4 UCA collations, by name without the charset: unicode_ci, unicode_520_ci and
+// their _nopad_ variants (primary level only), uca1400_[nopad_]{ai,as}_{ci,cs} (ai_ci: level 1;
+// as: + accents; cs: + case).
+std::optional<TextCollation> uca_collation(std::string_view name) {
+  using detail::UcaVersion;
+  constexpr std::uint8_t kPrimary = 1;
+  if (name == "unicode_ci") return TextCollation{Kind::text_uca, true, UcaVersion::unicode400, kPrimary};
+  if (name == "unicode_nopad_ci") return TextCollation{Kind::text_uca, false, UcaVersion::unicode400, kPrimary};
+  if (name == "unicode_520_ci") return TextCollation{Kind::text_uca, true, UcaVersion::unicode520, kPrimary};
+  if (name == "unicode_520_nopad_ci") return TextCollation{Kind::text_uca, false, UcaVersion::unicode520, kPrimary};
+  if (!name.starts_with("uca1400_")) return std::nullopt;
+  name.remove_prefix(8);
+  const bool nopad = name.starts_with("nopad_");
+  if (nopad) name.remove_prefix(6);
+  if (name.size() != 5 || name[2] != '_' || name[0] != 'a' || name[3] != 'c') return std::nullopt;
+  const bool accents = name[1] == 's';
+  const bool cases = name[4] == 's';
+  if ((!accents && name[1] != 'i') || (!cases && name[4] != 'i')) return std::nullopt;
+  const auto levels = static_cast<std::uint8_t>(kPrimary | (accents ? 2U : 0U) | (cases ? 4U : 0U));
+  return TextCollation{Kind::text_uca, !nopad, UcaVersion::uca1400, levels};
+}
 
 std::optional<TextCollation> text_collation(std::uint32_t collation_id) {
   if (collation_id > 0xFFFF) return std::nullopt;
@@ -537,6 +588,10 @@ std::optional<TextCollation> text_collation(std::uint32_t collation_id) {
       return TextCollation{Kind::text_general_ci, false};
     if (name == "latin1_swedish_ci") return TextCollation{Kind::text_latin1_swedish_ci, true};
     if (name == "latin1_swedish_nopad_ci") return TextCollation{Kind::text_latin1_swedish_ci, false};
+  }
+  if (utf8) {
+    const auto uca = uca_collation(name.substr(name.find('_') + 1));
+    if (uca && detail::UcaTable::get(uca->uca_version).ok()) return uca;
   }
   return std::nullopt;
 }
@@ -574,6 +629,8 @@ Result<KeyColumnOrder> KeyColumnOrder::make(std::string_view key_type, std::uint
       if (!text) return unsupported_collation(collation_id);
       order.kind = text->kind;
       order.pad_space = text->pad_space;
+      order.uca_version = static_cast<std::uint8_t>(text->uca_version);
+      order.uca_levels = text->uca_levels;
     }
   } else {
     return fail(Errc::unsupported,
@@ -608,7 +665,8 @@ Result<void> KeyColumnOrder::append_sort_key(std::string_view json_value, std::s
     case Kind::text_ascii_byte:
     case Kind::text_general_ci:
     case Kind::text_latin1_swedish_ci:
-      return append_text(json_value, kind, pad_space, out);
+    case Kind::text_uca:
+      return append_text(json_value, *this, out);
   }
   return fail(Errc::internal, "KeyColumnOrder without a kind");
 }

@@ -41,6 +41,8 @@ class KeyColumnOrder {
   Kind kind{};
   std::uint32_t collation_id = 0;
   bool pad_space = false;  // trailing spaces do not count (PAD SPACE collations)
+  std::uint8_t uca_version = 0;  // text_uca: the merge::detail::UcaVersion of the collation
+  std::uint8_t uca_levels = 0;   // text_uca: bit n set = level n compared (0 primary, 1 accents, 2 case)
 };
 
 // A row's sort key: the concatenation of each key column's sort key, in key order.

@@ -23,6 +23,9 @@
 #   keyless    no index at all: grp INT NOT NULL (about one row per value),
 #              note VARCHAR(40) utf8mb4, n BIGINT, at DATETIME(3); every tenth row of the fill
 #              repeats the one before, and the load copies rows whole, so identical rows abound
+#   uca        name VARCHAR(16) utf8mb4_uca1400_ai_ci primary key of 1-6 letters each spelled
+#              in one of four ways the collation finds equal ('a' 'A' 'á' 'Á', ß and ss), note
+#              VARCHAR(40) utf8mb4, n BIGINT; the load also spells existing keys anew
 # A load transaction has 1-5 statements among insert, update of non-key columns, delete,
 # primary-key move anywhere in the key space, and a multi-row update of up to 21 adjacent keys;
 # about 5% end with ROLLBACK. Everything follows from the seed.

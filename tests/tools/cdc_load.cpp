@@ -99,6 +99,16 @@ constexpr std::array<std::string_view, 14> kLatinPieces = {"a", "b", "z", "Q", "
 constexpr std::array<std::string_view, 18> kUtf8Pieces = {"a", "b", "z", "Q", "0", "7", " ", "é", "ü",
                                                           "ß", "'", "\\", "日本", "語", "😀", "🎉", "ñ", "\t"};
 
+// Letters spelled four ways that utf8mb4_uca1400_ai_ci finds equal (case and accents do not
+// count, and ß is ss): the uca kind's keys are made of them, so that a key moves between
+// spellings of one value and inserts meet keys equal to theirs under the collation.
+constexpr std::array<std::array<std::string_view, 4>, 6> kUcaLetters = {{{"a", "A", "á", "Á"},
+                                                                         {"e", "E", "é", "È"},
+                                                                         {"o", "O", "ö", "Ô"},
+                                                                         {"n", "N", "ñ", "Ñ"},
+                                                                         {"c", "C", "ç", "Ç"},
+                                                                         {"ss", "ß", "SS", "sS"}}};
+
 std::string maybe_null(Random& random, std::string literal) {
   return random.chance(15) ? std::string("NULL") : std::move(literal);
 }
@@ -143,13 +153,16 @@ std::string double_literal(Random& random) {
   return text;
 }
 
-enum class Kind { int_key, composite, varbinary, keyless };
+enum class Kind { int_key, composite, varbinary, keyless, uca };
+
+// How a fetched key value becomes a SQL literal again.
+enum class KeyLiteral { number, bytes, text };
 
 // What the load needs to know about one kind of table.
 struct Schema {
   std::vector<std::string> key_columns;
   std::vector<std::string> other_columns;
-  std::vector<bool> key_is_binary;  // per key column: fetched values become X'..' literals
+  std::vector<KeyLiteral> key_literals;  // per key column
   std::string create_body;
 };
 
@@ -158,27 +171,33 @@ Schema schema_of(Kind kind) {
     case Kind::int_key:
       return {{"id"},
               {"k", "c", "amount", "at", "blob_col", "ts"},
-              {false},
+              {KeyLiteral::number},
               "id INT NOT NULL PRIMARY KEY, k INT NOT NULL, c VARCHAR(40) NULL, amount DECIMAL(10,2) NULL, "
               "at DATETIME(3) NULL, blob_col VARBINARY(32) NULL, ts TIMESTAMP(6) NULL"};
     case Kind::composite:
       return {{"region", "code", "seq"},
               {"note", "v"},
-              {false, true, false},
+              {KeyLiteral::number, KeyLiteral::bytes, KeyLiteral::number},
               "region INT NOT NULL, code VARBINARY(8) NOT NULL, seq BIGINT UNSIGNED NOT NULL, "
               "note VARCHAR(40) CHARACTER SET utf8mb4 NULL, v DOUBLE NULL, PRIMARY KEY(region, code, seq)"};
     case Kind::varbinary:
       return {{"id"},
               {"payload", "n"},
-              {true},
+              {KeyLiteral::bytes},
               "id VARBINARY(16) NOT NULL PRIMARY KEY, payload VARCHAR(60) NULL, n BIGINT NULL"};
     case Kind::keyless:
       // No index at all: rows are told apart by nothing but their values, and identical rows
       // are made on purpose. grp finds rows (by a scan), and can be a --chunk-key.
       return {{"grp"},
               {"note", "n", "at"},
-              {false},
+              {KeyLiteral::number},
               "grp INT NOT NULL, note VARCHAR(40) CHARACTER SET utf8mb4 NULL, n BIGINT NULL, at DATETIME(3) NULL"};
+    case Kind::uca:
+      return {{"name"},
+              {"note", "n"},
+              {KeyLiteral::text},
+              "name VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_uca1400_ai_ci NOT NULL PRIMARY KEY, "
+              "note VARCHAR(40) CHARACTER SET utf8mb4 NULL, n BIGINT NULL"};
   }
   return {};
 }
@@ -307,8 +326,11 @@ class Load {
     std::size_t in_batch = 0;
     for (std::uint64_t i = 0; i < rows; ++i) {
       Key key;
-      do key = random_key();
-      while (kind_ != Kind::keyless && !used.insert(fmt::format("{}", fmt::join(key, ","))).second);
+      std::string identity;  // what tells keys apart: the letters, not their spelling, for uca
+      do {
+        key = kind_ == Kind::uca ? Key{cdc::mysql::text_literal(uca_text(&identity))} : random_key();
+        if (kind_ != Kind::uca) identity = fmt::format("{}", fmt::join(key, ","));
+      } while (kind_ != Kind::keyless && !used.insert(identity).second);
       sql += in_batch == 0 ? fmt::format("INSERT INTO {} ({}, {}) VALUES ", table_, key_list_,
                                          fmt::join(schema_.other_columns, ", "))
                            : std::string(",");
@@ -366,6 +388,13 @@ class Load {
       db_.exec(fmt::format("DELETE FROM {} WHERE {}{}", table_, key_equals(*existing), one));
       return db_.affected_rows();
     }
+    if (kind_ == Kind::uca && pick < 78) {  // the key is spelled anew: 'a' becomes 'Á', the same key
+      const auto spelled = existing_values();
+      if (!spelled || !spelled->front()) return 0;
+      db_.exec(fmt::format("UPDATE {} SET name = {} WHERE {}", table_,
+                           cdc::mysql::text_literal(respelled(*spelled->front())), key_equals(*existing)));
+      return db_.affected_rows();
+    }
     if (kind_ == Kind::keyless && pick < 85) {  // grp moves anywhere
       db_.exec(fmt::format("UPDATE {} SET grp = {} WHERE {}{}", table_, random_key().front(), key_equals(*existing), one));
       return db_.affected_rows();
@@ -413,6 +442,10 @@ class Load {
         sql = fmt::format("UPDATE {} SET n = IFNULL(n, 0) - 1, payload = {} WHERE {} ORDER BY {} LIMIT 20", table_,
                           payload_value(), key_at_least(random_key()), key_list_);
         break;
+      case Kind::uca:
+        sql = fmt::format("UPDATE {} SET n = IFNULL(n, 0) + 1, note = {} WHERE {} ORDER BY {} LIMIT 20", table_,
+                          note_value(), key_at_least(random_key()), key_list_);
+        break;
       case Kind::keyless: {  // every row of three adjacent groups, identical ones alike
         const auto from = random_.between(0, static_cast<std::int64_t>(key_space_ / 4));
         sql = fmt::format("UPDATE {} SET n = IFNULL(n, 0) + 1, note = {} WHERE grp BETWEEN {} AND {}", table_,
@@ -424,19 +457,59 @@ class Load {
     return db_.affected_rows();
   }
 
-  // An existing row's key: the first at or after a random key, else the first of all.
+  // An existing row's key: the first at or after a random key, else the first of all. Its
+  // values as fetched are kept in existing_values().
   std::optional<Key> existing_key() {
     auto row = db_.first_row(fmt::format("SELECT {0} FROM {1} WHERE {2} ORDER BY {0} LIMIT 1", key_list_, table_,
                                          key_at_least(random_key())));
     if (!row) row = db_.first_row(fmt::format("SELECT {0} FROM {1} ORDER BY {0} LIMIT 1", key_list_, table_));
+    existing_values_ = row;
     if (!row) return std::nullopt;
     Key key;
     for (std::size_t i = 0; i < row->size(); ++i) {
       const auto& value = (*row)[i];
       if (!value) fatal("a key column is NULL");
-      key.push_back(schema_.key_is_binary[i] ? cdc::mysql::bytes_literal(*value) : *value);
+      switch (schema_.key_literals[i]) {
+        case KeyLiteral::number: key.push_back(*value); break;
+        case KeyLiteral::bytes: key.push_back(cdc::mysql::bytes_literal(*value)); break;
+        case KeyLiteral::text: key.push_back(cdc::mysql::text_literal(*value)); break;
+      }
     }
     return key;
+  }
+  [[nodiscard]] const std::optional<std::vector<std::optional<std::string>>>& existing_values() const {
+    return existing_values_;
+  }
+
+  // 1-6 letters of kUcaLetters, each in a random spelling; identity (when given) gets the
+  // letters' indexes, the same for every spelling.
+  std::string uca_text(std::string* identity = nullptr) {
+    std::string out;
+    if (identity != nullptr) identity->clear();
+    const auto length = random_.between(1, 6);
+    for (std::int64_t i = 0; i < length; ++i) {
+      const auto letter =
+          static_cast<std::size_t>(random_.between(0, static_cast<std::int64_t>(kUcaLetters.size()) - 1));
+      out += kUcaLetters[letter][static_cast<std::size_t>(random_.between(0, 3))];
+      if (identity != nullptr) identity->push_back(static_cast<char>('0' + letter));
+    }
+    return out;
+  }
+
+  // The same letters as text (a uca key), each spelled anew.
+  std::string respelled(std::string_view text) {
+    std::string out;
+    while (!text.empty()) {
+      std::size_t letter = kUcaLetters.size();
+      std::size_t length = 0;
+      for (std::size_t l = 0; l < kUcaLetters.size(); ++l)
+        for (const std::string_view spelling : kUcaLetters[l])
+          if (text.starts_with(spelling) && spelling.size() > length) letter = l, length = spelling.size();
+      if (letter == kUcaLetters.size()) fatal(fmt::format("a uca key holds a letter it was not made of: {}", text));
+      out += kUcaLetters[letter][static_cast<std::size_t>(random_.between(0, 3))];
+      text.remove_prefix(length);
+    }
+    return out;
   }
 
   Key random_key() {
@@ -446,6 +519,7 @@ class Load {
         return {fmt::format("{}", random_.between(0, 3)), cdc::mysql::bytes_literal(random_.bytes(1, 8)),
                 fmt::format("{}", random_.bits())};
       case Kind::varbinary: return {cdc::mysql::bytes_literal(random_.bytes(16, 16))};
+      case Kind::uca: return {cdc::mysql::text_literal(uca_text())};
       // A quarter of the key space: several rows per group.
       case Kind::keyless: return {fmt::format("{}", random_.between(0, static_cast<std::int64_t>(key_space_ / 4)))};
     }
@@ -462,6 +536,8 @@ class Load {
                 maybe_null(random_, cdc::mysql::bytes_literal(random_.bytes(0, 32))),
                 maybe_null(random_, timestamp6_literal(random_))};
       case Kind::composite: return {note_value(), maybe_null(random_, double_literal(random_))};
+      case Kind::uca:
+        return {note_value(), maybe_null(random_, fmt::format("{}", random_.between(-1000, 1000)))};
       case Kind::varbinary:
         return {payload_value(),
                 maybe_null(random_, fmt::format("{}", random_.between(-(std::int64_t{1} << 62), std::int64_t{1} << 62)))};
@@ -505,6 +581,7 @@ class Load {
   std::string key_list_;
   Random random_;
   std::uint64_t key_space_ = 1000;
+  std::optional<std::vector<std::optional<std::string>>> existing_values_;
 };
 
 }  // namespace
@@ -522,7 +599,7 @@ int main(int argc, char** argv) {
   app.add_option("--table", options.table, "DB.TABLE")->required();
   app.add_option("--kind", options.kind_name, "Schema and key shape")
       ->required()
-      ->check(CLI::IsMember({"int", "composite", "varbinary", "keyless"}));
+      ->check(CLI::IsMember({"int", "composite", "varbinary", "keyless", "uca"}));
   app.add_option("--seed", options.seed, "Seed of every random choice")->required();
   app.add_flag("--create", options.create, "CREATE DATABASE IF NOT EXISTS, DROP and CREATE TABLE, insert --rows");
   app.add_option("--rows", options.rows, "Rows inserted by --create. Default: 0");
@@ -551,6 +628,7 @@ int main(int argc, char** argv) {
   const Kind kind = options.kind_name == "int"         ? Kind::int_key
                     : options.kind_name == "composite" ? Kind::composite
                     : options.kind_name == "keyless"   ? Kind::keyless
+                    : options.kind_name == "uca"       ? Kind::uca
                                                        : Kind::varbinary;
 
   Connection db(options.socket, options.host, options.port, options.user);

@@ -10,10 +10,13 @@
 
 #include "merge/collation_weights.h"
 #include "merge/key_order.h"
+#include "merge/uca_table.h"
 
 namespace {
 
 using cdc::merge::KeyColumnOrder;
+using cdc::merge::detail::UcaTable;
+using cdc::merge::detail::UcaVersion;
 
 KeyColumnOrder order_of(std::string_view type, std::uint32_t collation = 0) {
   auto order = KeyColumnOrder::make(type, collation);
@@ -267,14 +270,61 @@ TEST_CASE("merge key order: general_ci and latin1_swedish_ci from the generated 
   check_ascending(swedish, {"\"a\"", "\"z\"", "\"\\u00e5\""});  // Swedish: a-ring after z
 }
 
+TEST_CASE("merge key order: UCA collations from the generated weights") {
+  for (const auto version : {UcaVersion::unicode400, UcaVersion::unicode520, UcaVersion::uca1400})
+    CHECK(UcaTable::get(version).ok());
+  const auto ai_ci = order_of("varchar(20)", 2304);  // utf8mb4_uca1400_ai_ci
+  check_equal(ai_ci, "\"a\"", "\"\\u00c1  \"");     // case and accents do not count, nor trailing spaces
+  check_equal(ai_ci, "\"a\\u00ad\"", "\"A\"");       // the soft hyphen is ignorable
+  check_equal(ai_ci, "\"\\u00df\"", "\"ss\"");        // an expansion
+  check_ascending(ai_ci, {"\"a\\t\"", "\"a\"", "\"ab\"", "\"b\"", "\"\\u65e5\"", "\"\\ud840\\udc00\""});
+  // Catalan l-middle-dot is one contraction: l with an accent (equal to l without accents,
+  // between l and lz with them); apart, the dot weighs as punctuation.
+  check_equal(ai_ci, "\"l\\u00b7\"", "\"L\"");
+  check_ascending(ai_ci, {"\"\\u00b7l\"", "\"l\""});
+  check_ascending(order_of("varchar(20)", 2306), {"\"l\"", "\"l\\u00b7\"", "\"lz\"", "\"m\""});
+  const auto as_cs = order_of("varchar(20)", 2307);  // utf8mb4_uca1400_as_cs
+  check_ascending(as_cs, {"\"a\"", "\"A\"", "\"\\u00e1\"", "\"\\u00c1\"", "\"b\""});
+  check_equal(as_cs, "\"a\\u0301\"", "\"\\u00e1\"");  // decomposed and precomposed
+  // Case without accents: the tertiary weights of a + U+0301 are those of a and one more 0002, the
+  // space's, which even NO PAD pads the case level with.
+  for (const std::uint32_t id : {2305U, 2309U}) {  // utf8mb4_uca1400_ai_cs, _nopad_ai_cs
+    const auto ai_cs = order_of("varchar(20)", id);
+    check_equal(ai_cs, "\"a\"", "\"\\u00e1\"");
+    check_ascending(ai_cs, {"\"a\"", "\"A\""});
+  }
+  const auto nopad = order_of("varchar(20)", 2308);  // utf8mb4_uca1400_nopad_ai_ci
+  check_ascending(nopad, {"\"a\"", "\"A \""});
+  check_equal(order_of("varchar(20)", 2048), "\"a\"", "\"\\u00c1 \"");  // utf8mb3_uca1400_ai_ci
+  // utf8mb4_unicode_ci (UCA 4.0.0) weighs every supplementary character FFFD, above the BMP's
+  // weights (U+FFFD itself weighs 0DC6); unicode_520_ci tells them apart.
+  const auto unicode = order_of("varchar(20)", 224);
+  check_equal(unicode, "\"\\ud83d\\ude00\"", "\"\\ud83c\\udf89 \"");
+  check_ascending(unicode, {"\"\\ufffd\"", "\"\\ud83d\\ude00\""});
+  check_ascending(order_of("varchar(20)", 246), {"\"\\ud83c\\udf89\"", "\"\\ud83d\\ude00\""});
+  check_ascending(order_of("varchar(20)", 246), {"\"\\ufffd\"", "\"\\ud83d\\ude00\""});
+  check_ascending(order_of("varchar(20)", 1248), {"\"a\"", "\"a \""});  // utf8mb4_unicode_nopad_ci
+}
+
+TEST_CASE("merge key order: UCA tables reject malformed text") {
+  CHECK(UcaTable::parse({1, ",20: :209", "61.62:300"}).ok());
+  CHECK(UcaTable::parse({3, ",20:|| :209", ""}).ok());
+  CHECK_FALSE(UcaTable::parse({1, ",20: :209 :zz", ""}).ok());
+  CHECK_FALSE(UcaTable::parse({1, ",1f: :209", ""}).ok());       // no run for the space
+  CHECK_FALSE(UcaTable::parse({1, ",20: :209.20a", ""}).ok());   // the space must weigh one weight
+  CHECK_FALSE(UcaTable::parse({1, ",20: :209", "61:300"}).ok());  // a contraction of one character
+  CHECK_FALSE(UcaTable::parse({3, ",20:|| :209|0", ""}).ok());    // no zero weights
+  CHECK_FALSE(UcaTable::parse({4, ",20: :209", ""}).ok());
+}
+
 TEST_CASE("merge key order: unsupported collations and types say what to do") {
-  auto unicode = KeyColumnOrder::make("varchar(20)", 224);
-  REQUIRE_FALSE(unicode.has_value());
-  CHECK(unicode.error().code == cdc::Errc::unsupported);
-  CHECK(unicode.error().message ==
-        "key column collation utf8mb4_unicode_ci (id 224): cdc-merge cannot order it without the server; plan the "
-        "table with --chunk-key on a numeric, binary or _bin column");
-  for (const std::uint32_t id : {255U, 2304U, 192U, 576U, 0U, 9999U, 66U /* cp1250_bin */}) {
+  auto tailored = KeyColumnOrder::make("varchar(20)", 2312);
+  REQUIRE_FALSE(tailored.has_value());
+  CHECK(tailored.error().code == cdc::Errc::unsupported);
+  CHECK(tailored.error().message ==
+        "key column collation utf8mb4_uca1400_icelandic_ai_ci (id 2312): cdc-merge cannot order it without the "
+        "server; plan the table with --chunk-key on a numeric, binary or _bin column");
+  for (const std::uint32_t id : {255U, 576U, 0U, 9999U, 66U /* cp1250_bin */, 101U /* utf16_unicode_ci */}) {
     CAPTURE(id);
     auto order = KeyColumnOrder::make("varchar(20)", id);
     REQUIRE_FALSE(order.has_value());
