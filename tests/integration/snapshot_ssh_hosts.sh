@@ -6,7 +6,7 @@
 # they were reached at), every chunk is in its own file once, and the merged snapshot has the
 # rows of a run on one host. The hosts share this machine's files and tools: what crosses the
 # network is the work and the connections to the server. cdc-sync --snapshot-command over the
-# same hosts: sync_ssh_workers.sh.
+# same hosts: sync_snapshot_command.sh.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 source "$(dirname "$0")/live_lib.sh"

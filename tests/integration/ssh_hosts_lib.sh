@@ -1,5 +1,5 @@
 # Shared by the tests that run snapshot workers on other "hosts" over SSH
-# (snapshot_ssh_hosts.sh, sync_ssh_workers.sh): two workers, worker2 at 127.0.0.2 and worker3
+# (snapshot_ssh_hosts.sh, sync_snapshot_command.sh): two workers, worker2 at 127.0.0.2 and worker3
 # at 127.0.0.3, each an sshd of its own started from Debian's openssh-server with a host key
 # and a client key made for the test. The hosts share this machine's files and tools: what
 # crosses the network is the work and the connections to the server. Not a test itself.

@@ -11,7 +11,12 @@
 #             and completes;
 #   retry     a command that exits 69 is run again, as a local worker is;
 #   failed    a command that fails otherwise (ssh that cannot connect, 255) stops cdc-sync
-#             with its status, the command named.
+#             with its status, the command named;
+#   kubectl   the cdc-sync Deployment of examples/kubernetes/sync-workers.yaml, its arguments
+#             read from the YAML (Debian's python3-yaml) with /work and the option file moved
+#             into the test's directory, --mode initial_only added, and a kubectl on PATH whose
+#             exec runs the command here: each worker pod of the StatefulSet gets its shard,
+#             and the snapshot is the tables'.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 source "$(dirname "$0")/live_lib.sh"
@@ -113,6 +118,46 @@ failed=$(sed -n 's/.*the --snapshot-command of worker \([01]\) exited.*/\1/p' "$
 assert "ssh to a port no sshd listens on: the command named, as run (worker ${failed:-none})" grep -qF \
   "error: the --snapshot-command of worker $failed exited 255: $ssh_cmd -o Port=1 worker\$(($failed + 2)) $tools_dir/cdc-snapshot --defaults-file=$work/cdc.cnf --shard=$failed/2 " \
   "$work/err"
+
+# ---- the Kubernetes example -----------------------------------------------------------------------
+yaml="$source_dir/examples/kubernetes/sync-workers.yaml"
+if /usr/bin/python3 -c 'import yaml' 2>/dev/null; then
+  mkdir -p "$work/k8s/work" "$work/k8s/etc" "$work/k8s/bin"
+  cp "$work/cdc.cnf" "$work/k8s/etc/cdc.cnf"
+  # kubectl exec POD -- COMMAND...: COMMAND run here, POD and its --shard noted.
+  cat >"$work/k8s/bin/kubectl" <<EOF
+#!/usr/bin/env bash
+[[ \$1 == exec && \$3 == -- ]] || { echo "kubectl: not an exec: \$*" >&2; exit 2; }
+pod=\$2
+shift 3
+echo "\$pod \$(printf '%s\n' "\$@" | grep -- '^--shard=')" >>"$work/k8s/pods"
+exec "\$@"
+EOF
+  chmod +x "$work/k8s/bin/kubectl"
+  # The StatefulSet's replicas, then the Deployment's command and arguments, the volumes moved.
+  mapfile -t deployment < <(/usr/bin/python3 - "$yaml" <<'EOF' |
+import sys, yaml
+for doc in yaml.safe_load_all(open(sys.argv[1])):
+    if doc["kind"] == "StatefulSet":
+        print(doc["spec"]["replicas"])
+    if doc["kind"] == "Deployment":
+        container = doc["spec"]["template"]["spec"]["containers"][0]
+        for word in container["command"] + container["args"]:
+            print(word)
+EOF
+    sed -e "s|/work|$work/k8s/work|g" -e "s|/etc/cdc/cdc.cnf|$work/k8s/etc/cdc.cnf|g")
+  replicas=${deployment[0]}
+  assert "the example parses: $replicas workers, cdc-sync -j $replicas" \
+    grep -qx -- "-j$replicas" <(printf '%s\n' "${deployment[@]}")
+  expect "the example's cdc-sync, initial_only: exit 0" 0 env -u MYSQL_PWD PATH="$work/k8s/bin:$tools_dir:$PATH" \
+    timeout -k 5 120 "${deployment[@]:1}" --mode=initial_only --chunk-size=1000
+  rows "$work/k8s/work/shop-changes.ndjson" >"$work/k8s.rows"
+  same_file "the example's cdc-sync: the tables' rows" "$work/table.rows" "$work/k8s.rows"
+  want_pods=$(for ((i = 0; i < replicas; i++)); do echo "cdc-worker-$i --shard=$i/$replicas"; done)
+  assert "the example's cdc-sync: each worker pod got its shard" test "$(sort "$work/k8s/pods")" == "$want_pods"
+else
+  echo "skipped: the Kubernetes example (no python3-yaml)"
+fi
 
 ssh_hosts_stop
 bg_pids=()
