@@ -8,7 +8,8 @@
 #             for row, and both hosts did work;
 #   missing   a command that exits 0 having published only some chunks: exit 1, the missing
 #             chunks named, nothing merged; the rerun with a working command reads only those
-#             and completes;
+#             and completes; a command that published every chunk and then failed is not run
+#             again by the rerun;
 #   retry     a command that exits 69 is run again, as a local worker is;
 #   failed    a command that fails otherwise (ssh that cannot connect, 255) stops cdc-sync
 #             with its status, the command named;
@@ -81,10 +82,6 @@ assert "ssh -j 2: --metrics counts the chunk files the workers published" \
   grep -qx "cdc_sync_snapshot_chunks_done $chunks" "$work/sync.prom"
 assert "ssh -j 2: no password on the workers' command lines" \
   bash -c "! grep -qF -- '$THROWAWAY_CDC_PASSWORD' '$work/reached' '$work/err'"
-# A finished snapshot: the rerun runs no command at all.
-: >"$work/reached"
-expect "ssh -j 2, rerun: exit 0" 0 sync --dir "$dir" -j 2 --snapshot-command "$ssh_worker"
-assert "ssh -j 2, rerun: no worker run" test ! -s "$work/reached"
 
 # ---- a command that leaves chunks out ---------------------------------------------------------
 dir="$work/partial sync"
@@ -104,6 +101,15 @@ rows "$work/out" >"$work/partial.rows"
 same_file "rerun with both workers: the tables' rows" "$work/table.rows" "$work/partial.rows"
 assert "rerun with both workers: the chunks published before are kept, not read again" \
   test "$(stat -c %i "$first")" == "$inode"
+
+# A command that published every chunk and then failed: the rerun finds them all and runs none.
+dir="$work/published sync"
+expect "a command that fails after publishing every chunk: its exit 3" 3 sync --dir "$dir" \
+  --snapshot-command '{cdc-snapshot} {args} && exit 3'
+expect "its rerun: exit 0" 0 sync --dir "$dir" --snapshot-command "touch '$work/ran'; {cdc-snapshot} {args}"
+assert "its rerun: no command run" test ! -e "$work/ran"
+rows "$work/out" >"$work/published.rows"
+same_file "its rerun: the tables' rows" "$work/table.rows" "$work/published.rows"
 
 # ---- exit 69 is run again; another failure stops cdc-sync ---------------------------------------
 expect "a command that exits 69 once: exit 0" 0 sync --dir "$work/retry sync" \

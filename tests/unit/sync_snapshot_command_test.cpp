@@ -54,7 +54,7 @@ WorkerPlaceholders awkward_values() {
   values.plan = "/tmp/my sync/it's \"plan\".ndjson";
   values.chunks_dir = "/tmp/my sync/$HOME `x` \\n/chunks";
   values.cdc_snapshot = "/opt/cdc/bin/cdc-snapshot";
-  values.args = {"--host=db1", "--shard=1/3", "--output-dir=" + values.chunks_dir, values.plan, ""};
+  values.args = {"--host=db1", "--shard=1/3", "--output-dir=" + values.chunks_dir, values.plan, "", "/srv/my sync"};
   return values;
 }
 
