@@ -12,8 +12,8 @@
 #include <filesystem>
 
 #include "ndjson/writer.h"
-#include "sync/snapshot_command.h"
 #include "output/converter.h"
+#include "sync/snapshot_command.h"
 #include "util/fd_io.h"
 #include "util/progress.h"
 
