@@ -10,6 +10,9 @@
 #             chunks named, nothing merged; the rerun with a working command reads only those
 #             and completes; a command that published every chunk and then failed is not run
 #             again by the rerun;
+#   kill -9   of cdc-sync while its workers run: they go on in their own process groups and
+#             hold the --dir's lock (a rerun meanwhile: exit 2); the rerun after them finds
+#             every chunk and merges; SIGTERM instead stops every process of the commands;
 #   retry     a command that exits 69 is run again, as a local worker is;
 #   failed    a command that fails otherwise (ssh that cannot connect, 255) stops cdc-sync
 #             with its status, the command named;
@@ -110,6 +113,48 @@ expect "its rerun: exit 0" 0 sync --dir "$dir" --snapshot-command "touch '$work/
 assert "its rerun: no command run" test ! -e "$work/ran"
 rows "$work/out" >"$work/published.rows"
 same_file "its rerun: the tables' rows" "$work/table.rows" "$work/published.rows"
+
+# ---- kill -9 of cdc-sync while the workers run ---------------------------------------------------
+dir="$work/killed sync"
+(
+  exec env -u MYSQL_PWD CDC_TOOLS_DIR="$tools_dir" "$sync_bin" --defaults-file="$work/cdc.cnf" --tables 'shop.*' \
+    --mode initial_only --chunk-size 1000 --dir "$dir" -j 2 \
+    --snapshot-command "sleep 1; echo {shard} >>'$work/killed'; {cdc-snapshot} {args}" >/dev/null 2>&1
+) &
+killed_pid=$!
+bg_pids+=("$killed_pid")
+wait_until 10 test -e "$dir/plan.ndjson"
+sleep 0.3
+{
+  kill -9 "$killed_pid"
+  wait "$killed_pid"
+} 2>/dev/null
+expect "kill -9 of cdc-sync: a rerun while its workers run is refused, exit 2" 2 sync --dir "$dir" \
+  --snapshot-command '{cdc-snapshot} {args}'
+assert "kill -9 of cdc-sync: the workers hold the lock" grep -q "is in use by another cdc-sync" "$work/err"
+assert "kill -9 of cdc-sync: the workers go on, and end" wait_until 20 flock -n "$dir/lock" true
+assert "kill -9 of cdc-sync: both workers ran" test "$(sort "$work/killed" | tr '\n' ' ')" == "0/2 1/2 "
+expect "kill -9 of cdc-sync: the rerun after them: exit 0" 0 sync --dir "$dir" -j 2 \
+  --snapshot-command "touch '$work/ran_after_kill'; {cdc-snapshot} {args}"
+assert "kill -9 of cdc-sync: the rerun finds their chunks and runs no command" test ! -e "$work/ran_after_kill"
+rows "$work/out" >"$work/killed.rows"
+same_file "kill -9 of cdc-sync: the tables' rows" "$work/table.rows" "$work/killed.rows"
+
+# SIGTERM instead: it reaches every process of the commands (the sleep their shells wait for).
+dir="$work/stopped sync"
+(
+  exec env -u MYSQL_PWD CDC_TOOLS_DIR="$tools_dir" "$sync_bin" --defaults-file="$work/cdc.cnf" --tables 'shop.*' \
+    --mode initial_only --chunk-size 1000 --dir "$dir" -j 2 \
+    --snapshot-command "sleep 30; {cdc-snapshot} {args} # {shard}" >/dev/null 2>"$work/stopped.err"
+) &
+stopped_pid=$!
+bg_pids+=("$stopped_pid")
+wait_until 10 test -e "$dir/plan.ndjson"
+sleep 0.3
+kill -TERM "$stopped_pid"
+wait_exit "$stopped_pid" 5
+assert "SIGTERM to cdc-sync while the workers run: exit 75 ($status)" test "$status" == 75
+assert "SIGTERM to cdc-sync: no process of the commands holds the lock" flock -n "$dir/lock" true
 
 # ---- exit 69 is run again; another failure stops cdc-sync ---------------------------------------
 expect "a command that exits 69 once: exit 0" 0 sync --dir "$work/retry sync" \
