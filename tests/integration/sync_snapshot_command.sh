@@ -119,12 +119,13 @@ dir="$work/killed sync"
 (
   exec env -u MYSQL_PWD CDC_TOOLS_DIR="$tools_dir" "$sync_bin" --defaults-file="$work/cdc.cnf" --tables 'shop.*' \
     --mode initial_only --chunk-size 1000 --dir "$dir" -j 2 \
-    --snapshot-command "sleep 1; echo {shard} >>'$work/killed'; {cdc-snapshot} {args}" >/dev/null 2>&1
+    --snapshot-command "echo {shard} >>'$work/killed'; sleep 1; {cdc-snapshot} {args}" >/dev/null 2>&1
 ) &
 killed_pid=$!
 bg_pids+=("$killed_pid")
-wait_until 10 test -e "$dir/plan.ndjson"
-sleep 0.3
+# workers_started FILE: both workers have written their line.
+workers_started() { [[ $(cat "$1" 2>/dev/null | wc -l) == 2 ]]; }
+wait_until 10 workers_started "$work/killed"
 {
   kill -9 "$killed_pid"
   wait "$killed_pid"
@@ -145,12 +146,11 @@ dir="$work/stopped sync"
 (
   exec env -u MYSQL_PWD CDC_TOOLS_DIR="$tools_dir" "$sync_bin" --defaults-file="$work/cdc.cnf" --tables 'shop.*' \
     --mode initial_only --chunk-size 1000 --dir "$dir" -j 2 \
-    --snapshot-command "sleep 30; {cdc-snapshot} {args} # {shard}" >/dev/null 2>"$work/stopped.err"
+    --snapshot-command "echo {shard} >>'$work/stopped'; sleep 30; {cdc-snapshot} {args}" >/dev/null 2>&1
 ) &
 stopped_pid=$!
 bg_pids+=("$stopped_pid")
-wait_until 10 test -e "$dir/plan.ndjson"
-sleep 0.3
+wait_until 10 workers_started "$work/stopped"
 kill -TERM "$stopped_pid"
 wait_exit "$stopped_pid" 5
 assert "SIGTERM to cdc-sync while the workers run: exit 75 ($status)" test "$status" == 75
