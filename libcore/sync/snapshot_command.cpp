@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
+#include <unordered_set>
 
 #include "snapshot/run_snapshot.h"
 #include "sync/state_dir.h"
@@ -108,10 +110,19 @@ std::string expand_worker_command(std::string_view command_template, const Worke
 }
 
 Result<std::vector<std::string>> missing_chunk_files(std::string_view plan_text, const std::string& chunks_dir) {
+  // The directory listed once, not each name looked up: on NFS a name looked up before a
+  // worker on another host published it can stay "missing" in the client's cache for a while,
+  // and a listing is read afresh when the directory is opened.
+  std::unordered_set<std::string> published;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(chunks_dir, error)) {
+    std::string name = entry.path().filename().string();
+    if (name.ends_with(".ndjson") && is_regular_file(entry.path().string())) published.insert(std::move(name));
+  }
   std::vector<std::string> missing;
   auto read = each_plan_chunk(plan_text, [&](std::string_view, const records::Chunk& chunk) {
     std::string name = snapshot::chunk_file_name(chunk);
-    if (!is_regular_file(fmt::format("{}/{}", chunks_dir, name))) missing.push_back(std::move(name));
+    if (!published.contains(name)) missing.push_back(std::move(name));
   });
   if (!read) return fail(std::move(read).error());
   return missing;

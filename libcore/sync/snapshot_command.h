@@ -44,7 +44,7 @@ struct WorkerPlaceholders {
 [[nodiscard]] std::string expand_worker_command(std::string_view command_template, const WorkerPlaceholders& values);
 
 // The names of the chunk files (cdc-snapshot --output-dir's) of the plan's chunks that are not
-// published in chunks_dir, in plan order. Errc::corrupt_input for a plan line that is not a
+// published in chunks_dir (a missing directory has none), in plan order. Errc::corrupt_input for a plan line that is not a
 // chunk line.
 [[nodiscard]] Result<std::vector<std::string>> missing_chunk_files(std::string_view plan_text,
                                                                    const std::string& chunks_dir);

@@ -145,6 +145,9 @@ TEST_CASE("sync snapshot command: the plan's chunks missing from the directory, 
   auto missing = cdc::sync::missing_chunk_files(plan, files.dir());
   REQUIRE(missing);
   CHECK(*missing == std::vector<std::string>{"s.a.0.ndjson", "s.a.1.ndjson", "s.we%2Fird%25.0.ndjson"});
+  auto no_dir = cdc::sync::missing_chunk_files(plan, files.dir() + "/none");
+  REQUIRE(no_dir);
+  CHECK(no_dir->size() == 3);
   files.write("s.a.1.ndjson", "{}\n");
   files.write("s.a.0.ndjson.partial", "{}\n");  // not published
   missing = cdc::sync::missing_chunk_files(plan, files.dir());
