@@ -1,12 +1,12 @@
 #include "sync/add_resume.h"
 
 #include <fmt/format.h>
-#include <simdjson.h>
 
 #include <algorithm>
 
 #include "gtid/position.h"
 #include "records/chunk.h"
+#include "sync/state_dir.h"
 
 namespace cdc::sync {
 
@@ -19,28 +19,6 @@ std::optional<std::uint64_t> decimal(std::string_view text) noexcept {
   std::uint64_t value = 0;
   for (const char digit : text) value = value * 10 + static_cast<std::uint64_t>(digit - '0');
   return value;
-}
-
-// The plan's lines with something on them, each handed to visit(line, chunk).
-template <typename Visit>
-Result<void> each_chunk(std::string_view plan_text, Visit visit) {
-  simdjson::dom::parser parser;
-  std::size_t number = 0;
-  while (!plan_text.empty()) {
-    const std::size_t end = plan_text.find('\n');
-    const std::string_view line = plan_text.substr(0, end);
-    plan_text.remove_prefix(end == std::string_view::npos ? plan_text.size() : end + 1);
-    ++number;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const simdjson::padded_string padded(line);
-    simdjson::dom::object record;
-    if (parser.parse(padded).get_object().get(record) != simdjson::SUCCESS)
-      return fail(Errc::corrupt_input, fmt::format("plan line {}: not a JSON object", number));
-    auto chunk = records::parse_chunk(record);
-    if (!chunk) return fail(chunk.error().with_context(fmt::format("plan line {}", number)));
-    visit(line, *chunk);
-  }
-  return {};
 }
 
 void add_once(std::vector<TableName>& tables, TableName name) {
@@ -157,7 +135,7 @@ Rerun decide_rerun(const RerunFacts& facts, std::string_view wanted, Mode mode) 
 
 Result<NewTables> new_tables(std::string_view plan_text, const TableFilter& old_filter) {
   NewTables found;
-  auto read = each_chunk(plan_text, [&](std::string_view line, const records::Chunk& chunk) {
+  auto read = each_plan_chunk(plan_text, [&](std::string_view line, const records::Chunk& chunk) {
     if (old_filter.selects(chunk.db, chunk.table)) return;
     found.plan.append(line);
     found.plan += '\n';
@@ -169,7 +147,7 @@ Result<NewTables> new_tables(std::string_view plan_text, const TableFilter& old_
 
 Result<std::vector<TableName>> plan_tables(std::string_view plan_text) {
   std::vector<TableName> tables;
-  auto read = each_chunk(plan_text, [&](std::string_view, const records::Chunk& chunk) {
+  auto read = each_plan_chunk(plan_text, [&](std::string_view, const records::Chunk& chunk) {
     add_once(tables, TableName{chunk.db, chunk.table});
   });
   if (!read) return fail(std::move(read).error());

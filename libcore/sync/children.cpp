@@ -24,7 +24,8 @@ namespace cdc::sync {
 namespace {
 
 // What the signal handlers see: the wake-up pipe of the waits, the stop signal that came, and
-// the children to pass it on to (0: a free slot).
+// the children to pass it on to, as kill(2) takes them: a pid, or minus a process group's id
+// (0: a free slot).
 int g_wake_read = -1;
 int g_wake_write = -1;
 volatile std::sig_atomic_t g_stop_signal = 0;
@@ -40,7 +41,7 @@ extern "C" void on_stop_signal(int signal) {
   const int saved_errno = errno;
   g_stop_signal = signal;
   for (auto& child : g_children)
-    if (const pid_t pid = child.load(std::memory_order_relaxed); pid > 0) ::kill(pid, SIGTERM);
+    if (const pid_t target = child.load(std::memory_order_relaxed); target != 0) ::kill(target, SIGTERM);
   wake_up();
   errno = saved_errno;
 }
@@ -92,6 +93,7 @@ void Console::relay(std::string_view bytes) {
 
 struct Children::Running {
   pid_t pid = 0;
+  pid_t kill_target = 0;  // pid, or -pid for a child in its own process group
   std::size_t slot = 0;
   int relay_fd = -1;
   std::string relay_buffer;
@@ -147,17 +149,22 @@ Result<pid_t> Children::start(const ChildSpec& spec) {
   posix_spawnattr_setsigmask(&attributes, &signals);
   for (const int signal : {SIGINT, SIGTERM, SIGCHLD, SIGPIPE}) sigaddset(&signals, signal);
   posix_spawnattr_setsigdefault(&attributes, &signals);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;  // NOLINT(google-runtime-int): the API's type
+  if (spec.own_process_group) {
+    posix_spawnattr_setpgroup(&attributes, 0);
+    flags |= POSIX_SPAWN_SETPGROUP;
+  }
+  posix_spawnattr_setflags(&attributes, flags);
 
   constexpr int kCreate = O_WRONLY | O_CREAT | O_TRUNC;  // NOLINT(hicpp-signed-bitwise)
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  int relay[2] = {-1, -1};
+  if (spec.relay_stderr && ::pipe2(relay, O_CLOEXEC) != 0) return spawn_error("cannot make a pipe", errno);
   if (!spec.stdout_file.empty())
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, spec.stdout_file.c_str(), kCreate, 0666);
-  else if (spec.stdout_to_stderr)
-    posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
-  int relay[2] = {-1, -1};
+  else if (spec.stdout_to_stderr)  // into the relay too when there is one, in the order written
+    posix_spawn_file_actions_adddup2(&actions, spec.relay_stderr ? relay[1] : STDERR_FILENO, STDOUT_FILENO);
   if (spec.relay_stderr) {
-    if (::pipe2(relay, O_CLOEXEC) != 0) return spawn_error("cannot make a pipe", errno);
     posix_spawn_file_actions_adddup2(&actions, relay[1], STDERR_FILENO);
   } else if (!spec.stderr_file.empty()) {
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, spec.stderr_file.c_str(), kCreate, 0666);
@@ -182,11 +189,13 @@ Result<pid_t> Children::start(const ChildSpec& spec) {
     if (relay[0] >= 0) ::close(relay[0]);
     return spawn_error(fmt::format("cannot run {}", spec.argv[0]), spawned);
   }
-  g_children[slot].store(pid);
+  const pid_t kill_target = spec.own_process_group ? -pid : pid;
+  g_children[slot].store(kill_target);
   // A stop signal that came before the slot was filled did not reach this child.
-  if (g_stop_signal != 0) ::kill(pid, SIGTERM);
+  if (g_stop_signal != 0) ::kill(kill_target, SIGTERM);
   auto child = std::make_unique<Running>();
   child->pid = pid;
+  child->kill_target = kill_target;
   child->slot = slot;
   if (relay[0] >= 0) {
     ::fcntl(relay[0], F_SETFL, O_NONBLOCK);
@@ -226,7 +235,7 @@ std::optional<int> Children::background_status() {
 
 std::optional<int> Children::stop_background() {
   if (!background_) return std::nullopt;
-  if (!background_->done) ::kill(background_->pid, SIGTERM);
+  if (!background_->done) ::kill(background_->kill_target, SIGTERM);
   while (!background_->done && !reap_background()) wake_wait(std::chrono::milliseconds(200));
   background_.reset();
   return background_status_;
@@ -320,7 +329,7 @@ int Children::run(const ChildSpec& spec) {
 
 void Children::terminate_all() noexcept {
   for (const auto& child : running_)
-    if (!child->done) ::kill(child->pid, SIGTERM);
+    if (!child->done) ::kill(child->kill_target, SIGTERM);
 }
 
 bool Children::sleep(std::chrono::seconds duration) {

@@ -4,7 +4,8 @@
 // waitpid when a SIGCHLD wakes the wait (never polled with sleeps), and stopped with SIGTERM
 // when cdc-sync gets SIGINT or SIGTERM. Children run in cdc-sync's process group (a SIGKILL
 // to the group ends them all), read /dev/null, inherit the environment (MYSQL_PWD) and the
-// --dir lock, and get the default dispositions of the signals cdc-sync handles or ignores.
+// --dir lock, and get the default dispositions of the signals cdc-sync handles or ignores. A
+// child may have a process group of its own instead (ChildSpec::own_process_group).
 
 #include <signal.h>
 #include <sys/types.h>
@@ -46,6 +47,9 @@ struct ChildSpec {
   // which this returns false (a terminal on stderr then is cdc-sync's alone).
   std::function<bool(std::string_view line)> relay_stderr;
   std::vector<std::string> environment;  // NAME=VALUE added to cdc-sync's
+  // In a process group of its own, which SIGTERM is sent to: a shell command's every process
+  // gets it, not only the shell (sh -c does not exec the command it runs).
+  bool own_process_group = false;
 };
 
 class Children {

@@ -54,6 +54,10 @@ Result<void> apply_command_line(const CommandLine& line, Options& options) {
   }
   if (options.mode == Mode::no_data && (line.jobs_given || options.chunk_size || !options.chunk_keys.empty()))
     return fail(Errc::usage, "-j, --chunk-size and --chunk-key shape a snapshot, and --mode no_data takes none");
+  if (options.mode == Mode::no_data && line.snapshot_command_given)
+    return fail(Errc::usage, "--snapshot-command reads a snapshot's chunks, and --mode no_data takes none");
+  if (line.snapshot_command_given && options.snapshot_command.find_first_not_of(" \t\n") == std::string::npos)
+    return fail(Errc::usage, "--snapshot-command needs a command, e.g. 'ssh worker{index} cdc-snapshot {args}'");
   if (options.mode == Mode::initial_only && line.until_given)
     return fail(Errc::usage, "--until stops the stream, and --mode initial_only has none: it ends after the snapshot");
   if (options.until && options.until->empty())

@@ -29,6 +29,9 @@ struct Options {
   std::uint64_t jobs = 2;
   std::optional<std::uint64_t> chunk_size;
   std::vector<std::string> chunk_keys;
+  // --snapshot-command: a shell command template that reads the chunks in place of the -j
+  // local cdc-snapshot processes (sync/snapshot_command.h); "": those.
+  std::string snapshot_command;
   std::string on_phase;
   ProgressMode progress = ProgressMode::automatic;
   std::string output;
@@ -58,6 +61,7 @@ struct CommandLine {
   std::string mode = "initial";
   std::string jobs = "2";
   bool jobs_given = false;
+  bool snapshot_command_given = false;
   std::string chunk_size;                // "": not given
   std::optional<std::string> retry_for;  // nullopt: not given
   bool until_given = false;

@@ -13,6 +13,7 @@
 
 #include "ndjson/writer.h"
 #include "output/converter.h"
+#include "sync/snapshot_command.h"
 #include "util/fd_io.h"
 #include "util/progress.h"
 
@@ -92,20 +93,10 @@ void SnapshotSteps::remove_parts() {
     if (entry.path().filename().string().starts_with("plan.part.")) std::filesystem::remove(entry.path(), ignored);
 }
 
-// One run of the -j processes over the plan, dealt round-robin; the first failure's status
-// (the others are stopped then).
-int SnapshotSteps::read_chunks_once(std::uint64_t total) {
+// The -j local cdc-snapshot processes over the plan, dealt round-robin to plan.part.* files;
+// 0, or the status to stop with when one cannot be written or started.
+int SnapshotSteps::start_local_workers(std::uint64_t total) {
   const Options& options = runner_.options();
-  Console& console = runner_.console();
-  Children& children = runner_.children();
-  SnapshotCounts& counts = runner_.counts();
-  const bool show = options.progress == ProgressMode::always ||
-                    (options.progress == ProgressMode::automatic && ::isatty(STDERR_FILENO) == 1);
-  counts.chunks_total = total;
-  std::error_code error;
-  std::filesystem::create_directories(dir_.path("chunks"), error);
-  if (error) return *runner_.die(kIoError, fmt::format("cannot create {}", dir_.path("chunks")));
-  remove_parts();
   const std::uint64_t parts = std::max<std::uint64_t>(1, std::min(options.jobs, total));
   std::vector<std::string> dealt(parts);
   {
@@ -126,10 +117,6 @@ int SnapshotSteps::read_chunks_once(std::uint64_t total) {
       at = end + 1;
     }
   }
-  // cdc-snapshot draws its own progress line when stderr is a terminal; cdc-sync draws one
-  // for all of them, so theirs go through a pipe.
-  const bool relay = ::isatty(STDERR_FILENO) == 1;
-  int first_failure = 0;
   for (std::size_t part = 0; part < parts; ++part) {
     if (dealt[part].empty()) continue;
     const std::string name = "plan.part." + part_suffix(part);
@@ -139,15 +126,71 @@ int SnapshotSteps::read_chunks_once(std::uint64_t total) {
     std::vector<std::string> argv = runner_.connecting("cdc-snapshot", nullptr);
     argv.insert(argv.end(), options.retry_options.begin(), options.retry_options.end());
     argv.insert(argv.end(), {"--output-dir", dir_.path("chunks"), dir_.path(name)});
-    ChildSpec spec = command(argv);
-    if (relay) spec.relay_stderr = [](std::string_view) { return true; };
-    if (auto started = children.start(spec); !started) {
-      console.error(started.error().message);
-      first_failure = 127;
-      children.terminate_all();
-      break;
-    }
+    if (const int failed = start_worker(command(argv), false)) return failed;
   }
+  return 0;
+}
+
+// The --snapshot-command: once per worker, each with its shard of the one plan file, when it
+// names {index} or {shard} (-j workers, or fewer when the plan has fewer chunks); else once.
+// Each command's text goes to commands, in start order; 0, or the status to stop with.
+int SnapshotSteps::start_command_workers(std::uint64_t total, std::vector<std::string>& commands) {
+  const Options& options = runner_.options();
+  const bool per_worker = runs_per_worker(options.snapshot_command);
+  WorkerPlaceholders values;
+  values.count = per_worker ? std::max<std::uint64_t>(1, std::min(options.jobs, total)) : options.jobs;
+  values.plan = dir_.path("plan.ndjson");
+  values.chunks_dir = dir_.path("chunks");
+  values.cdc_snapshot = runner_.tool("cdc-snapshot");
+  for (std::uint64_t index = 0; index < (per_worker ? values.count : 1); ++index) {
+    values.index = index;
+    // A local worker's arguments (the password is in MYSQL_PWD, never among them).
+    const std::vector<std::string> argv = runner_.connecting("cdc-snapshot", nullptr);
+    values.args.assign(argv.begin() + 1, argv.end());
+    values.args.insert(values.args.end(), options.retry_options.begin(), options.retry_options.end());
+    if (per_worker) values.args.push_back(fmt::format("--shard={}/{}", index, values.count));
+    values.args.push_back("--output-dir=" + values.chunks_dir);
+    values.args.push_back(values.plan);
+    commands.push_back(expand_worker_command(options.snapshot_command, values));
+    // Its stdout is not the NDJSON's: it goes to stderr.
+    ChildSpec spec = command({"/bin/sh", "-c", commands.back()});
+    spec.stdout_to_stderr = true;
+    if (const int failed = start_worker(std::move(spec), true)) return failed;
+  }
+  return 0;
+}
+
+// 0, or 127 when it cannot be started (with the message).
+int SnapshotSteps::start_worker(ChildSpec spec, bool own_process_group) {
+  // cdc-snapshot draws its own progress line when stderr is a terminal; cdc-sync draws one
+  // for all of them, so theirs go through a pipe.
+  if (::isatty(STDERR_FILENO) == 1) spec.relay_stderr = [](std::string_view) { return true; };
+  spec.own_process_group = own_process_group;
+  if (auto started = runner_.children().start(spec); !started) {
+    runner_.console().error(started.error().message);
+    return 127;
+  }
+  return 0;
+}
+
+// One run of the workers over the plan: the first failure's status (the others are stopped
+// then).
+int SnapshotSteps::read_chunks_once(std::uint64_t total) {
+  const Options& options = runner_.options();
+  Console& console = runner_.console();
+  Children& children = runner_.children();
+  SnapshotCounts& counts = runner_.counts();
+  const bool show = options.progress == ProgressMode::always ||
+                    (options.progress == ProgressMode::automatic && ::isatty(STDERR_FILENO) == 1);
+  counts.chunks_total = total;
+  std::error_code error;
+  std::filesystem::create_directories(dir_.path("chunks"), error);
+  if (error) return *runner_.die(kIoError, fmt::format("cannot create {}", dir_.path("chunks")));
+  remove_parts();
+  std::vector<std::string> commands;  // --snapshot-command's, as run
+  int first_failure =
+      options.snapshot_command.empty() ? start_local_workers(total) : start_command_workers(total, commands);
+  if (first_failure != 0) children.terminate_all();
   count_chunks();
   const std::uint64_t start_chunks = counts.chunks_done;
   const std::uint64_t start_rows = counts.rows_done;
@@ -161,9 +204,14 @@ int SnapshotSteps::read_chunks_once(std::uint64_t total) {
                                     counts.rows_done - start_rows, static_cast<std::uint64_t>(elapsed.count())}));
   };
   children.wait_all(
-      [&](std::size_t, int status) {
+      [&](std::size_t index, int status) {
         if (status != 0 && first_failure == 0) {
           first_failure = status;
+          // A tool says why it failed; a command (ssh, kubectl) may not.
+          if (index < commands.size() && Children::stop_signal() == 0)
+            console.error(fmt::format("the --snapshot-command{} exited {}: {}",
+                                      commands.size() > 1 ? fmt::format(" of worker {}", index) : "", status,
+                                      commands[index]));
           children.terminate_all();
         }
       },
@@ -183,8 +231,28 @@ int SnapshotSteps::read_chunks_once(std::uint64_t total) {
 Stop SnapshotSteps::read_chunks() {
   auto total = count_lines(dir_.path("plan.ndjson"));
   if (!total) return runner_.die(kIoError, total.error().message);
-  const int status = runner_.retrying("cdc-snapshot", [&] { return read_chunks_once(*total); });
-  if (const Stop stop = runner_.after_step(status)) return stop;
+  const bool by_command = !runner_.options().snapshot_command.empty();
+  // A command (an ssh to each worker) is not run again for nothing: local workers skip the
+  // published chunks at no cost.
+  auto missing = missing_chunks();
+  if (!missing) return runner_.die(kDataError, missing.error().message);
+  if (!by_command || !missing->empty()) {
+    const int status = runner_.retrying(by_command ? "the --snapshot-command" : "cdc-snapshot",
+                                        [&] { return read_chunks_once(*total); });
+    if (const Stop stop = runner_.after_step(status)) return stop;
+    missing = missing_chunks();
+    if (!missing) return runner_.die(kDataError, missing.error().message);
+  }
+  // Never merged without them: a worker that wrote elsewhere, a command that read a part.
+  if (!missing->empty())
+    return runner_.die(kFailure,
+                       fmt::format("{}{} of the plan's {} chunks are not in {}: {}{}",
+                                   by_command ? "the --snapshot-command exited 0, but " : "", missing->size(), *total,
+                                   dir_.path("chunks"), some_names(*missing, 10),
+                                   by_command ? "; the workers must write them there, a directory they share with "
+                                                "cdc-sync; run the same command again to read the missing chunks"
+                                              : ""));
+  runner_.counts().chunks_total = *total;
   count_chunks();
   if (runner_.counts().chunks_done != *total)
     return runner_.die(kFailure, fmt::format("{} has {} chunk files, and the plan has {} chunks: remove {} and {} to "
@@ -192,6 +260,14 @@ Stop SnapshotSteps::read_chunks() {
                                              dir_.path("chunks"), runner_.counts().chunks_done, *total,
                                              dir_.path("chunks"), dir_.path("span")));
   return std::nullopt;
+}
+
+Result<std::vector<std::string>> SnapshotSteps::missing_chunks() const {
+  auto plan = dir_.read_text("plan.ndjson");
+  if (!plan) return fail(Errc::io, fmt::format("cannot read {}", dir_.path("plan.ndjson")));
+  auto missing = missing_chunk_files(*plan, dir_.path("chunks"));
+  if (!missing) return fail(missing.error().with_context(dir_.path("plan.ndjson")));
+  return missing;
 }
 
 // ---- step 3: the span ----

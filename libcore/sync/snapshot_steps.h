@@ -1,10 +1,10 @@
 #pragma once
 
 // The snapshot steps of man cdc-sync's flow on one state directory: the plan's chunks read by
-// -j cdc-snapshot processes, their span, the deltas, the merge and the snapshot out. DIR for
-// the first snapshot; DIR/add.N for the tables an addition brings (sync/add_flow.h). Each step
-// leaves its file in the directory (sync/state_dir.h), so that sync/resume.h and
-// sync/add_resume.h can tell what is done.
+// -j cdc-snapshot processes (or by --snapshot-command, sync/snapshot_command.h), their span,
+// the deltas, the merge and the snapshot out. DIR for the first snapshot; DIR/add.N for the
+// tables an addition brings (sync/add_flow.h). Each step leaves its file in the directory
+// (sync/state_dir.h), so that sync/resume.h and sync/add_resume.h can tell what is done.
 
 #include <string>
 #include <string_view>
@@ -44,6 +44,11 @@ class SnapshotSteps {
   void count_chunks();
   void remove_parts();
   int read_chunks_once(std::uint64_t total);
+  int start_local_workers(std::uint64_t total);
+  int start_command_workers(std::uint64_t total, std::vector<std::string>& commands);
+  int start_worker(ChildSpec spec, bool own_process_group);
+  // The chunk files of the plan's chunks that are not in DIR/chunks.
+  [[nodiscard]] Result<std::vector<std::string>> missing_chunks() const;
   [[nodiscard]] std::vector<std::string> merge_inputs(std::vector<std::string> argv) const;
   bool deltas_pass_check();
   [[nodiscard]] std::string first_line_of(std::string_view name) const;

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "records/chunk.h"
 #include "records/kinds.h"
 #include "util/fd_io.h"
 
@@ -36,6 +37,27 @@ bool fsync_path(const std::string& path) {
 }
 
 }  // namespace
+
+Result<void> each_plan_chunk(std::string_view plan_text,
+                             const std::function<void(std::string_view line, const records::Chunk& chunk)>& visit) {
+  simdjson::dom::parser parser;
+  std::size_t number = 0;
+  while (!plan_text.empty()) {
+    const std::size_t end = plan_text.find('\n');
+    const std::string_view line = plan_text.substr(0, end);
+    plan_text.remove_prefix(end == std::string_view::npos ? plan_text.size() : end + 1);
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const simdjson::padded_string padded(line);
+    simdjson::dom::object record;
+    if (parser.parse(padded).get_object().get(record) != simdjson::SUCCESS)
+      return fail(Errc::corrupt_input, fmt::format("plan line {}: not a JSON object", number));
+    auto chunk = records::parse_chunk(record);
+    if (!chunk) return fail(chunk.error().with_context(fmt::format("plan line {}", number)));
+    visit(line, *chunk);
+  }
+  return {};
+}
 
 std::string logical_absolute(std::string_view path) {
   std::filesystem::path absolute(path);

@@ -18,11 +18,13 @@
 //   lock              flock(2)ed for the run, inherited by the tools
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "records/chunk.h"
 #include "records/snapshot_lines.h"
 #include "sync/resume.h"
 #include "util/result.h"
@@ -88,6 +90,11 @@ class SyncState {
 // The rows of a finished chunk file, from its last line (cdc-snapshot's op "high",
 // records::High); 0 when that line cannot be read as one.
 [[nodiscard]] std::uint64_t chunk_file_rows(const std::string& path);
+
+// Each chunk line of a plan (the lines with something on them), handed to visit(line, chunk);
+// Errc::corrupt_input naming the line's number for one that is not a chunk line.
+[[nodiscard]] Result<void> each_plan_chunk(
+    std::string_view plan_text, const std::function<void(std::string_view line, const records::Chunk& chunk)>& visit);
 
 // Absolute without resolving symbolic links: relative to $PWD when it names the working
 // directory, "." and ".." taken out lexically.

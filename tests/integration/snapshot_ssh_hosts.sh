@@ -1,21 +1,17 @@
 #!/usr/bin/env bash
 # The README's snapshot across hosts, run: GNU parallel --sshlogin deals the plan's chunk lines
-# to two worker "hosts" (127.0.0.2 and 127.0.0.3, each with an sshd of its own started here
-# from Debian's openssh-server, with a host key and a client key made for the test), each
-# worker runs cdc-snapshot --output-dir into a directory they share, and cdc-merge makes the
-# snapshot. Checked: both hosts read chunks (the workers' SSH_CONNECTION names the address
+# to two worker "hosts" (127.0.0.2 and 127.0.0.3, each with an sshd of its own: ssh_hosts_lib.sh),
+# each worker runs cdc-snapshot --output-dir into a directory they share, and cdc-merge makes
+# the snapshot. Checked: both hosts read chunks (the workers' SSH_CONNECTION names the address
 # they were reached at), every chunk is in its own file once, and the merged snapshot has the
 # rows of a run on one host. The hosts share this machine's files and tools: what crosses the
-# network is the work and the connections to the server.
+# network is the work and the connections to the server. cdc-sync --snapshot-command over the
+# same hosts: sync_snapshot_command.sh.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 source "$(dirname "$0")/live_lib.sh"
-for tool in /usr/sbin/sshd parallel ssh ssh-keygen; do
-  if ! command -v "$tool" >/dev/null; then
-    echo "skipped: $tool is not installed (Debian's openssh-server and parallel)"
-    exit 77
-  fi
-done
+source "$(dirname "$0")/ssh_hosts_lib.sh"
+ssh_hosts_require parallel
 throwaway_start "$srv" || exit 1
 
 root -e "CREATE DATABASE shop; USE shop;
@@ -27,46 +23,7 @@ printf '[client]\nhost=127.0.0.1\nport=%s\nuser=cdc\npassword=%s\n' "$THROWAWAY_
   >"$work/cdc.cnf"
 chmod 600 "$work/cdc.cnf"
 
-# Keys, and one sshd per worker address.
-ssh-keygen -q -t ed25519 -N '' -f "$work/host_key" || exit 1
-ssh-keygen -q -t ed25519 -N '' -f "$work/client_key" || exit 1
-cp "$work/client_key.pub" "$work/authorized_keys"
-chmod 600 "$work/authorized_keys"
-[[ $(id -u) == 0 ]] && mkdir -p /run/sshd  # the privilege separation directory sshd wants as root
-port=$((20000 + RANDOM % 20000))
-: >"$work/ssh_config"
-sshd_pids=()
-for host in 2 3; do
-  cat >"$work/sshd_config.$host" <<EOF
-ListenAddress 127.0.0.$host:$port
-HostKey $work/host_key
-AuthorizedKeysFile $work/authorized_keys
-PidFile $work/sshd.$host.pid
-StrictModes no
-UsePAM no
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PermitRootLogin prohibit-password
-AcceptEnv LANG
-EOF
-  /usr/sbin/sshd -D -e -f "$work/sshd_config.$host" 2>"$work/sshd.$host.log" &
-  sshd_pids+=($!)
-  bg_pids+=($!)
-  cat >>"$work/ssh_config" <<EOF
-Host worker$host
-  HostName 127.0.0.$host
-  Port $port
-  User $(id -un)
-  IdentityFile $work/client_key
-  IdentitiesOnly yes
-  StrictHostKeyChecking no
-  UserKnownHostsFile /dev/null
-  LogLevel ERROR
-  BatchMode yes
-EOF
-done
-ssh_cmd="ssh -F $work/ssh_config"
-assert "both workers answer over SSH" wait_until 10 bash -c "$ssh_cmd worker2 true && $ssh_cmd worker3 true"
+ssh_hosts_start || exit 1
 
 MYSQL_PWD=$THROWAWAY_CDC_PASSWORD "$tools_dir/cdc-plan" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc --tables 'shop.*' \
   --chunk-size 4000 >"$work/chunks.ndjson" || exit 1
@@ -95,9 +52,6 @@ MYSQL_PWD=$THROWAWAY_CDC_PASSWORD "$tools_dir/cdc-snapshot" -h 127.0.0.1 -P "$TH
 rows() { jq -c 'select(.op=="r") | [.db, .table, .after]' "$1" | sort; }
 assert "the merged snapshot has the rows of a run on one host ($(rows "$work/one_host.ndjson" | wc -l))" \
   cmp -s <(rows "$work/merged.ndjson") <(rows "$work/one_host.ndjson")
-for pid in "${sshd_pids[@]}"; do
-  kill "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
-done
+ssh_hosts_stop
 bg_pids=()
 finish

@@ -264,6 +264,18 @@ TEST_CASE("sync command line: cdc-sync's own checks, in the shell version's orde
   line.jobs_given = true;
   CHECK(message(line, base) == "-j, --chunk-size and --chunk-key shape a snapshot, and --mode no_data takes none");
   line = {};
+  line.mode = "no_data";
+  line.snapshot_command_given = true;
+  Options with_command = base;
+  with_command.snapshot_command = "ssh w{index} cdc-snapshot {args}";
+  CHECK(message(line, with_command) == "--snapshot-command reads a snapshot's chunks, and --mode no_data takes none");
+  line = {};
+  line.snapshot_command_given = true;
+  with_command.snapshot_command = " \t";
+  CHECK(message(line, with_command).starts_with("--snapshot-command needs a command"));
+  with_command.snapshot_command = "{cdc-snapshot} {args}";
+  CHECK(message(line, with_command).empty());
+  line = {};
   line.mode = "initial_only";
   line.until_given = true;
   CHECK(message(line, base).starts_with("--until stops the stream"));

@@ -88,6 +88,14 @@ int main(int argc, char** argv) {
                  "DB.TABLE=COL[,COL]: split this table by these columns (cdc-plan); repeatable")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->group(snapshot);
+  CLI::Option* snapshot_command =
+      app.add_option("--snapshot-command", options.snapshot_command,
+                     "Read the chunks with this sh command instead of local cdc-snapshot processes: once per -j "
+                     "worker when it names {index} or {shard}, else once; {plan}, {dir} (DIR/chunks, shared with "
+                     "the workers), {count}, {cdc-snapshot} and {args} (a local worker's arguments, no password) are filled "
+                     "in as quoted words. E.g. 'ssh worker{index} \"cdc-snapshot {args}\"'")
+          ->type_name("CMD")
+          ->group(snapshot);
   const std::string output = "Output";
   app.add_option("--output", options.output,
                  "Stream to FILE, exactly once across restarts (cdc-stream --output); the snapshot stays in "
@@ -158,6 +166,7 @@ int main(int argc, char** argv) {
                                : fmt::format("unexpected operand '{}': cdc-sync takes options only", first));
   }
   line.jobs_given = app.count("-j") > 0;
+  line.snapshot_command_given = snapshot_command->count() > 0;
   line.until_given = until->count() > 0;
   if (app.count("--retry-for") > 0) line.retry_for = retry_for;
   if (auto checked = cdc::sync::apply_command_line(line, options); !checked)
