@@ -22,7 +22,7 @@ namespace {
 constexpr std::size_t kEntryOverhead = 96;  // an EffectEntry in a slice: two std::string headers, index
 // The mapped deltas pages read back while writing runs or the output count in the resident
 // set: they are dropped after every kForgetSourceBytes of images (the page cache keeps them).
-constexpr std::uint64_t kForgetSourceBytes = std::uint64_t{1} << 20;
+constexpr std::uint64_t kForgetSourceBytes = std::uint64_t{256} << 10;
 
 void put_group(std::string& key, std::uint32_t group) {
   key.push_back(static_cast<char>(group >> 24));
@@ -55,18 +55,28 @@ void combine(Effect& earlier, Effect&& later) {
   earlier = std::move(later);
 }
 
+// stored: the line, or with image_size > 0 its head (head_size bytes) and tail around the image
+// at image_offset of the mapped deltas, which is read back only when the run is.
 void append_record(std::string& plain, std::string_view key, EffectKind kind, std::int64_t count,
-                   std::string_view line) {
+                   std::string_view stored, std::size_t head_size = 0, std::uint64_t image_offset = 0,
+                   std::size_t image_size = 0) {
   put_varint(plain, key.size());
   plain.append(key);
   plain.push_back(static_cast<char>(kind));
   put_varint(plain, (static_cast<std::uint64_t>(count) << 1) ^ static_cast<std::uint64_t>(count >> 63));
-  put_varint(plain, line.size());
-  plain.append(line);
+  put_varint(plain, stored.size());
+  plain.append(stored);
+  put_varint(plain, image_size);
+  if (image_size == 0) return;
+  put_varint(plain, head_size);
+  put_varint(plain, image_offset);
 }
 
 // One spilled run: records of (key, kind, count, line) through a zstd stream.
-//   varint key size, key bytes, kind byte, varint zigzag count, varint line size, line bytes
+//   varint key size, key bytes, kind byte, varint zigzag count, varint stored size, stored
+//   bytes, varint image size, and when it is not 0: varint head size, varint image offset.
+// A line whose image is in the mapped deltas is stored as its head and tail only: runs are a
+// fifth of the size, and the image is copied once, when the run is read back.
 // fill(plain) appends records to plain and returns false when there are no more.
 template <typename Fill>
 Result<void> write_run(const TempDir::File& file, Fill fill) {
@@ -100,30 +110,56 @@ class RunReader {
  public:
   static constexpr std::size_t kReadBytes = std::size_t{32} << 10;
 
-  explicit RunReader(const TempDir::File& file)
-      : file_(file), dctx_(ZSTD_createDCtx(), ZSTD_freeDCtx), packed_(kReadBytes, '\0') {}
+  // source: the mapped deltas the images are read back from (see append_record).
+  RunReader(const TempDir::File& file, const char* source, std::size_t source_size)
+      : file_(file),
+        dctx_(ZSTD_createDCtx(), ZSTD_freeDCtx),
+        packed_(kReadBytes, '\0'),
+        source_(source),
+        source_size_(source_size) {}
 
   // false at the end of the run.
   Result<bool> read(EffectEntry& entry) {
     auto first = available(1);
     if (!first) return fail(first.error());
-    if (!*first) return false;
+    if (!*first) {
+      EffectStore::forget_source(source_, source_size_, touched_, true);
+      return false;
+    }
     std::uint64_t key_size = 0;
     if (auto got = varint(key_size); !got) return got;
-    std::string key;
-    if (auto got = bytes(key_size, key); !got) return got;
-    if (key.size() < 4) return corrupt();
-    std::string kind;
-    if (auto got = bytes(1, kind); !got) return got;
+    key_.clear();
+    if (auto got = bytes(key_size, key_); !got) return got;
+    if (key_.size() < 4) return corrupt();
+    kind_.clear();
+    if (auto got = bytes(1, kind_); !got) return got;
     std::uint64_t zigzag = 0;
     if (auto got = varint(zigzag); !got) return got;
-    std::uint64_t line_size = 0;
-    if (auto got = varint(line_size); !got) return got;
-    entry.effect.line.clear();
-    if (auto got = bytes(line_size, entry.effect.line); !got) return got;
-    entry.group = get_group(key);
-    entry.identity.assign(key, 4);
-    entry.effect.kind = static_cast<EffectKind>(kind[0]);
+    std::uint64_t stored_size = 0;
+    if (auto got = varint(stored_size); !got) return got;
+    stored_.clear();
+    if (auto got = bytes(stored_size, stored_); !got) return got;
+    std::uint64_t image_size = 0;
+    if (auto got = varint(image_size); !got) return got;
+    if (image_size == 0) {
+      entry.effect.line.swap(stored_);
+    } else {
+      std::uint64_t head_size = 0;
+      std::uint64_t image_offset = 0;
+      if (auto got = varint(head_size); !got) return got;
+      if (auto got = varint(image_offset); !got) return got;
+      if (head_size > stored_.size() || source_ == nullptr || image_offset > source_size_ ||
+          image_size > source_size_ - image_offset)
+        return corrupt();
+      entry.effect.line.assign(stored_, 0, static_cast<std::size_t>(head_size));
+      entry.effect.line.append(source_ + image_offset, static_cast<std::size_t>(image_size));
+      entry.effect.line.append(stored_, static_cast<std::size_t>(head_size));
+      touched_.add(image_offset, image_size);
+      EffectStore::forget_source(source_, source_size_, touched_, false);
+    }
+    entry.group = get_group(key_);
+    entry.identity.assign(key_, 4);
+    entry.effect.kind = static_cast<EffectKind>(kind_[0]);
     entry.effect.count = static_cast<std::int64_t>(zigzag >> 1) ^ -static_cast<std::int64_t>(zigzag & 1);
     return true;
   }
@@ -195,6 +231,12 @@ class RunReader {
   TempDir::File file_;
   std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx_;
   std::string packed_;
+  const char* source_;
+  std::size_t source_size_;
+  EffectStore::SourceTouch touched_;
+  std::string key_;  // scratch
+  std::string kind_;
+  std::string stored_;
   ZSTD_inBuffer in_{nullptr, 0, 0};
   std::uint64_t offset_ = 0;
   bool eof_ = false;
@@ -208,8 +250,11 @@ class MergingCursor final : public EffectCursor {
  public:
   // memory: the latest run, read entry by entry (false at its end).
   using MemorySource = std::function<bool(EffectEntry&)>;
-  MergingCursor(std::vector<TempDir::File> files, MemorySource memory) : memory_(std::move(memory)) {
-    for (const TempDir::File& file : files) readers_.push_back(std::make_unique<RunReader>(file));
+  // source: the mapped deltas that the runs' images are in (nullptr: none).
+  MergingCursor(std::vector<TempDir::File> files, MemorySource memory, const char* source, std::size_t source_size)
+      : memory_(std::move(memory)) {
+    for (const TempDir::File& file : files)
+      readers_.push_back(std::make_unique<RunReader>(file, source, source_size));
     heads_.resize(readers_.size() + 1);
   }
 
@@ -391,13 +436,15 @@ std::string_view EffectStore::line_of(const Record& record, const Arena& arena, 
   return scratch;
 }
 
-void EffectStore::forget_source(SourceTouch& touch, bool force) const noexcept {
+void EffectStore::forget_source(const char* source, std::size_t source_size, SourceTouch& touch,
+                                bool force) noexcept {
   if (touch.bytes == 0 || (!force && touch.bytes < kForgetSourceBytes)) return;
-  // Page-aligned: the mapping starts on a page.
-  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  const std::uint64_t lo = touch.lo - touch.lo % page;
-  const std::uint64_t hi = std::min<std::uint64_t>(source_size_, touch.hi);
-  if (source_ != nullptr && hi > lo) ::madvise(const_cast<char*>(source_) + lo, hi - lo, MADV_DONTNEED);
+  // A page fault maps the cached pages around it too (the kernel's fault-around, 64 KiB by
+  // default): widened to those, aligned (the mapping starts on such a boundary).
+  constexpr std::uint64_t kFaultAround = std::uint64_t{64} << 10;
+  const std::uint64_t lo = touch.lo - touch.lo % kFaultAround;
+  const std::uint64_t hi = std::min<std::uint64_t>(source_size, (touch.hi + kFaultAround - 1) / kFaultAround * kFaultAround);
+  if (source != nullptr && hi > lo) ::madvise(const_cast<char*>(source) + lo, hi - lo, MADV_DONTNEED);
   touch = SourceTouch{};
 }
 
@@ -500,18 +547,17 @@ Result<void> EffectStore::spill() {
   auto file = temp_.create("run");
   if (!file) return fail(file.error());
   std::size_t next = 0;
-  SourceTouch touched;
   auto written = write_run(*file, [&](std::string& plain) {
     while (next < order.size() && plain.size() < (std::size_t{1} << 20)) {
       const Record& record = records_[order[next++]];
-      append_record(plain, key_of(record), record.kind, record.count, line_of(record, arena_, source_, scratch_));
-      touched.add(record);
-      forget_source(touched, false);
+      const std::string_view stored(record.line_size == 0 ? nullptr : arena_.at(record.line_offset),
+                                    record.line_size);
+      append_record(plain, key_of(record), record.kind, record.count, stored, record.head_size, record.image_offset,
+                    record.image_size);
     }
     return next < order.size();
   });
   if (!written) return written;
-  forget_source(touched, true);
   referenced_ = 0;
   runs_.push_back(*file);
   clear_memory();
@@ -530,7 +576,7 @@ Result<void> EffectStore::merge_runs() {
       }
       MergingCursor cursor(std::vector<TempDir::File>(runs_.begin() + static_cast<std::ptrdiff_t>(first),
                                                       runs_.begin() + static_cast<std::ptrdiff_t>(last)),
-                           [](EffectEntry&) { return false; });
+                           [](EffectEntry&) { return false; }, source_, source_size_);
       if (auto started = cursor.start(); !started) return started;
       auto file = temp_.create("run");
       if (!file) return fail(file.error());
@@ -607,7 +653,7 @@ Result<std::unique_ptr<EffectCursor>> EffectStore::finish() {
     memory->store->forget_source(memory->touched, false);
     return true;
   };
-  auto cursor = std::make_unique<MergingCursor>(runs_, std::move(source));
+  auto cursor = std::make_unique<MergingCursor>(runs_, std::move(source), source_, source_size_);
   if (auto started = cursor->start(); !started) return fail(started.error());
   return std::unique_ptr<EffectCursor>(std::move(cursor));
 }

@@ -171,21 +171,32 @@ class EffectStore {
   // The record's whole line (into scratch when it is split).
   static std::string_view line_of(const Record& record, const Arena& arena, const char* source,
                                   std::string& scratch);
-  // The range of the source read back since its pages were last dropped.
+
+ public:
+  // The range of the mapped source read back since its pages were last dropped, and how many
+  // bytes of pages that made resident at most: images are read back in key order, scattered
+  // over the file, so each one costs its own pages rather than its size.
   struct SourceTouch {
+    static constexpr std::uint64_t kPageBytes = 4096;
     std::uint64_t lo = UINT64_MAX;
     std::uint64_t hi = 0;
     std::uint64_t bytes = 0;
-    void add(const Record& record) noexcept {
-      if (record.image_size == 0) return;
-      lo = std::min(lo, record.image_offset);
-      hi = std::max(hi, record.image_offset + record.image_size);
-      bytes += record.image_size;
+    void add(std::uint64_t offset, std::uint64_t size) noexcept {
+      if (size == 0) return;
+      lo = std::min(lo, offset);
+      hi = std::max(hi, offset + size);
+      bytes += ((offset + size - 1) / kPageBytes - offset / kPageBytes + 1) * kPageBytes;
     }
+    void add(const Record& record) noexcept { add(record.image_offset, record.image_size); }
   };
   // Drops the source pages of that range from this process (they stay in the page cache) when
   // enough was read, or always with force.
-  void forget_source(SourceTouch& touch, bool force) const noexcept;
+  static void forget_source(const char* source, std::size_t source_size, SourceTouch& touch, bool force) noexcept;
+
+ private:
+  void forget_source(SourceTouch& touch, bool force) const noexcept {
+    forget_source(source_, source_size_, touch, force);
+  }
 
   std::uint64_t limit_;
   TempDir& temp_;
