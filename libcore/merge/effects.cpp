@@ -19,10 +19,7 @@ namespace cdc::merge {
 
 namespace {
 
-constexpr std::size_t kEntryOverhead = 96;  // an EffectEntry in a slice: two std::string headers, index
-// The mapped deltas pages read back while writing runs or the output count in the resident
-// set: they are dropped after every kForgetSourceBytes of images (the page cache keeps them).
-constexpr std::uint64_t kForgetSourceBytes = std::uint64_t{256} << 10;
+constexpr std::size_t kEntryOverhead = 128;  // an EffectEntry in a slice (two std::string headers, the image), index
 
 void put_group(std::string& key, std::uint32_t group) {
   key.push_back(static_cast<char>(group >> 24));
@@ -49,7 +46,12 @@ void put_varint(std::string& out, std::uint64_t value) {
 void combine(Effect& earlier, Effect&& later) {
   if (later.kind == EffectKind::counted && earlier.kind == EffectKind::counted) {
     earlier.count += later.count;
-    if (!later.line.empty()) earlier.line = std::move(later.line);
+    if (!later.line.empty() || later.image_size != 0) {
+      earlier.line = std::move(later.line);
+      earlier.image = later.image;
+      earlier.image_size = later.image_size;
+      earlier.head_size = later.head_size;
+    }
     return;
   }
   earlier = std::move(later);
@@ -123,7 +125,6 @@ class RunReader {
     auto first = available(1);
     if (!first) return fail(first.error());
     if (!*first) {
-      EffectStore::forget_source(source_, source_size_, touched_, true);
       return false;
     }
     std::uint64_t key_size = 0;
@@ -141,21 +142,21 @@ class RunReader {
     if (auto got = bytes(stored_size, stored_); !got) return got;
     std::uint64_t image_size = 0;
     if (auto got = varint(image_size); !got) return got;
-    if (image_size == 0) {
-      entry.effect.line.swap(stored_);
-    } else {
+    entry.effect.line.swap(stored_);
+    entry.effect.image = nullptr;
+    entry.effect.image_size = 0;
+    entry.effect.head_size = 0;
+    if (image_size != 0) {
       std::uint64_t head_size = 0;
       std::uint64_t image_offset = 0;
       if (auto got = varint(head_size); !got) return got;
       if (auto got = varint(image_offset); !got) return got;
-      if (head_size > stored_.size() || source_ == nullptr || image_offset > source_size_ ||
-          image_size > source_size_ - image_offset)
+      if (head_size > entry.effect.line.size() || source_ == nullptr || image_offset > source_size_ ||
+          image_size > source_size_ - image_offset || image_size > UINT32_MAX)
         return corrupt();
-      entry.effect.line.assign(stored_, 0, static_cast<std::size_t>(head_size));
-      entry.effect.line.append(source_ + image_offset, static_cast<std::size_t>(image_size));
-      entry.effect.line.append(stored_, static_cast<std::size_t>(head_size));
-      touched_.add(image_offset, image_size);
-      EffectStore::forget_source(source_, source_size_, touched_, false);
+      entry.effect.image = source_ + image_offset;
+      entry.effect.image_size = static_cast<std::uint32_t>(image_size);
+      entry.effect.head_size = static_cast<std::uint32_t>(head_size);
     }
     entry.group = get_group(key_);
     entry.identity.assign(key_, 4);
@@ -233,7 +234,6 @@ class RunReader {
   std::string packed_;
   const char* source_;
   std::size_t source_size_;
-  EffectStore::SourceTouch touched_;
   std::string key_;  // scratch
   std::string kind_;
   std::string stored_;
@@ -245,23 +245,23 @@ class RunReader {
   std::size_t pos_ = 0;
 };
 
-// Merges the spilled runs and the sorted in-memory entries (the latest run).
+// Merges the spilled runs and the sorted in-memory entries, in order: a later source wins.
 class MergingCursor final : public EffectCursor {
  public:
-  // memory: the latest run, read entry by entry (false at its end).
-  using MemorySource = std::function<bool(EffectEntry&)>;
-  // source: the mapped deltas that the runs' images are in (nullptr: none).
-  MergingCursor(std::vector<TempDir::File> files, MemorySource memory, const char* source, std::size_t source_size)
-      : memory_(std::move(memory)) {
-    for (const TempDir::File& file : files)
-      readers_.push_back(std::make_unique<RunReader>(file, source, source_size));
-    heads_.resize(readers_.size() + 1);
+  // One source of sorted entries: the next into the argument, false at its end.
+  using Source = EffectSource;
+  explicit MergingCursor(std::vector<Source> sources) : sources_(std::move(sources)) {
+    heads_.resize(sources_.size());
+  }
+  // A source reading one run; source: the mapped deltas its images are in (nullptr: none).
+  static Source run_source(const TempDir::File& file, const char* source, std::size_t source_size) {
+    auto reader = std::make_shared<RunReader>(file, source, source_size);
+    return [reader](EffectEntry& entry) { return reader->read(entry); };
   }
 
   Result<void> start() {
-    for (std::size_t r = 0; r < readers_.size(); ++r)
+    for (std::size_t r = 0; r < sources_.size(); ++r)
       if (auto pulled = pull(r); !pulled) return pulled;
-    if (auto pulled = pull(readers_.size()); !pulled) return pulled;
     return advance();
   }
 
@@ -291,14 +291,9 @@ class MergingCursor final : public EffectCursor {
   }
   // Loads the next entry of source into heads_ and queues it.
   Result<void> pull(std::size_t source) {
-    if (source == readers_.size()) {
-      if (!memory_(heads_[source])) return {};
-    } else {
-      auto read = readers_[source]->read(heads_[source]);
-      if (!read) return fail(read.error());
-      if (!*read) return {};
-    }
-    queue_.push(source);
+    auto read = sources_[source](heads_[source]);
+    if (!read) return fail(read.error());
+    if (*read) queue_.push(source);
     return {};
   }
 
@@ -314,8 +309,7 @@ class MergingCursor final : public EffectCursor {
     }
   };
 
-  std::vector<std::unique_ptr<RunReader>> readers_;
-  MemorySource memory_;
+  std::vector<Source> sources_;
   std::vector<EffectEntry> heads_;
   std::priority_queue<std::size_t, std::vector<std::size_t>, Later> queue_{Later{this}};
   EffectEntry current_;
@@ -425,27 +419,17 @@ EffectStore::Record& EffectStore::slot(std::uint32_t group, std::string_view ide
   return records_.back();
 }
 
-std::string_view EffectStore::line_of(const Record& record, const Arena& arena, const char* source,
-                                     std::string& scratch) {
-  if (record.line_size == 0) return {};
-  const char* stored = arena.at(record.line_offset);
-  if (record.image_size == 0) return {stored, record.line_size};
-  scratch.assign(stored, record.head_size);
-  scratch.append(source + record.image_offset, record.image_size);
-  scratch.append(stored + record.head_size, record.line_size - record.head_size);
-  return scratch;
-}
-
-void EffectStore::forget_source(const char* source, std::size_t source_size, SourceTouch& touch,
-                                bool force) noexcept {
-  if (touch.bytes == 0 || (!force && touch.bytes < kForgetSourceBytes)) return;
+void MappedPages::forget() noexcept {
+  if (touched_ == 0) return;
   // A page fault maps the cached pages around it too (the kernel's fault-around, 64 KiB by
   // default): widened to those, aligned (the mapping starts on such a boundary).
   constexpr std::uint64_t kFaultAround = std::uint64_t{64} << 10;
-  const std::uint64_t lo = touch.lo - touch.lo % kFaultAround;
-  const std::uint64_t hi = std::min<std::uint64_t>(source_size, (touch.hi + kFaultAround - 1) / kFaultAround * kFaultAround);
-  if (source != nullptr && hi > lo) ::madvise(const_cast<char*>(source) + lo, hi - lo, MADV_DONTNEED);
-  touch = SourceTouch{};
+  const std::uint64_t lo = lo_ - lo_ % kFaultAround;
+  const std::uint64_t hi = std::min<std::uint64_t>(size_, (hi_ + kFaultAround - 1) / kFaultAround * kFaultAround);
+  if (hi > lo) ::madvise(const_cast<char*>(data_) + lo, hi - lo, MADV_DONTNEED);
+  lo_ = UINT64_MAX;
+  hi_ = 0;
+  touched_ = 0;
 }
 
 Result<void> EffectStore::set_present_split(std::uint32_t group, std::string_view identity, std::string_view head,
@@ -461,7 +445,6 @@ Result<void> EffectStore::set_present_split(std::uint32_t group, std::string_vie
   record.head_size = static_cast<std::uint32_t>(head.size());
   record.image_offset = image_offset;
   record.image_size = static_cast<std::uint32_t>(image_size);
-  referenced_ += image_size;
   return maybe_spill();
 }
 
@@ -536,7 +519,7 @@ void EffectStore::clear_memory() {
 
 Result<void> EffectStore::maybe_spill() {
   const std::uint64_t used =
-      arena_.used() + referenced_ + records_.size() * (sizeof(Record) + 2 * sizeof(std::uint32_t)) +
+      arena_.used() + records_.size() * (sizeof(Record) + 2 * sizeof(std::uint32_t)) +
       index_.size() * 8;
   if (used <= limit_ || records_.empty()) return {};
   return spill();
@@ -558,25 +541,25 @@ Result<void> EffectStore::spill() {
     return next < order.size();
   });
   if (!written) return written;
-  referenced_ = 0;
   runs_.push_back(*file);
   clear_memory();
   if (index_.size() > 4096) index_ = {};  // a small limit needs no large index
   return {};
 }
 
-Result<void> EffectStore::merge_runs() {
-  while (runs_.size() > kMaxOpenRuns) {
+Result<void> EffectStore::merge_runs(std::size_t max_open_runs) {
+  while (runs_.size() > max_open_runs) {
     std::vector<TempDir::File> merged;
-    for (std::size_t first = 0; first < runs_.size(); first += kMaxOpenRuns) {
-      const std::size_t last = std::min(runs_.size(), first + kMaxOpenRuns);
+    for (std::size_t first = 0; first < runs_.size(); first += max_open_runs) {
+      const std::size_t last = std::min(runs_.size(), first + max_open_runs);
       if (last - first == 1) {
         merged.push_back(runs_[first]);
         continue;
       }
-      MergingCursor cursor(std::vector<TempDir::File>(runs_.begin() + static_cast<std::ptrdiff_t>(first),
-                                                      runs_.begin() + static_cast<std::ptrdiff_t>(last)),
-                           [](EffectEntry&) { return false; }, source_, source_size_);
+      std::vector<MergingCursor::Source> sources;
+      for (std::size_t r = first; r < last; ++r)
+        sources.push_back(MergingCursor::run_source(runs_[r], source_, source_size_));
+      MergingCursor cursor(std::move(sources));
       if (auto started = cursor.start(); !started) return started;
       auto file = temp_.create("run");
       if (!file) return fail(file.error());
@@ -588,7 +571,10 @@ Result<void> EffectStore::merge_runs() {
           key.clear();
           put_group(key, entry.group);
           key.append(entry.identity);
-          append_record(plain, key, entry.effect.kind, entry.effect.count, entry.effect.line);
+          const Effect& effect = entry.effect;
+          append_record(plain, key, effect.kind, effect.count, effect.line, effect.head_size,
+                        effect.image_size == 0 ? 0 : static_cast<std::uint64_t>(effect.image - source_),
+                        effect.image_size);
           status = cursor.advance();
         }
         return status && cursor.current() != nullptr;
@@ -603,18 +589,19 @@ Result<void> EffectStore::merge_runs() {
   return {};
 }
 
-Result<std::unique_ptr<EffectCursor>> EffectStore::finish() {
+Result<void> EffectStore::finish_sources(std::size_t max_open_runs, std::vector<EffectSource>& sources) {
   // With runs on disk, the entries in memory become one more run, so that the output pass
-  // holds only the runs' read buffers; and at most kMaxOpenRuns runs are read at once (merged
+  // holds only the runs' read buffers; and at most max_open_runs runs are read at once (merged
   // first, as many levels as it takes).
   if (!runs_.empty() && !records_.empty())
-    if (auto spilled = spill(); !spilled) return fail(spilled.error());
+    if (auto spilled = spill(); !spilled) return spilled;
   if (!runs_.empty()) {
     arena_.release();
     records_ = {};
     index_ = {};
-    if (auto merged = merge_runs(); !merged) return fail(merged.error());
+    if (auto merged = merge_runs(max_open_runs); !merged) return merged;
   }
+  for (const TempDir::File& run : runs_) sources.push_back(MergingCursor::run_source(run, source_, source_size_));
   // The entries still in memory are the latest run; they are handed out one by one, in key
   // order, from the arena (so memory does not double here).
   struct Memory {
@@ -623,22 +610,18 @@ Result<std::unique_ptr<EffectCursor>> EffectStore::finish() {
     std::vector<std::uint32_t> order;
     std::size_t next = 0;
     const EffectStore* store = nullptr;
-    SourceTouch touched;
-    std::string scratch;
   };
   auto memory = std::make_shared<Memory>();
   memory->store = this;
-  referenced_ = 0;
   memory->order = sorted_records();
   memory->arena = std::move(arena_);
   memory->records = std::move(records_);
   records_ = {};
   index_ = {};
-  auto source = [memory](EffectEntry& entry) {
+  sources.push_back([memory](EffectEntry& entry) -> Result<bool> {
     if (memory->next >= memory->order.size()) {
       memory->arena.release();
       memory->records = {};
-      memory->store->forget_source(memory->touched, true);
       return false;
     }
     const Record& record = memory->records[memory->order[memory->next++]];
@@ -647,13 +630,25 @@ Result<std::unique_ptr<EffectCursor>> EffectStore::finish() {
     entry.identity.assign(key.substr(4));
     entry.effect.kind = record.kind;
     entry.effect.count = record.count;
-    entry.effect.line.assign(line_of(record, memory->arena, memory->store->source_, memory->scratch));
-    // The mapped source pages read so far count as memory: drop them now and then.
-    memory->touched.add(record);
-    memory->store->forget_source(memory->touched, false);
+    Effect& effect = entry.effect;
+    if (record.line_size == 0)
+      effect.line.clear();
+    else
+      effect.line.assign(memory->arena.at(record.line_offset), record.line_size);
+    effect.image = record.image_size == 0 ? nullptr : memory->store->source_ + record.image_offset;
+    effect.image_size = record.image_size;
+    effect.head_size = record.head_size;
     return true;
-  };
-  auto cursor = std::make_unique<MergingCursor>(runs_, std::move(source), source_, source_size_);
+  });
+  return {};
+}
+
+Result<std::unique_ptr<EffectCursor>> EffectStore::finish(std::span<EffectStore* const> stores) {
+  std::vector<EffectSource> sources;
+  const std::size_t max_open_runs = kMaxOpenRuns;
+  for (EffectStore* store : stores)
+    if (auto finished = store->finish_sources(max_open_runs, sources); !finished) return fail(finished.error());
+  auto cursor = std::make_unique<MergingCursor>(std::move(sources));
   if (auto started = cursor->start(); !started) return fail(started.error());
   return std::unique_ptr<EffectCursor>(std::move(cursor));
 }
