@@ -185,7 +185,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
     inputs.push_back(InputFile{operand, *fd});
   }
 
-  auto chunks = scan_chunk_outputs(inputs);
+  auto chunks = scan_chunk_outputs(inputs, options.threads);
   if (!chunks) return fail(chunks.error());
   if (chunks->empty())
     return fail(Errc::corrupt_input,
