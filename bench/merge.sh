@@ -16,7 +16,7 @@
 #   deltas      cdc-stream --from FROM --until UNTIL --tables bench.sbtest1 > deltas.ndjson, FROM
 #               from cdc-merge --span chunks/*, UNTIL = @@gtid_binlog_pos after the changes
 #   merge       cdc-merge chunks/* --deltas deltas.ndjson --until UNTIL > /dev/null, with the
-#               default --memory-limit (8M, which spills) and with --memory-limit 256M (which
+#               default --memory-limit (6M, which spills) and with --memory-limit 256M (which
 #               does not), alternating, --rounds times each
 # Sanity checks first (untimed, once): the merged output has one r line per row of the table
 # after the changes (SELECT COUNT(*)) and its high line says so; its rows' "after" objects are the
@@ -68,7 +68,7 @@ size_kib() {  # 16M -> 16384
   local n=${1%?}
   case ${1: -1} in K) echo "$n" ;; M) echo $((n * 1024)) ;; G) echo $((n * 1048576)) ;; esac
 }
-limits=(8M "$large_limit")  # 8M is cdc-merge's default; it is run without the option
+limits=(6M "$large_limit")  # 6M is cdc-merge's default; it is run without the option
 limit_names=(default "$large_limit")
 
 # --- 1. packages, tools, server, table --------------------------------------------------------
@@ -233,7 +233,7 @@ awk -v rows="$rows" -v after="$rows_after" -v chunks="$chunks" -v rounds="$round
     printf "deltas: %s lines, %s row changes, %d MiB; %d rounds, medians (peak RSS: max)\n", commas(dlines), commas(drows), dmib, rounds
     printf "\n%-25s %7s %11s %7s %13s %11s %11s %8s\n", "run", "wall s", "rows/s", "cpu s", "peak RSS MiB", "- limit MiB", "spill runs", "passes+"
     printf "%-25s %7.2f %11s %7.2f %13.1f %11s %11s %8s\n", "cdc-snapshot (the read)", sw, commas(rows / sw), sc, sr / 1024, "-", "-", "-"
-    printf "%-25s %7.2f %11s %7.2f %13.1f %11.1f %11d %8d\n", "cdc-merge 8M (default)", w0, commas(after / w0), c0, r0 / 1024, (r0 - l0) / 1024, s0, p0
+    printf "%-25s %7.2f %11s %7.2f %13.1f %11.1f %11d %8d\n", "cdc-merge 6M (default)", w0, commas(after / w0), c0, r0 / 1024, (r0 - l0) / 1024, s0, p0
     printf "%-25s %7.2f %11s %7.2f %13.1f %11.1f %11d %8d\n", "cdc-merge " n1, w1, commas(after / w1), c1, r1 / 1024, (r1 - l1) / 1024, s1, p1
     printf "(cdc-merge --version alone: %.1f MiB resident: the program and its libraries)\n", base / 1024
     printf "\nratios (> 1: the merge is faster than the snapshot read)\n"

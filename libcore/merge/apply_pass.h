@@ -77,7 +77,7 @@ class OutputSink {
 
  private:
   static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
-  static constexpr std::size_t kHoldBytes = std::size_t{2} << 20;
+  static constexpr std::size_t kHoldBytes = std::size_t{1} << 20;
   OutputTurn* turn_ = nullptr;
   std::uint64_t ticket_ = 0;
   int fd_;

@@ -420,16 +420,11 @@ EffectStore::Record& EffectStore::slot(std::uint32_t group, std::string_view ide
 }
 
 void MappedPages::forget() noexcept {
-  if (touched_ == 0) return;
-  // A page fault maps the cached pages around it too (the kernel's fault-around, 64 KiB by
-  // default): widened to those, aligned (the mapping starts on such a boundary).
-  constexpr std::uint64_t kFaultAround = std::uint64_t{64} << 10;
-  const std::uint64_t lo = lo_ - lo_ % kFaultAround;
-  const std::uint64_t hi = std::min<std::uint64_t>(size_, (hi_ + kFaultAround - 1) / kFaultAround * kFaultAround);
+  if (!touched_) return;
+  const std::uint64_t lo = lo_ * kRegionBytes;
+  const std::uint64_t hi = std::min<std::uint64_t>(size_, (hi_ + 1) * kRegionBytes);
   if (hi > lo) ::madvise(const_cast<char*>(data_) + lo, hi - lo, MADV_DONTNEED);
-  lo_ = UINT64_MAX;
-  hi_ = 0;
-  touched_ = 0;
+  touched_ = false;
 }
 
 Result<void> EffectStore::set_present_split(std::uint32_t group, std::string_view identity, std::string_view head,

@@ -216,32 +216,35 @@ class EffectStore {
 };
 
 // The pages of the mapped deltas that writing images (Effect::append_line) made resident,
-// dropped from the process (they stay in the page cache) every kForgetBytes: images are read
-// in key order, scattered over the file, so each costs its own page rather than its size.
+// dropped from the process (they stay in the page cache) as it goes. A file written in large
+// blocks sits in large page-cache folios, and touching one byte of such a folio can map all of
+// it, up to 2 MiB: so each 2 MiB region touched counts as all of it, and once a second region
+// is touched, the regions read so far are dropped whole.
 class MappedPages {
  public:
-  static constexpr std::uint64_t kForgetBytes = std::uint64_t{512} << 10;
+  static constexpr std::uint64_t kRegionBytes = std::uint64_t{2} << 20;
   MappedPages(const char* data, std::size_t size) noexcept : data_(data), size_(size) {}
   MappedPages(const MappedPages&) = delete;
   MappedPages& operator=(const MappedPages&) = delete;
   ~MappedPages() { forget(); }
   void read(const Effect& effect) noexcept {
     if (effect.image_size == 0 || data_ == nullptr) return;
-    constexpr std::uint64_t kPage = 4096;
     const auto offset = static_cast<std::uint64_t>(effect.image - data_);
-    lo_ = std::min(lo_, offset);
-    hi_ = std::max(hi_, offset + effect.image_size);
-    touched_ += ((offset + effect.image_size - 1) / kPage - offset / kPage + 1) * kPage;
-    if (touched_ >= kForgetBytes) forget();
+    const std::uint64_t first = offset / kRegionBytes;
+    const std::uint64_t last = (offset + effect.image_size - 1) / kRegionBytes;
+    if (touched_ && (first < lo_ || last > hi_)) forget();  // a region not read yet
+    lo_ = touched_ ? std::min(lo_, first) : first;
+    hi_ = touched_ ? std::max(hi_, last) : last;
+    touched_ = true;
   }
   void forget() noexcept;
 
  private:
   const char* data_;
   std::size_t size_;
-  std::uint64_t lo_ = UINT64_MAX;
+  std::uint64_t lo_ = 0;  // the regions read since the last forget(), inclusive
   std::uint64_t hi_ = 0;
-  std::uint64_t touched_ = 0;
+  bool touched_ = false;
 };
 
 // The merged stream of entries, sorted by group then identity bytes.

@@ -23,7 +23,7 @@
 
 namespace cdc::merge {
 
-inline constexpr std::uint64_t kDefaultMemoryLimit = std::uint64_t{8} << 20;
+inline constexpr std::uint64_t kDefaultMemoryLimit = std::uint64_t{6} << 20;
 // Threads for the deltas pass (two parts of the deltas at once) and the output pass.
 inline constexpr unsigned kDefaultThreads = 2;
 
