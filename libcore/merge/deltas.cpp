@@ -114,11 +114,11 @@ class Applier {
       if (!*more) break;
       if (auto done = line(reader_.line()); !done) return fail(done.error());
     }
-    if (part_ == Part::first) return summary_;  // the span_end line is in the second part
     if (start_line_ == 0)
       return fail(Errc::corrupt_input,
                   fmt::format("{}: {}: the deltas need the span_start and span_end lines of a bounded cdc-stream; {}",
                               reader_.name(), reader_.line_number() == 0 ? "empty" : "only blank lines", rerun()));
+    if (part_ == Part::first) return summary_;  // the span_end line is in the second part
     if (end_line_ == 0)
       return fail(Errc::corrupt_input,
                   fmt::format("{}:{}: the deltas end without their span_end line{}: cdc-stream stopped before "
