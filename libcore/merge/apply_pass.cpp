@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
+#include <deque>
+#include <memory>
 #include <optional>
+#include <thread>
 
 #include "merge/deltas.h"
 #include "ndjson/json_scan.h"
@@ -13,6 +17,20 @@
 
 namespace cdc::merge {
 
+void OutputTurn::wait_for(std::uint64_t ticket) {
+  if (is(ticket)) return;
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return current_.load(std::memory_order_acquire) == ticket; });
+}
+
+void OutputTurn::pass_on(std::uint64_t ticket) {
+  {
+    const std::lock_guard lock(mutex_);
+    current_.store(ticket + 1, std::memory_order_release);
+  }
+  changed_.notify_all();
+}
+
 OutputSink::OutputSink(int fd, std::string name) : fd_(fd), name_(std::move(name)) {
   buffer_.reserve(kFlushBytes + (std::size_t{1} << 16));
 }
@@ -20,6 +38,10 @@ OutputSink::OutputSink(int fd, std::string name) : fd_(fd), name_(std::move(name
 Result<void> OutputSink::flush() {
   flush_later_ = false;
   if (buffer_.empty()) return {};
+  if (turn_ != nullptr && !turn_->is(ticket_)) {
+    if (buffer_.size() < kHoldBytes) return {};  // held until the groups before are written
+    turn_->wait_for(ticket_);
+  }
   if (converter_ != nullptr) {
     auto converted = output::convert_lines(*converter_, buffer_, converted_);
     buffer_.clear();
@@ -156,8 +178,10 @@ class RowIdentity {
 };
 
 // One pass over the rows of source, applying the slice; returns the rows written.
-Result<std::uint64_t> pass(const Group& group, const std::vector<Segment>& source, Slice& slice, OutputSink& out) {
+Result<std::uint64_t> pass(const Group& group, const std::vector<Segment>& source, Slice& slice,
+                           std::span<const char> deltas, OutputSink& out) {
   std::uint64_t rows = 0;
+  MappedPages pages(deltas.data(), deltas.size());
   RowIdentity identity(*group.table);
   const bool apply = !slice.entries.empty();
   for (const Segment& segment : source) {
@@ -183,7 +207,8 @@ Result<std::uint64_t> pass(const Group& group, const std::vector<Segment>& sourc
             if (effect.kind == EffectKind::present) {
               if (!used) {
                 used = 1;
-                out.append(effect.line);
+                out.append(effect);
+                pages.read(effect);
                 ++rows;
               }
               continue;
@@ -210,11 +235,13 @@ Result<std::uint64_t> pass(const Group& group, const std::vector<Segment>& sourc
   for (std::size_t i = 0; i < slice.entries.size(); ++i) {
     const Effect& effect = slice.entries[i].effect;
     if (effect.kind == EffectKind::present && !slice.used[i]) {
-      out.append(effect.line);
+      out.append(effect);
+      pages.read(effect);
       ++rows;
     } else if (effect.kind == EffectKind::counted) {
       for (std::int64_t n = 0; n < effect.count; ++n) {
-        out.append(effect.line);
+        out.append(effect);
+        pages.read(effect);
         ++rows;
       }
     }
@@ -225,25 +252,38 @@ Result<std::uint64_t> pass(const Group& group, const std::vector<Segment>& sourc
 
 }  // namespace
 
-Result<GroupResult> write_group(const Group& group, EffectCursor& cursor, std::uint64_t memory_limit, TempDir& temp,
-                                OutputSink& out) {
-  GroupResult result;
-  // Skip entries of groups that are not written (none are expected: every group is written).
+namespace {
+
+// Skips the entries of groups before this one (none are expected: every group is written).
+Result<void> skip_to(const Group& group, EffectCursor& cursor) {
   while (const EffectEntry* entry = cursor.current()) {
     if (entry->group >= group.id) break;
-    if (auto moved = cursor.advance(); !moved) return fail(moved.error());
+    if (auto moved = cursor.advance(); !moved) return moved;
   }
+  return {};
+}
+
+// write_group after skip_to, its first slice already loaded when first is given.
+Result<GroupResult> write_group_passes(const Group& group, EffectCursor& cursor, std::uint64_t memory_limit,
+                                       std::span<const char> deltas, TempDir& temp, OutputSink& out,
+                                       std::optional<Slice> first) {
+  GroupResult result;
   std::vector<Segment> source = group.segments;
   std::optional<TempDir::File> previous;
   std::optional<std::string> lo;
   for (;;) {
     Slice slice;
-    slice.lo = lo;
-    if (auto loaded = load_slice(group.id, cursor, memory_limit, slice); !loaded) return fail(loaded.error());
+    if (first) {
+      slice = std::move(*first);
+      first.reset();
+    } else {
+      slice.lo = lo;
+      if (auto loaded = load_slice(group.id, cursor, memory_limit, slice); !loaded) return fail(loaded.error());
+    }
     const bool last = !slice.hi;
     ++result.passes;
     if (last) {
-      auto rows = pass(group, source, slice, out);
+      auto rows = pass(group, source, slice, deltas, out);
       if (!rows) return fail(rows.error());
       result.rows = *rows;
       break;
@@ -251,7 +291,7 @@ Result<GroupResult> write_group(const Group& group, EffectCursor& cursor, std::u
     auto file = temp.create("pass");
     if (!file) return fail(file.error());
     OutputSink sink(file->fd, file->path);
-    auto rows = pass(group, source, slice, sink);
+    auto rows = pass(group, source, slice, deltas, sink);
     if (!rows) return fail(rows.error());
     if (auto flushed = sink.flush(); !flushed) return fail(flushed.error());
     if (previous) temp.remove(*previous);
@@ -261,6 +301,138 @@ Result<GroupResult> write_group(const Group& group, EffectCursor& cursor, std::u
   }
   if (previous) temp.remove(*previous);
   return result;
+}
+
+// One group for a worker of write_groups: its index (also its turn's ticket) and its effects.
+struct GroupJob {
+  std::size_t index = 0;
+  Slice slice;
+};
+
+}  // namespace
+
+Result<GroupResult> write_group(const Group& group, EffectCursor& cursor, std::uint64_t memory_limit,
+                                std::span<const char> deltas, TempDir& temp, OutputSink& out) {
+  if (auto skipped = skip_to(group, cursor); !skipped) return fail(skipped.error());
+  return write_group_passes(group, cursor, memory_limit, deltas, temp, out, std::nullopt);
+}
+
+Result<GroupResult> write_groups(std::span<const Group> groups, std::span<const std::string> before,
+                                 EffectCursor& cursor, std::uint64_t memory_limit, std::span<const char> deltas,
+                                 TempDir& temp, OutputSink& out, unsigned threads) {
+  GroupResult total;
+  if (threads <= 1 || groups.size() <= 1 || out.has_converter()) {
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      out.append(before[g]);
+      auto written = write_group(groups[g], cursor, memory_limit, deltas, temp, out);
+      if (!written) return fail(written.error());
+      total.rows += written->rows;
+      total.passes += written->passes;
+    }
+    return total;
+  }
+  // Workers write straight to the fd, in turn: what out holds goes first.
+  if (auto flushed = out.flush(); !flushed) return fail(flushed.error());
+  OutputTurn turn;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<std::unique_ptr<GroupJob>> queue;
+  std::size_t outstanding = 0;  // jobs queued or being done: their effects are in memory
+  bool closing = false;
+  std::atomic<bool> failed{false};
+  std::optional<std::pair<std::size_t, Error>> failure;  // the first group's error, by group order
+  const auto record = [&](std::size_t index, const Result<GroupResult>& written) {
+    const std::lock_guard lock(mutex);
+    if (written) {
+      total.rows += written->rows;
+      total.passes += written->passes;
+      return;
+    }
+    failed = true;
+    if (!failure || index < failure->first) failure.emplace(index, written.error());
+  };
+  const auto work = [&] {
+    OutputSink sink(out.fd(), out.name());  // one buffer for all of this worker's groups
+    for (;;) {
+      std::unique_ptr<GroupJob> job;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return closing || !queue.empty(); });
+        if (queue.empty()) return;
+        job = std::move(queue.front());
+        queue.pop_front();
+      }
+      const std::size_t g = job->index;
+      Result<GroupResult> written = GroupResult{};
+      if (!failed) {
+        sink.take_turn(turn, g);
+        sink.append(before[g]);
+        auto rows = pass(groups[g], groups[g].segments, job->slice, deltas, sink);
+        turn.wait_for(g);
+        if (!rows) {
+          written = fail(rows.error());
+        } else if (auto flushed = sink.flush(); !flushed) {
+          written = fail(flushed.error());
+        } else {
+          written = GroupResult{*rows, 1};
+        }
+      }
+      job.reset();
+      turn.wait_for(g);
+      record(g, written);
+      {
+        const std::lock_guard lock(mutex);
+        --outstanding;
+      }
+      turn.pass_on(g);
+      changed.notify_all();
+    }
+  };
+  std::vector<std::thread> workers;
+  for (unsigned t = 0; t < threads; ++t) workers.emplace_back(work);
+  const std::uint64_t job_limit = std::max<std::uint64_t>(memory_limit / threads, 1);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    {
+      std::unique_lock lock(mutex);
+      changed.wait(lock, [&] { return outstanding < threads || failed; });
+    }
+    if (failed) break;
+    auto job = std::make_unique<GroupJob>();
+    job->index = g;
+    Result<void> loaded = skip_to(groups[g], cursor);
+    if (loaded) loaded = load_slice(groups[g].id, cursor, job_limit, job->slice);
+    if (!loaded || job->slice.hi) {
+      // An error, or effects that do not fit one job: alone, in passes, once the groups
+      // before it are written.
+      turn.wait_for(g);
+      if (failed) break;
+      Result<GroupResult> written = loaded ? Result<GroupResult>(GroupResult{}) : fail(loaded.error());
+      if (loaded) {
+        out.append(before[g]);
+        written = write_group_passes(groups[g], cursor, memory_limit, deltas, temp, out, std::move(job->slice));
+        if (written)
+          if (auto flushed = out.flush(); !flushed) written = fail(flushed.error());
+      }
+      record(g, written);
+      turn.pass_on(g);
+      if (!written) break;
+      continue;
+    }
+    {
+      const std::lock_guard lock(mutex);
+      queue.push_back(std::move(job));
+      ++outstanding;
+    }
+    changed.notify_all();
+  }
+  {
+    const std::lock_guard lock(mutex);
+    closing = true;
+  }
+  changed.notify_all();
+  for (std::thread& worker : workers) worker.join();
+  if (failure) return fail(std::move(failure->second));
+  return total;
 }
 
 }  // namespace cdc::merge

@@ -11,7 +11,11 @@
 // range of the sorted effects), rewriting the rows through a temp file; the result is the same
 // bytes as one pass.
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,16 +29,41 @@
 
 namespace cdc::merge {
 
+// Whose turn it is to write: the output pass's workers write their groups' bytes in group
+// order, each waiting for the ones before it to be done.
+class OutputTurn {
+ public:
+  [[nodiscard]] bool is(std::uint64_t ticket) const noexcept { return current_.load(std::memory_order_acquire) == ticket; }
+  void wait_for(std::uint64_t ticket);
+  void pass_on(std::uint64_t ticket);  // ticket's bytes are all written: the next one's turn
+
+ private:
+  std::atomic<std::uint64_t> current_{0};
+  std::mutex mutex_;
+  std::condition_variable changed_;
+};
+
 // Buffered output to an fd, written in large blocks. With a converter (the output stage,
-// --format), the whole lines buffered go through it when they are written.
+// --format), the whole lines buffered go through it when they are written. With a turn, the
+// bytes are held until the ticket's turn (up to kHoldBytes, then it waits for it).
 class OutputSink {
  public:
   OutputSink(int fd, std::string name);
+  // Bytes written from now on are ticket's, in turn (the sink is empty: flushed in turn).
+  void take_turn(OutputTurn& turn, std::uint64_t ticket) noexcept {
+    turn_ = &turn;
+    ticket_ = ticket;
+  }
   void set_converter(output::Converter* converter) noexcept { converter_ = converter; }
+  [[nodiscard]] bool has_converter() const noexcept { return converter_ != nullptr; }
   // The converter's held lines out, then everything written (the end of the output).
   [[nodiscard]] Result<void> finish();
   void append(std::string_view bytes) {
     buffer_.append(bytes);
+    if (buffer_.size() >= kFlushBytes) flush_later_ = true;
+  }
+  void append(const Effect& effect) {
+    effect.append_line(buffer_);
     if (buffer_.size() >= kFlushBytes) flush_later_ = true;
   }
   // Writes the buffer when it is large (call between rows).
@@ -44,9 +73,13 @@ class OutputSink {
   }
   [[nodiscard]] Result<void> flush();
   [[nodiscard]] int fd() const noexcept { return fd_; }
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
 
  private:
   static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+  static constexpr std::size_t kHoldBytes = std::size_t{1} << 20;
+  OutputTurn* turn_ = nullptr;
+  std::uint64_t ticket_ = 0;
   int fd_;
   std::string name_;
   std::string buffer_;
@@ -76,8 +109,18 @@ struct GroupResult {
 };
 
 // Writes one group's rows to out, consuming the group's entries from the cursor (which is at
-// the group's first entry or past it).
+// the group's first entry or past it). deltas: the mapped deltas the effects' images are in
+// (empty when they are not mapped).
 [[nodiscard]] Result<GroupResult> write_group(const Group& group, EffectCursor& cursor, std::uint64_t memory_limit,
-                                              TempDir& temp, OutputSink& out);
+                                              std::span<const char> deltas, TempDir& temp, OutputSink& out);
+
+// Writes the groups in order, each after its bytes in before (a table line, or nothing), as
+// write_group does one by one. With threads > 1 and no converter on out, groups are done by
+// that many workers at once, each with its effects loaded whole under memory_limit / threads
+// and its bytes written in turn; a group whose effects do not fit is done alone, in passes.
+[[nodiscard]] Result<GroupResult> write_groups(std::span<const Group> groups, std::span<const std::string> before,
+                                               EffectCursor& cursor, std::uint64_t memory_limit,
+                                               std::span<const char> deltas, TempDir& temp, OutputSink& out,
+                                               unsigned threads);
 
 }  // namespace cdc::merge

@@ -4,7 +4,9 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
+#include <thread>
 #include <tuple>
 
 #include "merge/positions.h"
@@ -61,10 +63,13 @@ Error unfinished(const InputFile& input, const ChunkInfo& chunk, std::string_vie
 
 }  // namespace
 
-Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inputs) {
+namespace {
+
+// The chunks of inputs [first, last), in order.
+Result<std::vector<ChunkInfo>> scan_inputs(std::span<const InputFile> inputs, std::size_t first, std::size_t last) {
   std::vector<ChunkInfo> chunks;
   simdjson::dom::parser parser;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
+  for (std::size_t i = first; i < last; ++i) {
     ndjson::LineReader reader(inputs[i].fd, inputs[i].name);
     std::optional<ChunkInfo> open;
     for (;;) {
@@ -147,6 +152,23 @@ Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inp
     if (open) return fail(unfinished(inputs[i], *open, "the input ends before it"));
   }
   return chunks;
+}
+
+}  // namespace
+
+Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inputs, unsigned threads) {
+  if (threads <= 1 || inputs.size() < 2) return scan_inputs(inputs, 0, inputs.size());
+  // The second half of the inputs on another thread; an error in the first half is the one
+  // reading them in order would have stopped at.
+  const std::size_t half = inputs.size() / 2;
+  Result<std::vector<ChunkInfo>> second = std::vector<ChunkInfo>{};
+  std::thread worker([&] { second = scan_inputs(inputs, half, inputs.size()); });
+  auto first = scan_inputs(inputs, 0, half);
+  worker.join();
+  if (!first) return first;
+  if (!second) return second;
+  first->insert(first->end(), std::make_move_iterator(second->begin()), std::make_move_iterator(second->end()));
+  return first;
 }
 
 namespace {

@@ -45,7 +45,9 @@ struct ChunkInfo {
 
 // Reads every input once, checking the structure (a low before rows, a table line right after
 // it or none, a high for each low, no foreign lines). Errors are Errc::corrupt_input "<input>:<line>: ..." naming the fix.
-[[nodiscard]] Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inputs);
+// With threads > 1, the second half of the inputs is read on another thread.
+[[nodiscard]] Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inputs,
+                                                                unsigned threads = 1);
 
 // One table being merged: its chunks and how to tell which chunk a row belongs to.
 struct TableInfo {

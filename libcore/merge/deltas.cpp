@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <unordered_map>
 
 #include "binlog/ddl_target.h"
@@ -63,12 +66,45 @@ bool file_before(std::string_view file, std::uint64_t offset, std::string_view o
   return offset < other_offset;
 }
 
+// Where the deltas are read from: the whole of them, or one of two consecutive parts read at
+// once (see read_deltas_in_parts).
+enum class Part : std::uint8_t { whole, first, second };
+
+// The log order at the ends of a part, for the check that a second part follows the first.
+struct PartEnds {
+  bool any = false;  // a line in log order was seen
+  std::string first_file;
+  std::uint64_t first_offset = 0;
+  std::string last_file;
+  std::uint64_t last_offset = 0;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> first_seqs;  // per MariaDB domain
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> last_seqs;
+  std::string first_gtid;  // the first and last MariaDB GTIDs
+  std::string last_gtid;
+};
+
 class Applier {
  public:
-  Applier(ndjson::LineReader& reader, const DeltaContext& context, EffectStore& effects)
-      : reader_(reader), context_(context), effects_(effects) {
+  Applier(ndjson::LineReader& reader, const DeltaContext& context, EffectStore& effects, Part part = Part::whole)
+      : reader_(reader), context_(context), effects_(effects), part_(part) {
     for (std::size_t t = 0; t < context.tables.size(); ++t)
       by_name_.emplace(table_key(context.tables[t].quoted_db, context.tables[t].quoted_table), t);
+    if (part_ == Part::second) start_line_ = 1;  // the span_start line is in the first part
+  }
+
+  // After run(): the log order at this part's ends.
+  [[nodiscard]] PartEnds ends() const {
+    PartEnds ends;
+    ends.any = last_line_ != 0;
+    ends.first_file = first_file_;
+    ends.first_offset = first_offset_;
+    ends.last_file = last_file_;
+    ends.last_offset = last_offset_;
+    ends.first_seqs = first_seqs_;
+    ends.first_gtid = first_gtid_;
+    ends.last_gtid = last_gtid_;
+    for (const DomainSeq& seen : domains_) ends.last_seqs.emplace_back(seen.domain, seen.seq);
+    return ends;
   }
 
   Result<DeltaSummary> run() {
@@ -82,6 +118,7 @@ class Applier {
       return fail(Errc::corrupt_input,
                   fmt::format("{}: {}: the deltas need the span_start and span_end lines of a bounded cdc-stream; {}",
                               reader_.name(), reader_.line_number() == 0 ? "empty" : "only blank lines", rerun()));
+    if (part_ == Part::first) return summary_;  // the span_end line is in the second part
     if (end_line_ == 0)
       return fail(Errc::corrupt_input,
                   fmt::format("{}:{}: the deltas end without their span_end line{}: cdc-stream stopped before "
@@ -226,7 +263,7 @@ class Applier {
   }
 
   Result<void> span_start(simdjson::dom::object record) {
-    if (start_line_ != 0)
+    if (start_line_ != 0 || part_ == Part::second)
       return fail(reader_.error_here(fmt::format(
           "a second span_start line (the first is at line {}): two cdc-stream outputs were put together; {}",
           start_line_, rerun())));
@@ -260,6 +297,7 @@ class Applier {
   }
 
   Result<void> span_end(simdjson::dom::object record) {
+    if (part_ == Part::first) return fail(reader_.error_here("span_end in the first part"));  // read whole instead
     end_line_ = reader_.line_number();
     auto end = span_position(record, records::op::span_end);
     if (!end) return fail(end.error());
@@ -313,6 +351,10 @@ class Applier {
           "out of log order: pos {}:{} comes after {}:{} (line {}): transactions are swapped, or the deltas were "
           "pieced together; {}",
           pos.file, pos.offset, last_file_, last_offset_, last_line_, rerun())));
+    if (last_line_ == 0) {
+      first_file_.assign(pos.file);
+      first_offset_ = pos.offset;
+    }
     if (pos.file != last_file_) last_file_.assign(pos.file);
     last_offset_ = pos.offset;
     last_line_ = reader_.line_number();
@@ -322,6 +364,7 @@ class Applier {
     auto parsed = gtid::MariadbGtid::parse(pos.gtid);
     if (!parsed) return fail(reader_.error_here(fmt::format("GTID '{}': {}", pos.gtid, parsed.error().message)));
     last_gtid_.assign(pos.gtid);
+    if (first_gtid_.empty()) first_gtid_.assign(pos.gtid);
     for (DomainSeq& seen : domains_) {
       if (seen.domain != parsed->domain_id) continue;
       if (parsed->seq_no <= seen.seq)
@@ -335,6 +378,7 @@ class Applier {
       return {};
     }
     domains_.push_back(DomainSeq{parsed->domain_id, parsed->seq_no, std::string(pos.gtid), last_line_});
+    first_seqs_.emplace_back(parsed->domain_id, parsed->seq_no);
     return {};
   }
 
@@ -550,6 +594,7 @@ class Applier {
   ndjson::LineReader& reader_;
   const DeltaContext& context_;
   EffectStore& effects_;
+  Part part_;
   std::unordered_map<std::string, std::size_t> by_name_;
   simdjson::dom::parser parser_;
   EventGtidCache gtids_;
@@ -575,7 +620,28 @@ class Applier {
     std::uint64_t line;
   };
   std::vector<DomainSeq> domains_;  // MariaDB: each domain's last GTID
+  // The first line in log order, and each domain's first seq_no.
+  std::string first_file_;
+  std::uint64_t first_offset_ = 0;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> first_seqs_;
+  std::string first_gtid_;
 };
+
+// The second part's first lines come after the first part's last ones, as check_order would
+// have found reading them in one part.
+bool parts_in_order(const PartEnds& first, const PartEnds& second) {
+  if (!first.any || !second.any) return true;
+  if (file_before(second.first_file, second.first_offset, first.last_file, first.last_offset)) return false;
+  // The split may fall inside a transaction: then the second part's first GTID is the first
+  // part's last one, which check_order lets through.
+  for (std::size_t i = 0; i < second.first_seqs.size(); ++i)
+    for (const auto& [last_domain, last_seq] : first.last_seqs) {
+      const auto [domain, seq] = second.first_seqs[i];
+      if (domain != last_domain || seq > last_seq) continue;
+      if (seq < last_seq || i > 0 || second.first_gtid != first.last_gtid) return false;
+    }
+  return true;
+}
 
 }  // namespace
 
@@ -593,6 +659,39 @@ void append_object(std::span<const std::string> quoted_names, std::span<const st
 Result<DeltaSummary> read_deltas(ndjson::LineReader& reader, const DeltaContext& context, EffectStore& effects) {
   Applier applier(reader, context, effects);
   return applier.run();
+}
+
+std::optional<DeltaSummary> read_deltas_in_parts(int fd, const std::string& name, std::uint64_t begin,
+                                                 const DeltaContext& context, EffectStore& first,
+                                                 EffectStore& second) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size < begin || size - begin < kMinPartedDeltas) return std::nullopt;
+  // The second part starts at the line after the middle.
+  std::uint64_t split = 0;
+  {
+    ndjson::LineReader middle(fd, name, begin + (size - begin) / 2);
+    auto more = middle.next();
+    if (!more || !*more || !middle.terminated()) return std::nullopt;
+    split = middle.next_offset();
+  }
+  if (split >= size) return std::nullopt;
+  Result<DeltaSummary> second_read = DeltaSummary{};
+  PartEnds second_ends;
+  std::thread worker([&] {
+    ndjson::LineReader reader(fd, name, split);
+    Applier applier(reader, context, second, Part::second);
+    second_read = applier.run();
+    second_ends = applier.ends();
+  });
+  ndjson::LineReader reader(fd, name, begin, split);
+  Applier applier(reader, context, first, Part::first);
+  const Result<DeltaSummary> first_read = applier.run();
+  worker.join();
+  if (!first_read || !second_read || !parts_in_order(applier.ends(), second_ends)) return std::nullopt;
+  return DeltaSummary{first_read->changes_applied + second_read->changes_applied,
+                      first_read->changes_after_high + second_read->changes_after_high};
 }
 
 }  // namespace cdc::merge

@@ -15,7 +15,9 @@
 // the end of each line, where cdc-stream writes it, so skipped lines cost a few comparisons.
 
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 
 #include "gtid/position.h"
 #include "merge/chunk_input.h"
@@ -47,6 +49,16 @@ struct DeltaSummary {
 // or span_end line, or one on the wrong side of a watermark), an image without a key or
 // identity column, a partial image, or a DDL on a merged table during the snapshot.
 [[nodiscard]] Result<DeltaSummary> read_deltas(ndjson::LineReader& reader, const DeltaContext& context, EffectStore& effects);
+
+// The same as read_deltas over fd (a regular file) from byte begin, read in two parts at once,
+// the second on another thread, into first and second (later entries win, as in
+// EffectStore::finish). nullopt when the file is too small to be worth it, or when either part
+// fails or they are not in log order across the split: then read them with read_deltas into an
+// empty store, which gives the error message with its line number (a part does not know it).
+inline constexpr std::uint64_t kMinPartedDeltas = std::uint64_t{4} << 20;
+[[nodiscard]] std::optional<DeltaSummary> read_deltas_in_parts(int fd, const std::string& name, std::uint64_t begin,
+                                                               const DeltaContext& context, EffectStore& first,
+                                                               EffectStore& second);
 
 // {"a":1,"b":"x"}: the members named by quoted_names with the given raw values, as
 // ndjson::Writer writes an object. Both sides of the merge build identities with this, so a

@@ -19,10 +19,7 @@ namespace cdc::merge {
 
 namespace {
 
-constexpr std::size_t kEntryOverhead = 96;  // an EffectEntry in a slice: two std::string headers, index
-// The mapped deltas pages read back while writing runs or the output count in the resident
-// set: they are dropped after every kForgetSourceBytes of images (the page cache keeps them).
-constexpr std::uint64_t kForgetSourceBytes = std::uint64_t{1} << 20;
+constexpr std::size_t kEntryOverhead = 128;  // an EffectEntry in a slice (two std::string headers, the image), index
 
 void put_group(std::string& key, std::uint32_t group) {
   key.push_back(static_cast<char>(group >> 24));
@@ -49,24 +46,39 @@ void put_varint(std::string& out, std::uint64_t value) {
 void combine(Effect& earlier, Effect&& later) {
   if (later.kind == EffectKind::counted && earlier.kind == EffectKind::counted) {
     earlier.count += later.count;
-    if (!later.line.empty()) earlier.line = std::move(later.line);
+    if (!later.line.empty() || later.image_size != 0) {
+      earlier.line = std::move(later.line);
+      earlier.image = later.image;
+      earlier.image_size = later.image_size;
+      earlier.head_size = later.head_size;
+    }
     return;
   }
   earlier = std::move(later);
 }
 
+// stored: the line, or with image_size > 0 its head (head_size bytes) and tail around the image
+// at image_offset of the mapped deltas, which is read back only when the run is.
 void append_record(std::string& plain, std::string_view key, EffectKind kind, std::int64_t count,
-                   std::string_view line) {
+                   std::string_view stored, std::size_t head_size = 0, std::uint64_t image_offset = 0,
+                   std::size_t image_size = 0) {
   put_varint(plain, key.size());
   plain.append(key);
   plain.push_back(static_cast<char>(kind));
   put_varint(plain, (static_cast<std::uint64_t>(count) << 1) ^ static_cast<std::uint64_t>(count >> 63));
-  put_varint(plain, line.size());
-  plain.append(line);
+  put_varint(plain, stored.size());
+  plain.append(stored);
+  put_varint(plain, image_size);
+  if (image_size == 0) return;
+  put_varint(plain, head_size);
+  put_varint(plain, image_offset);
 }
 
 // One spilled run: records of (key, kind, count, line) through a zstd stream.
-//   varint key size, key bytes, kind byte, varint zigzag count, varint line size, line bytes
+//   varint key size, key bytes, kind byte, varint zigzag count, varint stored size, stored
+//   bytes, varint image size, and when it is not 0: varint head size, varint image offset.
+// A line whose image is in the mapped deltas is stored as its head and tail only: runs are a
+// fifth of the size, and the image is copied once, when the run is read back.
 // fill(plain) appends records to plain and returns false when there are no more.
 template <typename Fill>
 Result<void> write_run(const TempDir::File& file, Fill fill) {
@@ -100,30 +112,55 @@ class RunReader {
  public:
   static constexpr std::size_t kReadBytes = std::size_t{32} << 10;
 
-  explicit RunReader(const TempDir::File& file)
-      : file_(file), dctx_(ZSTD_createDCtx(), ZSTD_freeDCtx), packed_(kReadBytes, '\0') {}
+  // source: the mapped deltas the images are read back from (see append_record).
+  RunReader(const TempDir::File& file, const char* source, std::size_t source_size)
+      : file_(file),
+        dctx_(ZSTD_createDCtx(), ZSTD_freeDCtx),
+        packed_(kReadBytes, '\0'),
+        source_(source),
+        source_size_(source_size) {}
 
   // false at the end of the run.
   Result<bool> read(EffectEntry& entry) {
     auto first = available(1);
     if (!first) return fail(first.error());
-    if (!*first) return false;
+    if (!*first) {
+      return false;
+    }
     std::uint64_t key_size = 0;
     if (auto got = varint(key_size); !got) return got;
-    std::string key;
-    if (auto got = bytes(key_size, key); !got) return got;
-    if (key.size() < 4) return corrupt();
-    std::string kind;
-    if (auto got = bytes(1, kind); !got) return got;
+    key_.clear();
+    if (auto got = bytes(key_size, key_); !got) return got;
+    if (key_.size() < 4) return corrupt();
+    kind_.clear();
+    if (auto got = bytes(1, kind_); !got) return got;
     std::uint64_t zigzag = 0;
     if (auto got = varint(zigzag); !got) return got;
-    std::uint64_t line_size = 0;
-    if (auto got = varint(line_size); !got) return got;
-    entry.effect.line.clear();
-    if (auto got = bytes(line_size, entry.effect.line); !got) return got;
-    entry.group = get_group(key);
-    entry.identity.assign(key, 4);
-    entry.effect.kind = static_cast<EffectKind>(kind[0]);
+    std::uint64_t stored_size = 0;
+    if (auto got = varint(stored_size); !got) return got;
+    stored_.clear();
+    if (auto got = bytes(stored_size, stored_); !got) return got;
+    std::uint64_t image_size = 0;
+    if (auto got = varint(image_size); !got) return got;
+    entry.effect.line.swap(stored_);
+    entry.effect.image = nullptr;
+    entry.effect.image_size = 0;
+    entry.effect.head_size = 0;
+    if (image_size != 0) {
+      std::uint64_t head_size = 0;
+      std::uint64_t image_offset = 0;
+      if (auto got = varint(head_size); !got) return got;
+      if (auto got = varint(image_offset); !got) return got;
+      if (head_size > entry.effect.line.size() || source_ == nullptr || image_offset > source_size_ ||
+          image_size > source_size_ - image_offset || image_size > UINT32_MAX)
+        return corrupt();
+      entry.effect.image = source_ + image_offset;
+      entry.effect.image_size = static_cast<std::uint32_t>(image_size);
+      entry.effect.head_size = static_cast<std::uint32_t>(head_size);
+    }
+    entry.group = get_group(key_);
+    entry.identity.assign(key_, 4);
+    entry.effect.kind = static_cast<EffectKind>(kind_[0]);
     entry.effect.count = static_cast<std::int64_t>(zigzag >> 1) ^ -static_cast<std::int64_t>(zigzag & 1);
     return true;
   }
@@ -195,6 +232,11 @@ class RunReader {
   TempDir::File file_;
   std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx_;
   std::string packed_;
+  const char* source_;
+  std::size_t source_size_;
+  std::string key_;  // scratch
+  std::string kind_;
+  std::string stored_;
   ZSTD_inBuffer in_{nullptr, 0, 0};
   std::uint64_t offset_ = 0;
   bool eof_ = false;
@@ -203,20 +245,23 @@ class RunReader {
   std::size_t pos_ = 0;
 };
 
-// Merges the spilled runs and the sorted in-memory entries (the latest run).
+// Merges the spilled runs and the sorted in-memory entries, in order: a later source wins.
 class MergingCursor final : public EffectCursor {
  public:
-  // memory: the latest run, read entry by entry (false at its end).
-  using MemorySource = std::function<bool(EffectEntry&)>;
-  MergingCursor(std::vector<TempDir::File> files, MemorySource memory) : memory_(std::move(memory)) {
-    for (const TempDir::File& file : files) readers_.push_back(std::make_unique<RunReader>(file));
-    heads_.resize(readers_.size() + 1);
+  // One source of sorted entries: the next into the argument, false at its end.
+  using Source = EffectSource;
+  explicit MergingCursor(std::vector<Source> sources) : sources_(std::move(sources)) {
+    heads_.resize(sources_.size());
+  }
+  // A source reading one run; source: the mapped deltas its images are in (nullptr: none).
+  static Source run_source(const TempDir::File& file, const char* source, std::size_t source_size) {
+    auto reader = std::make_shared<RunReader>(file, source, source_size);
+    return [reader](EffectEntry& entry) { return reader->read(entry); };
   }
 
   Result<void> start() {
-    for (std::size_t r = 0; r < readers_.size(); ++r)
+    for (std::size_t r = 0; r < sources_.size(); ++r)
       if (auto pulled = pull(r); !pulled) return pulled;
-    if (auto pulled = pull(readers_.size()); !pulled) return pulled;
     return advance();
   }
 
@@ -246,14 +291,9 @@ class MergingCursor final : public EffectCursor {
   }
   // Loads the next entry of source into heads_ and queues it.
   Result<void> pull(std::size_t source) {
-    if (source == readers_.size()) {
-      if (!memory_(heads_[source])) return {};
-    } else {
-      auto read = readers_[source]->read(heads_[source]);
-      if (!read) return fail(read.error());
-      if (!*read) return {};
-    }
-    queue_.push(source);
+    auto read = sources_[source](heads_[source]);
+    if (!read) return fail(read.error());
+    if (*read) queue_.push(source);
     return {};
   }
 
@@ -269,8 +309,7 @@ class MergingCursor final : public EffectCursor {
     }
   };
 
-  std::vector<std::unique_ptr<RunReader>> readers_;
-  MemorySource memory_;
+  std::vector<Source> sources_;
   std::vector<EffectEntry> heads_;
   std::priority_queue<std::size_t, std::vector<std::size_t>, Later> queue_{Later{this}};
   EffectEntry current_;
@@ -380,25 +419,12 @@ EffectStore::Record& EffectStore::slot(std::uint32_t group, std::string_view ide
   return records_.back();
 }
 
-std::string_view EffectStore::line_of(const Record& record, const Arena& arena, const char* source,
-                                     std::string& scratch) {
-  if (record.line_size == 0) return {};
-  const char* stored = arena.at(record.line_offset);
-  if (record.image_size == 0) return {stored, record.line_size};
-  scratch.assign(stored, record.head_size);
-  scratch.append(source + record.image_offset, record.image_size);
-  scratch.append(stored + record.head_size, record.line_size - record.head_size);
-  return scratch;
-}
-
-void EffectStore::forget_source(SourceTouch& touch, bool force) const noexcept {
-  if (touch.bytes == 0 || (!force && touch.bytes < kForgetSourceBytes)) return;
-  // Page-aligned: the mapping starts on a page.
-  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  const std::uint64_t lo = touch.lo - touch.lo % page;
-  const std::uint64_t hi = std::min<std::uint64_t>(source_size_, touch.hi);
-  if (source_ != nullptr && hi > lo) ::madvise(const_cast<char*>(source_) + lo, hi - lo, MADV_DONTNEED);
-  touch = SourceTouch{};
+void MappedPages::forget() noexcept {
+  if (!touched_) return;
+  const std::uint64_t lo = lo_ * kRegionBytes;
+  const std::uint64_t hi = std::min<std::uint64_t>(size_, (hi_ + 1) * kRegionBytes);
+  if (hi > lo) ::madvise(const_cast<char*>(data_) + lo, hi - lo, MADV_DONTNEED);
+  touched_ = false;
 }
 
 Result<void> EffectStore::set_present_split(std::uint32_t group, std::string_view identity, std::string_view head,
@@ -414,7 +440,6 @@ Result<void> EffectStore::set_present_split(std::uint32_t group, std::string_vie
   record.head_size = static_cast<std::uint32_t>(head.size());
   record.image_offset = image_offset;
   record.image_size = static_cast<std::uint32_t>(image_size);
-  referenced_ += image_size;
   return maybe_spill();
 }
 
@@ -489,7 +514,7 @@ void EffectStore::clear_memory() {
 
 Result<void> EffectStore::maybe_spill() {
   const std::uint64_t used =
-      arena_.used() + referenced_ + records_.size() * (sizeof(Record) + 2 * sizeof(std::uint32_t)) +
+      arena_.used() + records_.size() * (sizeof(Record) + 2 * sizeof(std::uint32_t)) +
       index_.size() * 8;
   if (used <= limit_ || records_.empty()) return {};
   return spill();
@@ -500,37 +525,36 @@ Result<void> EffectStore::spill() {
   auto file = temp_.create("run");
   if (!file) return fail(file.error());
   std::size_t next = 0;
-  SourceTouch touched;
   auto written = write_run(*file, [&](std::string& plain) {
     while (next < order.size() && plain.size() < (std::size_t{1} << 20)) {
       const Record& record = records_[order[next++]];
-      append_record(plain, key_of(record), record.kind, record.count, line_of(record, arena_, source_, scratch_));
-      touched.add(record);
-      forget_source(touched, false);
+      const std::string_view stored(record.line_size == 0 ? nullptr : arena_.at(record.line_offset),
+                                    record.line_size);
+      append_record(plain, key_of(record), record.kind, record.count, stored, record.head_size, record.image_offset,
+                    record.image_size);
     }
     return next < order.size();
   });
   if (!written) return written;
-  forget_source(touched, true);
-  referenced_ = 0;
   runs_.push_back(*file);
   clear_memory();
   if (index_.size() > 4096) index_ = {};  // a small limit needs no large index
   return {};
 }
 
-Result<void> EffectStore::merge_runs() {
-  while (runs_.size() > kMaxOpenRuns) {
+Result<void> EffectStore::merge_runs(std::size_t max_open_runs) {
+  while (runs_.size() > max_open_runs) {
     std::vector<TempDir::File> merged;
-    for (std::size_t first = 0; first < runs_.size(); first += kMaxOpenRuns) {
-      const std::size_t last = std::min(runs_.size(), first + kMaxOpenRuns);
+    for (std::size_t first = 0; first < runs_.size(); first += max_open_runs) {
+      const std::size_t last = std::min(runs_.size(), first + max_open_runs);
       if (last - first == 1) {
         merged.push_back(runs_[first]);
         continue;
       }
-      MergingCursor cursor(std::vector<TempDir::File>(runs_.begin() + static_cast<std::ptrdiff_t>(first),
-                                                      runs_.begin() + static_cast<std::ptrdiff_t>(last)),
-                           [](EffectEntry&) { return false; });
+      std::vector<MergingCursor::Source> sources;
+      for (std::size_t r = first; r < last; ++r)
+        sources.push_back(MergingCursor::run_source(runs_[r], source_, source_size_));
+      MergingCursor cursor(std::move(sources));
       if (auto started = cursor.start(); !started) return started;
       auto file = temp_.create("run");
       if (!file) return fail(file.error());
@@ -542,7 +566,10 @@ Result<void> EffectStore::merge_runs() {
           key.clear();
           put_group(key, entry.group);
           key.append(entry.identity);
-          append_record(plain, key, entry.effect.kind, entry.effect.count, entry.effect.line);
+          const Effect& effect = entry.effect;
+          append_record(plain, key, effect.kind, effect.count, effect.line, effect.head_size,
+                        effect.image_size == 0 ? 0 : static_cast<std::uint64_t>(effect.image - source_),
+                        effect.image_size);
           status = cursor.advance();
         }
         return status && cursor.current() != nullptr;
@@ -557,18 +584,19 @@ Result<void> EffectStore::merge_runs() {
   return {};
 }
 
-Result<std::unique_ptr<EffectCursor>> EffectStore::finish() {
+Result<void> EffectStore::finish_sources(std::size_t max_open_runs, std::vector<EffectSource>& sources) {
   // With runs on disk, the entries in memory become one more run, so that the output pass
-  // holds only the runs' read buffers; and at most kMaxOpenRuns runs are read at once (merged
+  // holds only the runs' read buffers; and at most max_open_runs runs are read at once (merged
   // first, as many levels as it takes).
   if (!runs_.empty() && !records_.empty())
-    if (auto spilled = spill(); !spilled) return fail(spilled.error());
+    if (auto spilled = spill(); !spilled) return spilled;
   if (!runs_.empty()) {
     arena_.release();
     records_ = {};
     index_ = {};
-    if (auto merged = merge_runs(); !merged) return fail(merged.error());
+    if (auto merged = merge_runs(max_open_runs); !merged) return merged;
   }
+  for (const TempDir::File& run : runs_) sources.push_back(MergingCursor::run_source(run, source_, source_size_));
   // The entries still in memory are the latest run; they are handed out one by one, in key
   // order, from the arena (so memory does not double here).
   struct Memory {
@@ -577,22 +605,18 @@ Result<std::unique_ptr<EffectCursor>> EffectStore::finish() {
     std::vector<std::uint32_t> order;
     std::size_t next = 0;
     const EffectStore* store = nullptr;
-    SourceTouch touched;
-    std::string scratch;
   };
   auto memory = std::make_shared<Memory>();
   memory->store = this;
-  referenced_ = 0;
   memory->order = sorted_records();
   memory->arena = std::move(arena_);
   memory->records = std::move(records_);
   records_ = {};
   index_ = {};
-  auto source = [memory](EffectEntry& entry) {
+  sources.push_back([memory](EffectEntry& entry) -> Result<bool> {
     if (memory->next >= memory->order.size()) {
       memory->arena.release();
       memory->records = {};
-      memory->store->forget_source(memory->touched, true);
       return false;
     }
     const Record& record = memory->records[memory->order[memory->next++]];
@@ -601,13 +625,25 @@ Result<std::unique_ptr<EffectCursor>> EffectStore::finish() {
     entry.identity.assign(key.substr(4));
     entry.effect.kind = record.kind;
     entry.effect.count = record.count;
-    entry.effect.line.assign(line_of(record, memory->arena, memory->store->source_, memory->scratch));
-    // The mapped source pages read so far count as memory: drop them now and then.
-    memory->touched.add(record);
-    memory->store->forget_source(memory->touched, false);
+    Effect& effect = entry.effect;
+    if (record.line_size == 0)
+      effect.line.clear();
+    else
+      effect.line.assign(memory->arena.at(record.line_offset), record.line_size);
+    effect.image = record.image_size == 0 ? nullptr : memory->store->source_ + record.image_offset;
+    effect.image_size = record.image_size;
+    effect.head_size = record.head_size;
     return true;
-  };
-  auto cursor = std::make_unique<MergingCursor>(runs_, std::move(source));
+  });
+  return {};
+}
+
+Result<std::unique_ptr<EffectCursor>> EffectStore::finish(std::span<EffectStore* const> stores) {
+  std::vector<EffectSource> sources;
+  const std::size_t max_open_runs = kMaxOpenRuns;
+  for (EffectStore* store : stores)
+    if (auto finished = store->finish_sources(max_open_runs, sources); !finished) return fail(finished.error());
+  auto cursor = std::make_unique<MergingCursor>(std::move(sources));
   if (auto started = cursor->start(); !started) return fail(started.error());
   return std::unique_ptr<EffectCursor>(std::move(cursor));
 }

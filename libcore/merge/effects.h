@@ -14,14 +14,16 @@
 // decoder with a 64 KiB window and two 32 KiB buffers).
 //
 // When the deltas are a regular file, mapped whole (set_source), a row's image (most of its
-// line) is not copied: the entry keeps the line's other bytes and where the image is, and the
-// line is put together when the entry is written to a run or handed out. The image still
-// counts against the limit, and the mapped pages read back are dropped from the process as it
-// goes, so the resident set stays near the limit either way.
+// line) is not copied: the entry keeps the line's other bytes and where the image is, a run
+// keeps the same, and the line is put together when the entry is handed out. The image is
+// not resident until then, so it does not count against the limit; the mapped pages read
+// back are dropped from the process as it goes (every 512 KiB of pages).
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <span>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -61,7 +63,23 @@ enum class EffectKind : std::uint8_t {
 struct Effect {
   EffectKind kind = EffectKind::absent;
   std::int64_t count = 0;
-  std::string line;  // the complete output "r" line with its '\n' (present; counted when inserted)
+  // The complete output "r" line with its '\n' (present; counted when inserted). With an image
+  // (image_size > 0), the line is line's first head_size bytes, the image, then the rest of
+  // line: the image stays in the mapped deltas until it is written (append_line).
+  std::string line;
+  const char* image = nullptr;
+  std::uint32_t image_size = 0;
+  std::uint32_t head_size = 0;
+
+  void append_line(std::string& out) const {
+    if (image_size == 0) {
+      out.append(line);
+      return;
+    }
+    out.append(line, 0, head_size);
+    out.append(image, image_size);
+    out.append(line, head_size);
+  }
 };
 
 struct EffectEntry {
@@ -74,6 +92,9 @@ struct EffectEntry {
 [[nodiscard]] std::size_t effect_cost(std::size_t identity_size, std::size_t line_size) noexcept;
 
 class EffectCursor;
+struct EffectEntry;
+// One sorted stream of entries: the next into the argument, false at its end.
+using EffectSource = std::function<Result<bool>(EffectEntry&)>;
 
 class EffectStore {
  public:
@@ -93,11 +114,12 @@ class EffectStore {
     source_ = data;
     source_size_ = size;
   }
+  [[nodiscard]] const char* source() const noexcept { return source_; }
+  [[nodiscard]] std::size_t source_size() const noexcept { return source_size_; }
   [[nodiscard]] bool has_source(std::uint64_t offset, std::size_t size) const noexcept {
     return source_ != nullptr && offset <= source_size_ && size <= source_size_ - offset;
   }
   // set_present with the line head + source[image_offset, image_offset + image_size) + tail.
-  // The image counts against the limit as if it were held.
   [[nodiscard]] Result<void> set_present_split(std::uint32_t group, std::string_view identity, std::string_view head,
                                                std::uint64_t image_offset, std::size_t image_size,
                                                std::string_view tail);
@@ -106,7 +128,13 @@ class EffectStore {
   [[nodiscard]] bool empty() const noexcept { return runs_.empty() && records_.empty(); }
 
   // Ends collecting: the merged, sorted entries. The store is left empty.
-  [[nodiscard]] Result<std::unique_ptr<EffectCursor>> finish();
+  [[nodiscard]] Result<std::unique_ptr<EffectCursor>> finish() {
+    EffectStore* self = this;
+    return finish(std::span<EffectStore* const>(&self, 1));
+  }
+  // The same over stores that collected consecutive parts of the deltas, in their order: for a
+  // key in several, a later store's entry wins (counts add up), as a later run's does.
+  [[nodiscard]] static Result<std::unique_ptr<EffectCursor>> finish(std::span<EffectStore* const> stores);
 
  private:
   // Keys and lines, appended to large blocks that never move (no copying as it grows, and
@@ -166,26 +194,12 @@ class EffectStore {
   void clear_memory();
   Result<void> maybe_spill();
   Result<void> spill();
-  Result<void> merge_runs();
+  Result<void> merge_runs(std::size_t max_open_runs);
   static constexpr std::size_t kMaxOpenRuns = 8;
-  // The record's whole line (into scratch when it is split).
-  static std::string_view line_of(const Record& record, const Arena& arena, const char* source,
-                                  std::string& scratch);
-  // The range of the source read back since its pages were last dropped.
-  struct SourceTouch {
-    std::uint64_t lo = UINT64_MAX;
-    std::uint64_t hi = 0;
-    std::uint64_t bytes = 0;
-    void add(const Record& record) noexcept {
-      if (record.image_size == 0) return;
-      lo = std::min(lo, record.image_offset);
-      hi = std::max(hi, record.image_offset + record.image_size);
-      bytes += record.image_size;
-    }
-  };
-  // Drops the source pages of that range from this process (they stay in the page cache) when
-  // enough was read, or always with force.
-  void forget_source(SourceTouch& touch, bool force) const noexcept;
+
+ private:
+  // Ends collecting into sources of sorted entries for a MergingCursor, in order.
+  Result<void> finish_sources(std::size_t max_open_runs, std::vector<EffectSource>& sources);
 
   std::uint64_t limit_;
   TempDir& temp_;
@@ -198,8 +212,39 @@ class EffectStore {
   std::vector<TempDir::File> runs_;
   const char* source_ = nullptr;
   std::size_t source_size_ = 0;
-  std::uint64_t referenced_ = 0;  // image bytes of split lines in memory
   std::string scratch_;
+};
+
+// The pages of the mapped deltas that writing images (Effect::append_line) made resident,
+// dropped from the process (they stay in the page cache) as it goes. A file written in large
+// blocks sits in large page-cache folios, and touching one byte of such a folio can map all of
+// it, up to 2 MiB: so each 2 MiB region touched counts as all of it, and once a second region
+// is touched, the regions read so far are dropped whole.
+class MappedPages {
+ public:
+  static constexpr std::uint64_t kRegionBytes = std::uint64_t{2} << 20;
+  MappedPages(const char* data, std::size_t size) noexcept : data_(data), size_(size) {}
+  MappedPages(const MappedPages&) = delete;
+  MappedPages& operator=(const MappedPages&) = delete;
+  ~MappedPages() { forget(); }
+  void read(const Effect& effect) noexcept {
+    if (effect.image_size == 0 || data_ == nullptr) return;
+    const auto offset = static_cast<std::uint64_t>(effect.image - data_);
+    const std::uint64_t first = offset / kRegionBytes;
+    const std::uint64_t last = (offset + effect.image_size - 1) / kRegionBytes;
+    if (touched_ && (first < lo_ || last > hi_)) forget();  // a region not read yet
+    lo_ = touched_ ? std::min(lo_, first) : first;
+    hi_ = touched_ ? std::max(hi_, last) : last;
+    touched_ = true;
+  }
+  void forget() noexcept;
+
+ private:
+  const char* data_;
+  std::size_t size_;
+  std::uint64_t lo_ = 0;  // the regions read since the last forget(), inclusive
+  std::uint64_t hi_ = 0;
+  bool touched_ = false;
 };
 
 // The merged stream of entries, sorted by group then identity bytes.

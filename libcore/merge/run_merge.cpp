@@ -115,7 +115,7 @@ void high_file_offset(const std::vector<ChunkInfo>& chunks, const gtid::Position
 // at the merged high watermark's file and offset (null when not known), as Debezium places its
 // snapshot rows. Nothing when the chunk outputs have none (an older cdc-snapshot's).
 void write_table_line(const TableInfo& table, std::span<const ChunkInfo> chunks, const std::string& file,
-                      std::optional<std::uint64_t> offset, OutputSink& out) {
+                      std::optional<std::uint64_t> offset, std::string& out) {
   for (const std::size_t c : table.chunks) {
     if (!chunks[c].described) continue;
     records::TableLine line = *chunks[c].described;
@@ -185,7 +185,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
     inputs.push_back(InputFile{operand, *fd});
   }
 
-  auto chunks = scan_chunk_outputs(inputs);
+  auto chunks = scan_chunk_outputs(inputs, options.threads);
   if (!chunks) return fail(chunks.error());
   if (chunks->empty())
     return fail(Errc::corrupt_input,
@@ -273,7 +273,12 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
       if (data != MAP_FAILED) ::munmap(data, size);
     }
   } deltas_map;
-  EffectStore effects(options.memory_limit, temp);
+  // The deltas in two parts at once, each into its own store with half the limit, when there
+  // are threads to spare; read whole otherwise, or when the parts do not check out.
+  std::optional<EffectStore> whole;
+  std::optional<EffectStore> first_part;
+  std::optional<EffectStore> second_part;
+  std::vector<EffectStore*> stores;
   {
     int fd = stdin_fd;
     std::string name = "stdin";
@@ -295,25 +300,46 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
     if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
       deltas_map.size = static_cast<std::size_t>(st.st_size);
       deltas_map.data = ::mmap(nullptr, deltas_map.size, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (deltas_map.data != MAP_FAILED) effects.set_source(static_cast<const char*>(deltas_map.data), deltas_map.size);
     }
-    ndjson::LineReader reader(fd, name, fd == stdin_fd ? static_cast<std::uint64_t>(::lseek(fd, 0, SEEK_CUR)) : 0);
+    const auto make_store = [&](std::optional<EffectStore>& store, std::uint64_t limit) {
+      store.emplace(limit, temp);
+      if (deltas_map.data != MAP_FAILED) store->set_source(static_cast<const char*>(deltas_map.data), deltas_map.size);
+    };
+    const std::uint64_t begin = fd == stdin_fd ? static_cast<std::uint64_t>(::lseek(fd, 0, SEEK_CUR)) : 0;
     const DeltaContext context{*chunks,    *tables,    chunk_group, high, options.until.has_value(),
                                lowest_low, options.check_deltas};
-    auto read = read_deltas(reader, context, effects);
-    if (!read) return fail(read.error());
+    std::optional<DeltaSummary> read;
+    if (options.threads > 1) {
+      make_store(first_part, options.memory_limit / 2);
+      make_store(second_part, options.memory_limit / 2);
+      read = read_deltas_in_parts(fd, name, begin, context, *first_part, *second_part);
+      if (read) {
+        stores = {&*first_part, &*second_part};
+      } else {
+        first_part.reset();
+        second_part.reset();
+      }
+    }
+    if (!read) {
+      make_store(whole, options.memory_limit);
+      ndjson::LineReader reader(fd, name, begin);
+      auto whole_read = read_deltas(reader, context, *whole);
+      if (!whole_read) return fail(whole_read.error());
+      read = *whole_read;
+      stores = {&*whole};
+    }
     summary.changes_applied = read->changes_applied;
     summary.changes_after_high = read->changes_after_high;
   }
   if (options.check_deltas) return summary;
-  summary.spill_runs = effects.runs();
+  for (const EffectStore* store : stores) summary.spill_runs += store->runs();
   if (summary.changes_after_high > 0) {
     const std::string notice =
         fmt::format("cdc-merge: notice: {} change{} after {} not applied: they belong to the stream from there\n",
                     summary.changes_after_high, summary.changes_after_high == 1 ? "" : "s", high.to_string());
     (void)write_all(stderr_fd, notice, "stderr");
   }
-  auto cursor = effects.finish();
+  auto cursor = EffectStore::finish(stores);
   if (!cursor) return fail(cursor.error());
 
   // The output.
@@ -342,13 +368,16 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
   std::optional<std::uint64_t> offset;
   high_file_offset(*chunks, high, options.until.has_value(), file, offset);
   std::set<const TableInfo*> described;
-  for (const Group& group : groups) {
-    if (described.insert(group.table).second) write_table_line(*group.table, *chunks, file, offset, out);
-    auto written = write_group(group, **cursor, options.memory_limit, temp, out);
-    if (!written) return fail(written.error());
-    summary.rows += written->rows;
-    summary.passes += written->passes;
-  }
+  std::vector<std::string> before(groups.size());  // each table's line, before its first group
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    if (described.insert(groups[g].table).second)
+      write_table_line(*groups[g].table, *chunks, file, offset, before[g]);
+  std::span<const char> deltas;
+  if (deltas_map.data != MAP_FAILED) deltas = {static_cast<const char*>(deltas_map.data), deltas_map.size};
+  auto written = write_groups(groups, before, **cursor, options.memory_limit, deltas, temp, out, options.threads);
+  if (!written) return fail(written.error());
+  summary.rows = written->rows;
+  summary.passes = written->passes;
   records::MergedHigh merged{high.to_string(), std::nullopt, summary.chunks, summary.rows, now_ms()};
   if (offset) merged.at = gtid::FilePosition{file, *offset};
   ndjson::Writer writer;

@@ -23,7 +23,9 @@
 
 namespace cdc::merge {
 
-inline constexpr std::uint64_t kDefaultMemoryLimit = std::uint64_t{256} << 20;
+inline constexpr std::uint64_t kDefaultMemoryLimit = std::uint64_t{6} << 20;
+// Threads for the deltas pass (two parts of the deltas at once) and the output pass.
+inline constexpr unsigned kDefaultThreads = 2;
 
 struct Options {
   std::vector<std::string> inputs;    // chunk outputs; "-" = stdin (at most one "-" overall)
@@ -36,6 +38,7 @@ struct Options {
   std::string spill_dir;              // empty: $TMPDIR, else /tmp
   std::optional<std::string> output;  // written as FILE.partial, then renamed
   output::OutputOptions format;       // --format and its flags: the output stage (cdc-formats(7))
+  unsigned threads = kDefaultThreads;  // 1: no thread beside the main one
 };
 
 struct Summary {

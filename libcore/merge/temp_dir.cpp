@@ -22,6 +22,7 @@ TempDir::~TempDir() {
 }
 
 Result<TempDir::File> TempDir::create(std::string_view stem) {
+  const std::lock_guard lock(mutex_);
   if (path_.empty()) {
     std::string pattern = parent_ + "/cdc-merge.XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr)
@@ -38,6 +39,7 @@ Result<TempDir::File> TempDir::create(std::string_view stem) {
 }
 
 void TempDir::remove(File& file) {
+  const std::lock_guard lock(mutex_);
   for (auto it = open_.begin(); it != open_.end(); ++it) {
     if (it->path != file.path) continue;
     if (it->fd >= 0) ::close(it->fd);

@@ -5,6 +5,7 @@
 // removed with everything in it when the TempDir goes away (on success and on error).
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@ class TempDir {
   std::string path_;  // empty until first use
   std::uint64_t counter_ = 0;
   std::vector<File> open_;
+  std::mutex mutex_;  // the deltas' two parts spill runs at once
 };
 
 // Copies everything readable from fd into file (for a "-" operand that must be read twice).

@@ -24,7 +24,6 @@ LineReader::LineReader(int fd, std::string name, std::uint64_t begin, std::uint6
       name_(std::move(name)),
       file_pos_(begin),
       end_(end),
-      buffer_(new char[kBlockBytes]),
       capacity_(kBlockBytes),
       line_number_(first_line - 1),
       next_offset_(begin) {
@@ -32,7 +31,10 @@ LineReader::LineReader(int fd, std::string name, std::uint64_t begin, std::uint6
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
     mapped_ = true;
     file_end_ = std::min<std::uint64_t>(end, static_cast<std::uint64_t>(st.st_size));
+    return;
   }
+  // Only read() needs a buffer: a mapped reader is made for each chunk of each output pass.
+  buffer_.reset(new char[kBlockBytes]);
 }
 
 LineReader::~LineReader() {

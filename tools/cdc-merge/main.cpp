@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
                         "cdc-merge - merge chunk snapshots and binlog deltas into one snapshot "
                         "consistent at one position.\nPrints NDJSON on stdout: op:\"r\" lines, then one op:\"high\".");
   cdc::merge::Options options;
-  std::string memory_limit = "256M";
+  std::string memory_limit = "6M";
   auto& app = cli.app();
   app.add_option("CHUNK_OUTPUTS", options.inputs, "cdc-snapshot outputs (many chunks per file is fine); - reads stdin")
       ->group("Input");
@@ -39,8 +39,13 @@ int main(int argc, char** argv) {
                "Merge only the given chunks of a table (split one table's merge over processes)")
       ->group("Input");
   app.add_option("--memory-limit", memory_limit,
-                 "Memory for the changes' effects; past it they spill to --spill-dir. K, M, G suffixes. Default: 256M")
+                 "Memory for the changes' effects; past it they spill to --spill-dir. K, M, G suffixes. Default: 6M")
       ->type_name("SIZE")
+      ->group("Resources");
+  app.add_option("--threads", options.threads,
+                 "Threads for reading the deltas and writing the output (1: none beside the main one). Default: 2")
+      ->type_name("N")
+      ->check(CLI::Range(1U, 64U))
       ->group("Resources");
   app.add_option("--spill-dir", options.spill_dir,
                  "Directory for spill files (removed at exit). Default: $TMPDIR, else /tmp")
