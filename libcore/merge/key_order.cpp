@@ -464,18 +464,22 @@ void append_weights(const std::vector<std::uint32_t>& weights, unsigned width, b
 
 // UCA: the weights of each compared level, framed as append_weights does, one level after the
 // other. The server compares level by level (the whole string's primary weights first, then its
-// secondary ones), so the frames concatenated, each prefix-free, compare the same way. A NO PAD
-// collation is NO PAD at the primary level only: MariaDB pads the accent and case levels with
-// the space's weight all the same (utf8mb4_uca1400_nopad_ai_cs finds 'a' = 'a' + U+0301, whose
-// tertiary weights are 0002 and 0002 0002).
+// secondary ones), so the frames concatenated, each prefix-free, compare the same way. A MariaDB
+// NO PAD collation is NO PAD at the primary level only: MariaDB pads the accent and case levels
+// with the space's weight all the same (utf8mb4_uca1400_nopad_ai_cs finds 'a' = 'a' + U+0301,
+// whose tertiary weights are 0002 and 0002 0002). MySQL's 0900 collations are NO PAD at every
+// level: its scanner compares each level's weights to the end of both strings, padding none
+// (strings/ctype-uca.cc, uca_scanner_900), so 'a' < 'a ' and 'a' < 'a' + U+0301 under _as_ci.
 void append_uca_levels(const std::vector<std::uint32_t>& chars, const KeyColumnOrder& order, std::string& out) {
-  const auto& table = detail::UcaTable::get(static_cast<detail::UcaVersion>(order.uca_version));
+  const auto version = static_cast<detail::UcaVersion>(order.uca_version);
+  const auto& table = detail::UcaTable::get(version);
+  const bool pads_above_primary = version != detail::UcaVersion::mysql0900;
   thread_local std::vector<std::uint32_t> weights;
   for (unsigned level = 0; level < table.levels(); ++level) {
     if ((order.uca_levels & (1U << level)) == 0) continue;
     weights.clear();
     table.append_weights(chars, level, weights);
-    append_weights(weights, 2, order.pad_space || level > 0, table.space_weight(level), out);
+    append_weights(weights, 2, order.pad_space || (level > 0 && pads_above_primary), table.space_weight(level), out);
   }
 }
 
@@ -543,10 +547,15 @@ struct TextCollation {
 
 // utf8mb3/utf8mb4 UCA collations, by name without the charset: unicode_ci, unicode_520_ci and
 // their _nopad_ variants (primary level only), uca1400_[nopad_]{ai,as}_{ci,cs} (ai_ci: level 1;
-// as: + accents; cs: + case).
+// as: + accents; cs: + case), and MySQL's 0900_ai_ci (level 1), 0900_as_ci (levels 1-2) and
+// 0900_as_cs (levels 1-3), all NO PAD (MySQL reference manual, "Unicode Character Sets"; not
+// its language collations, utf8mb4_xx_0900_*, which tailor the order).
 std::optional<TextCollation> uca_collation(std::string_view name) {
   using detail::UcaVersion;
   constexpr std::uint8_t kPrimary = 1;
+  if (name == "0900_ai_ci") return TextCollation{Kind::text_uca, false, UcaVersion::mysql0900, kPrimary};
+  if (name == "0900_as_ci") return TextCollation{Kind::text_uca, false, UcaVersion::mysql0900, kPrimary | 2U};
+  if (name == "0900_as_cs") return TextCollation{Kind::text_uca, false, UcaVersion::mysql0900, kPrimary | 2U | 4U};
   if (name == "unicode_ci") return TextCollation{Kind::text_uca, true, UcaVersion::unicode400, kPrimary};
   if (name == "unicode_nopad_ci") return TextCollation{Kind::text_uca, false, UcaVersion::unicode400, kPrimary};
   if (name == "unicode_520_ci") return TextCollation{Kind::text_uca, true, UcaVersion::unicode520, kPrimary};

@@ -143,6 +143,7 @@ const UcaTable& UcaTable::get(UcaVersion version) {
   static const UcaTable unicode400 = parse(unicode400_source());
   static const UcaTable unicode520 = parse(unicode520_source());
   static const UcaTable uca1400 = parse(uca1400_source());
+  static const UcaTable mysql0900 = parse(uca0900_source());
   switch (version) {
     case UcaVersion::unicode400:
       return unicode400;
@@ -150,6 +151,8 @@ const UcaTable& UcaTable::get(UcaVersion version) {
       return unicode520;
     case UcaVersion::uca1400:
       return uca1400;
+    case UcaVersion::mysql0900:
+      return mysql0900;
   }
   return uca1400;
 }

@@ -3,7 +3,9 @@
 // The Unicode Collation Algorithm collations key_order.cpp reproduces: MariaDB's
 // utf8mb4_unicode_ci (UCA 4.0.0), utf8mb4_unicode_520_ci (UCA 5.2.0) and utf8mb4_uca1400_*
 // (UCA 14.0.0), whose weights scripts/gen_uca_weights.sh reads from a live MariaDB
-// (uca_weights.cpp).
+// (uca_weights.cpp), and MySQL 8's utf8mb4_0900_* (UCA 9.0.0), whose weights
+// scripts/gen_uca0900_weights.py derives from the Unicode data files the way MySQL's own
+// generator does (uca0900_weights.cpp; no MySQL server has checked them).
 //
 // A string weighs, at each level, the weights of its characters one after the other, except
 // that a contraction (a sequence of characters with weights of its own, as Catalan "l·") weighs
@@ -20,7 +22,7 @@
 
 namespace cdc::merge::detail {
 
-enum class UcaVersion : std::uint8_t { unicode400, unicode520, uca1400 };
+enum class UcaVersion : std::uint8_t { unicode400, unicode520, uca1400, mysql0900 };
 
 // One table as the generators write it (the format is uca_table.cpp's).
 struct UcaSource {
@@ -32,6 +34,7 @@ struct UcaSource {
 [[nodiscard]] UcaSource uca1400_source() noexcept;     // uca_weights.cpp
 [[nodiscard]] UcaSource unicode400_source() noexcept;  // uca_weights.cpp
 [[nodiscard]] UcaSource unicode520_source() noexcept;  // uca_weights.cpp
+[[nodiscard]] UcaSource uca0900_source() noexcept;     // uca0900_weights.cpp
 
 class UcaTable {
  public:

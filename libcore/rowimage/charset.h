@@ -138,6 +138,12 @@ struct CollationInfo {
 // which the id encodes (a newer MariaDB may add tailorings). Charset::unknown otherwise.
 [[nodiscard]] Charset charset_of(std::uint16_t id) noexcept;
 
+// MariaDB 11.4.5+ accepts MySQL's utf8mb4_0900 collation ids 255..308 as aliases of its own
+// utf8mb4_uca1400 NO PAD collations (MDEV-20912, strings/ctype-uca0900.c): the MariaDB
+// collation an id from a MariaDB server stands for, or nullopt when the id is not such an alias
+// (from a MySQL server, 255 is MySQL's own utf8mb4_0900_ai_ci, which orders differently).
+[[nodiscard]] std::optional<std::uint16_t> mariadb_0900_alias_target(std::uint16_t id) noexcept;
+
 [[nodiscard]] std::string_view charset_name(Charset charset) noexcept;  // "unknown" for unknown
 [[nodiscard]] std::uint8_t max_bytes_per_char(Charset charset) noexcept;  // 0 for unknown
 

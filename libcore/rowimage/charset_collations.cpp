@@ -514,6 +514,28 @@ Charset charset_of(std::uint16_t id) noexcept {
   return row != nullptr ? row->charset : Charset::unknown;
 }
 
+std::optional<std::uint16_t> mariadb_0900_alias_target(std::uint16_t id) noexcept {
+  // MariaDB's mysql_0900_mapping: the untailored and language utf8mb4_*_0900_ai_ci (255..277)
+  // and _as_cs (278..300, the same languages in the same order), and utf8mb4_0900_as_ci (305).
+  // 272/295 (fa) and 276/299 (si) are not compiled into MySQL and have no alias.
+  static constexpr std::array<std::uint16_t, 23> kAiCiTargets = {
+      2308, 2468, 2316, 2324, 2332, 2340, 2348, 2356, 2364, 2372, 2380, 2388,
+      2396, 2404, 2412, 2420, 2428, 0,    2444, 2452, 2500, 0,    2492};
+  constexpr std::uint16_t kAiCiFirst = 255, kAsCsFirst = 278, kAsCi = 305;
+  constexpr std::uint16_t kAsCsFromAiCi = 3;  // as * 2 + cs in MariaDB's UCA-14.0 ids
+  std::uint16_t target = 0;
+  if (id >= kAiCiFirst && id < kAiCiFirst + kAiCiTargets.size()) {
+    target = kAiCiTargets[id - kAiCiFirst];
+  } else if (id >= kAsCsFirst && id < kAsCsFirst + kAiCiTargets.size()) {
+    target = kAiCiTargets[id - kAsCsFirst];
+    if (target != 0) target += kAsCsFromAiCi;
+  } else if (id == kAsCi) {
+    target = 2310;
+  }
+  if (target == 0) return std::nullopt;
+  return target;
+}
+
 namespace detail {
 
 std::span<const CollationRow> collation_rows() noexcept { return kCollations; }

@@ -267,8 +267,12 @@ Result<TableSchema> table_schema_from_rows(const InformationSchemaRows& rows) {
   std::map<std::string, std::uint32_t, std::less<>> collation_ids;
   for (const auto& row : rows.collations.rows) {
     const auto id = number(row, 1);
-    if (!row.empty() && row[0].has_value() && id && *id <= 0xffff)
-      collation_ids.emplace(*row[0], static_cast<std::uint32_t>(*id));
+    if (row.empty() || !row[0].has_value() || !id || *id > 0xffff) continue;
+    std::uint32_t collation_id = static_cast<std::uint32_t>(*id);
+    if (rows.collation_ids_from_mariadb)
+      if (const auto aliased = rowimage::mariadb_0900_alias_target(static_cast<std::uint16_t>(*id)))
+        collation_id = *aliased;
+    collation_ids.emplace(*row[0], collation_id);
   }
 
   std::vector<std::pair<std::uint64_t, ColumnSchema>> ordered;
@@ -564,6 +568,7 @@ Result<std::optional<TableSchema>> read_table_schema(mysql::Connection& connecti
         "SELECT FULL_COLLATION_NAME, ID FROM information_schema.COLLATION_CHARACTER_SET_APPLICABILITY "
         "WHERE FULL_COLLATION_NAME IN (" +
         in_list(collations) + ")");
+    rows.collation_ids_from_mariadb = found.has_value();
     if (!found)
       found = run(connection, "SELECT COLLATION_NAME, ID FROM information_schema.COLLATIONS WHERE COLLATION_NAME IN (" +
                                   in_list(collations) + ")");

@@ -62,6 +62,10 @@ struct InformationSchemaRows {
   mysql::QueryResult columns;     // SELECT * FROM COLUMNS for the table (any order)
   mysql::QueryResult statistics;  // SELECT * FROM STATISTICS for the table (server's key order)
   mysql::QueryResult collations;  // two columns: collation name, id
+  // The ids are a MariaDB 10.10+ server's (it answered FULL_COLLATION_NAME, which MySQL lacks):
+  // 255..308 are then its aliases of utf8mb4_uca1400 collations, kept as the aliased id so that
+  // cdc-merge orders the column as MariaDB does, not as MySQL's utf8mb4_0900 of the same id.
+  bool collation_ids_from_mariadb = false;
 };
 
 // Columns are found by header name (case-insensitive), so SELECT * from any server version

@@ -324,7 +324,8 @@ TEST_CASE("merge key order: unsupported collations and types say what to do") {
   CHECK(tailored.error().message ==
         "key column collation utf8mb4_uca1400_icelandic_ai_ci (id 2312): cdc-merge cannot order it without the "
         "server; plan the table with --chunk-key on a numeric, binary or _bin column");
-  for (const std::uint32_t id : {255U, 576U, 0U, 9999U, 66U /* cp1250_bin */, 101U /* utf16_unicode_ci */}) {
+  for (const std::uint32_t id : {256U /* utf8mb4_de_pb_0900_ai_ci */, 576U, 0U, 9999U, 66U /* cp1250_bin */,
+                                 101U /* utf16_unicode_ci */}) {
     CAPTURE(id);
     auto order = KeyColumnOrder::make("varchar(20)", id);
     REQUIRE_FALSE(order.has_value());

@@ -134,6 +134,31 @@ TEST_CASE("schema: information_schema rows give columns in ordinal order") {
   CHECK_FALSE(schema->columns[5].is_unsigned);
 }
 
+TEST_CASE("schema: MariaDB's utf8mb4_0900 aliases are read as the uca1400 collations they stand for") {
+  // MariaDB 11.4.5+ takes MySQL's 0900 names and ids as aliases of its uca1400 NO PAD
+  // collations; cdc-merge must then order the column as MariaDB does, not as MySQL's 0900.
+  auto rows = base_rows();
+  rows.collations.rows = {{"utf8mb4_0900_ai_ci", "255"}, {"utf8mb4_0900_as_ci", "305"},
+                          {"utf8mb4_0900_as_cs", "278"}, {"utf8mb4_vi_0900_as_cs", "300"},
+                          {"utf8mb4_0900_bin", "309"}};
+  rows.columns.rows = {column_row("a", 1, "varchar", "varchar(8)", "utf8mb4", "utf8mb4_0900_ai_ci", "32"),
+                       column_row("b", 2, "varchar", "varchar(8)", "utf8mb4", "utf8mb4_0900_as_ci", "32"),
+                       column_row("c", 3, "varchar", "varchar(8)", "utf8mb4", "utf8mb4_0900_as_cs", "32"),
+                       column_row("d", 4, "varchar", "varchar(8)", "utf8mb4", "utf8mb4_vi_0900_as_cs", "32"),
+                       column_row("e", 5, "varchar", "varchar(8)", "utf8mb4", "utf8mb4_0900_bin", "32")};
+  rows.collation_ids_from_mariadb = true;
+  auto mariadb = cdc::schema::table_schema_from_rows(rows);
+  REQUIRE_MESSAGE(mariadb.has_value(), mariadb.error().message);
+  // utf8mb4_uca1400_nopad_ai_ci, _nopad_as_ci, _nopad_as_cs, vietnamese_nopad_as_cs; 309 is no alias.
+  const std::vector<std::uint32_t> aliased = {2308, 2310, 2311, 2495, 309};
+  for (std::size_t i = 0; i < aliased.size(); ++i) CHECK(mariadb->columns[i].collation_id == aliased[i]);
+  rows.collation_ids_from_mariadb = false;  // MySQL: its own ids
+  auto mysql = cdc::schema::table_schema_from_rows(rows);
+  REQUIRE_MESSAGE(mysql.has_value(), mysql.error().message);
+  const std::vector<std::uint32_t> own = {255, 305, 278, 300, 309};
+  for (std::size_t i = 0; i < own.size(); ++i) CHECK(mysql->columns[i].collation_id == own[i]);
+}
+
 TEST_CASE("schema: the primary key follows SEQ_IN_INDEX with prefix lengths") {
   auto schema = cdc::schema::table_schema_from_rows(sample_rows());
   REQUIRE_MESSAGE(schema.has_value(), schema.error().message);
