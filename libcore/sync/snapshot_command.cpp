@@ -1,7 +1,5 @@
 #include "sync/snapshot_command.h"
 
-#include <sys/stat.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -54,11 +52,6 @@ std::string quoted_text(const std::vector<std::string>& words, Quote quote) {
 bool is_plain(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
          std::string_view("%+,-./:=@_").find(c) != std::string_view::npos;
-}
-
-bool is_regular_file(const std::string& path) {
-  struct stat status {};
-  return ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode);
 }
 
 }  // namespace
@@ -117,7 +110,8 @@ Result<std::vector<std::string>> missing_chunk_files(std::string_view plan_text,
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(chunks_dir, error)) {
     std::string name = entry.path().filename().string();
-    if (name.ends_with(".ndjson") && is_regular_file(entry.path().string())) published.insert(std::move(name));
+    // is_regular_file follows a symlink, as the merge's open will.
+    if (name.ends_with(".ndjson") && entry.is_regular_file(error)) published.insert(std::move(name));
   }
   std::vector<std::string> missing;
   auto read = each_plan_chunk(plan_text, [&](std::string_view, const records::Chunk& chunk) {
