@@ -13,7 +13,7 @@
 # remove $work. A test with more to undo sets its own trap around live_cleanup.
 # Helpers (each documented below): require_live_mode; root, mariadb_root; live, live_bg,
 # live_at, live_bg_at; gtid_pos, binlog_files, dump_threads; wait_until, wait_dump_threads,
-# wait_for_text, wait_exit; same_file, line_of, after_line, commit_gtids; writer_sql.
+# wait_for_text, wait_exit; same_file, line_of, after_line, commit_gtids; writer_table_sql, writer_sql.
 source "$source_dir/scripts/lib/throwaway_mariadb.sh"
 stream="$tools_dir/cdc-stream"
 srv="$work/srv"
@@ -163,6 +163,12 @@ after_line() { tail -n +"$(($2 + 1))" "$1"; }
 # commit_gtids FILE: the gtid of every commit line, in order (torn last lines are fine).
 commit_gtids() { grep '"op":"commit"' "$1" | sed -n 's/^{"op":"commit","v":1,"gtid":"\([^"]*\)".*/\1/p'; }
 
+# writer_table_sql: SQL that creates database t and the table writer_sql writes, t.r.
+writer_table_sql() {
+  echo "CREATE DATABASE t;
+CREATE TABLE t.r (id INT AUTO_INCREMENT PRIMARY KEY, batch INT NOT NULL, n BIGINT, pad VARCHAR(200),
+  KEY (batch)) ENGINE=InnoDB;"
+}
 # writer_sql FIRST LAST PAUSE: SQL for transactions FIRST..LAST on t.r (id AUTO_INCREMENT, batch,
 # n, pad), mostly of 1 to 20 rows, every 50th of 2,000 to 5,000 rows, with multi-row updates and
 # deletes between, and DO SLEEP(PAUSE) after each. Draws on $RANDOM: seed it to reproduce.

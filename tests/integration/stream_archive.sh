@@ -21,12 +21,10 @@ source "$(dirname "$0")/live_lib.sh"
 require_live_mode
 throwaway_start "$srv" || exit 1
 
-root <<'SQL' || exit 1
-CREATE DATABASE t;
-CREATE TABLE t.r (id INT AUTO_INCREMENT PRIMARY KEY, batch INT NOT NULL, n BIGINT, pad VARCHAR(200),
-  KEY (batch)) ENGINE=InnoDB;
-CREATE TABLE t.big (id INT PRIMARY KEY, body LONGTEXT) ENGINE=InnoDB;
-SQL
+{
+  writer_table_sql
+  echo 'CREATE TABLE t.big (id INT PRIMARY KEY, body LONGTEXT) ENGINE=InnoDB;'
+} | root || exit 1
 archive=$work/archive
 
 seed=${STREAM_ARCHIVE_SEED:-$((RANDOM * 32768 + RANDOM))}

@@ -15,11 +15,7 @@ source "$(dirname "$0")/live_lib.sh"
 require_live_mode
 throwaway_start "$srv" || exit 1
 
-root <<'SQL' || exit 1
-CREATE DATABASE t;
-CREATE TABLE t.r (id INT AUTO_INCREMENT PRIMARY KEY, batch INT NOT NULL, n BIGINT, pad VARCHAR(200),
-  KEY (batch)) ENGINE=InnoDB;
-SQL
+writer_table_sql | root || exit 1
 archive=$work/archive
 seed=${STREAM_ARCHIVE_SOURCE_SEED:-$((RANDOM * 32768 + RANDOM))}
 echo "random seed $seed (STREAM_ARCHIVE_SOURCE_SEED=$seed reproduces the writer)"

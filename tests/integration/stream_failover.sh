@@ -57,11 +57,7 @@ START SLAVE;
 SET GLOBAL read_only = ON;
 SQL
 
-root_a <<'SQL' || exit 1
-CREATE DATABASE t;
-CREATE TABLE t.r (id INT AUTO_INCREMENT PRIMARY KEY, batch INT NOT NULL, n BIGINT, pad VARCHAR(200),
-  KEY (batch)) ENGINE=InnoDB;
-SQL
+writer_table_sql | root_a || exit 1
 from=$(gtid_pos root_a)
 if ! wait_gtid root_b "$from"; then
   echo "FAIL B does not replicate A: $(root_b -e 'SHOW SLAVE STATUS\G' | grep -i -e error -e running)"

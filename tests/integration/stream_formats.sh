@@ -118,11 +118,7 @@ PY
 assert "--file: the live run's lines, in order" subsequence "$work/live.dbz" "$work/out"
 
 # Exactly once with --state and --output: killed while a writer commits, then rerun.
-root <<'SQL' >/dev/null || exit 1
-CREATE DATABASE t;
-CREATE TABLE t.r (id INT AUTO_INCREMENT PRIMARY KEY, batch INT NOT NULL, n BIGINT, pad VARCHAR(200),
-  KEY (batch)) ENGINE=InnoDB;
-SQL
+writer_table_sql | root >/dev/null || exit 1
 load_from=$(gtid_pos)
 RANDOM=${STREAM_FORMATS_SEED:-4242}
 writer_sql 1 60 0.03 >"$work/writer.sql"

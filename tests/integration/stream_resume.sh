@@ -12,11 +12,7 @@ source "$(dirname "$0")/live_lib.sh"
 require_live_mode
 throwaway_start "$srv" || exit 1
 
-root <<'SQL' || exit 1
-CREATE DATABASE t;
-CREATE TABLE t.r (id INT AUTO_INCREMENT PRIMARY KEY, batch INT NOT NULL, n BIGINT, pad VARCHAR(200),
-  KEY (batch)) ENGINE=InnoDB;
-SQL
+writer_table_sql | root || exit 1
 from=$(gtid_pos)
 
 # The writer: 300 transactions, mostly of 1 to 20 rows, every 50th of 2,000 to 5,000 rows,
