@@ -109,12 +109,27 @@ HOOK_LOG=$work/d1.phases sync_bg --tables src.a,src.b --dir "$dir1" --chunk-size
   --no-progress --on-phase "$work/hook.sh" --metrics "$work/d1.prom" >"$work/d1.stdout" 2>"$work/d1.second.err" &
 pid=$!
 bg_pids+=("$pid")
-# Once the new table's span (its high watermark H) is known, cdc-sync itself is held for a
-# second: the stream of src.a, its child, goes on past H under the load, so that it stops
-# after H and the new table's changes from H on must follow its snapshot.
+# Once the new table's span (its high watermark H) is known, cdc-sync itself is held until
+# the stream of src.a, its child, has written a transaction past H, so that it stops after H
+# and the new table's changes from H on must follow its snapshot. (A fixed pause was not
+# enough for a sanitized build under load: its stream was still behind H.) Should the load
+# have ended before H, a few more of its transactions give the stream something past H.
 until [[ -e $dir1/add.1/span ]] || ! kill -0 "$pid" 2>/dev/null; do sleep 0.005; done
 kill -STOP "$pid"
-sleep 1
+read -r _ span_high <"$dir1/add.1/span"
+past_high() {
+  grep -o '"op":"commit","v":1,"gtid":"[0-9]*-[0-9]*-[0-9]*"' "$out1" | sed 's/.*-\([0-9]*\)"$/\1/' |
+    awk -v h="${span_high##*-}" '$1 > h { found = 1 } END { exit !found }'
+}
+for ((i = 0; i < 600; i++)); do
+  past_high && break
+  if ((i % 50 == 49)); then
+    "$proof_load_tool" --socket "$THROWAWAY_SOCKET" --kind int --table src.a --seed "$((seed + 12 + i))" \
+      --transactions 3 2>>"$work/load.extra.err"
+  fi
+  sleep 0.1
+done
+assert "wider --tables: the stream of src.a passed the new table's high watermark $span_high" past_high
 kill -CONT "$pid"
 assert "wider --tables: the final stream starts" wait_phase "$work/d1.second.err" stream_start
 settle
