@@ -17,9 +17,19 @@
 #                                     innodb_flush_log_at_trx_commit=0, sync_binlog=0, no
 #                                     doublewrite; sets BENCH_PORT, BENCH_SERVER_PID, BENCH_CDC_CONN
 #   bench_sql [mariadb options...]    the mariadb client as root over the socket, -N -B
+#   bench_reference_account           the bench account (all grants) the other tools log in as;
+#                                     sets BENCH_REF_PASSWORD and BENCH_REF_CONN (--host= --port=
+#                                     --user= --password=, as the mariadb client takes them)
+#   bench_dumpers                     sets BENCH_MYDUMPER and BENCH_MARIADB_DUMP (or mysqldump)
+#   bench_server_cpu                  the user+sys CPU seconds mariadbd has used so far (/proc)
+#   bench_load_table TABLE ROWS BATCH 'COLUMNS...' 'VALUES...'
+#                                     CREATE + fill bench.TABLE (COLUMNS: its definition) with ROWS
+#                                     rows, one per seq of the sequence engine (VALUES: the SELECT
+#                                     list, in terms of seq = 1..ROWS), BATCH rows a statement, out
+#                                     of the binlog; then ANALYZE TABLE; sets BENCH_TABLE_BYTES
 #   bench_load_sbtest ROWS [BATCH]    CREATE + fill bench.sbtest1 (id INT PRIMARY KEY, k INT with
-#                                     KEY k_1, c CHAR(120), pad CHAR(60)) as sysbench does, from the
-#                                     sequence engine, out of the binlog; sets BENCH_TABLE_BYTES
+#                                     KEY k_1, c CHAR(120), pad CHAR(60)) as sysbench does
+#                                     (bench_load_table); sets BENCH_TABLE_BYTES
 #   bench_mariadb_binlog              sets BENCH_MARIADB_BINLOG: mariadb-binlog (or mysqlbinlog)
 #   bench_change_load ROWS TXN_ROWS TABLE 'COLUMNS...' INSERT_FN UPDATE_FN
 #                                     RESET MASTER, then ROWS row changes into bench.TABLE (made
@@ -142,27 +152,50 @@ _bench_digits="LPAD(FLOOR(RAND() * 100000000000), 11, '0')"
 BENCH_C_EXPR="CONCAT_WS('-'$(printf ", $_bench_digits%.0s" 1 2 3 4 5 6 7 8 9 10))"
 BENCH_PAD_EXPR="CONCAT_WS('-'$(printf ", $_bench_digits%.0s" 1 2 3 4 5))"
 
-bench_load_sbtest() {
-  local rows=$1 batch=${2:-100000} first n loaded
+bench_reference_account() {
+  BENCH_REF_PASSWORD=bench-reader-secret
+  bench_sql -e "CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY '$BENCH_REF_PASSWORD';
+                GRANT ALL ON *.* TO 'bench'@'127.0.0.1';"
+  BENCH_REF_CONN=(--host=127.0.0.1 --port="$BENCH_PORT" --user=bench --password="$BENCH_REF_PASSWORD")
+}
+
+bench_dumpers() {
+  BENCH_MYDUMPER=$(command -v mydumper) || bench_die "mydumper not found (package mydumper)"
+  BENCH_MARIADB_DUMP=$(command -v mariadb-dump || command -v mysqldump) ||
+    bench_die "mariadb-dump not found (package mariadb-client)"
+}
+
+bench_server_cpu() {
+  # Fields 14 and 15 of /proc/PID/stat (utime, stime), counted after the ") " that ends the name.
+  awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%.2f\n", ($12 + $13) / hz }' "/proc/$BENCH_SERVER_PID/stat"
+}
+
+bench_load_table() {
+  local table=$1 rows=$2 batch=$3 columns=$4 values=$5 first last loaded
   {
     echo "SET SESSION sql_log_bin = 0;"
-    echo "CREATE DATABASE bench;"
-    echo "CREATE TABLE bench.sbtest1 (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0,"
-    echo "  c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', KEY k_1 (k)) ENGINE=InnoDB;"
+    echo "CREATE DATABASE IF NOT EXISTS bench;"
+    echo "CREATE TABLE bench.$table ($columns) ENGINE=InnoDB;"
     echo "USE bench;"
     for ((first = 1; first <= rows; first += batch)); do
-      n=$((rows - first + 1 < batch ? rows - first + 1 : batch))
-      echo "INSERT INTO sbtest1 (id, k, c, pad) SELECT seq + $((first - 1)), FLOOR(1 + RAND() * $rows), $BENCH_C_EXPR, $BENCH_PAD_EXPR FROM seq_1_to_$n;"
+      last=$((first + batch - 1 < rows ? first + batch - 1 : rows))
+      echo "INSERT INTO $table SELECT $values FROM seq_${first}_to_$last;"
     done
-    echo "ANALYZE TABLE bench.sbtest1;"
-    echo "SELECT COUNT(*) FROM bench.sbtest1;"
-  } >"$BENCH_WORK/load.sql"
-  bench_log "loading $rows sysbench-style rows ($batch a batch)"
+    echo "ANALYZE TABLE bench.$table;"
+    echo "SELECT COUNT(*) FROM bench.$table;"
+  } >"$BENCH_WORK/load.$table.sql"
+  bench_log "loading $rows rows into bench.$table ($batch a batch)"
   local start=$SECONDS
-  loaded=$(bench_sql <"$BENCH_WORK/load.sql" | tail -1)
-  [[ $loaded == "$rows" ]] || bench_die "loaded $loaded rows, wanted $rows"
-  BENCH_TABLE_BYTES=$(bench_sql -e "SELECT DATA_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA='bench' AND TABLE_NAME='sbtest1'")
+  loaded=$(bench_sql <"$BENCH_WORK/load.$table.sql" | tail -1)
+  [[ $loaded == "$rows" ]] || bench_die "loaded $loaded rows into bench.$table, wanted $rows"
+  BENCH_TABLE_BYTES=$(bench_sql -e "SELECT DATA_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA='bench' AND TABLE_NAME='$table'")
   bench_log "loaded in $((SECONDS - start)) s; $((BENCH_TABLE_BYTES / 1048576)) MiB of clustered index"
+}
+
+bench_load_sbtest() {
+  bench_load_table sbtest1 "$1" "${2:-100000}" \
+    "id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0, c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', KEY k_1 (k)" \
+    "seq, FLOOR(1 + RAND() * $1), $BENCH_C_EXPR, $BENCH_PAD_EXPR"
 }
 
 bench_mariadb_binlog() {

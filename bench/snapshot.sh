@@ -67,9 +67,9 @@ cdc_plan="$tools_dir/cdc-plan"
 cdc_snapshot="$tools_dir/cdc-snapshot"
 read -r -a plan_extra <<<"${CDC_PLAN_ARGS:-}"
 cdc_state=ok  # "failed" when the sanity run fails
-mydumper=$(command -v mydumper) || { echo "snapshot: mydumper not found (package mydumper)" >&2; exit 1; }
-mariadb_dump=$(command -v mariadb-dump || command -v mysqldump) ||
-  { echo "snapshot: mariadb-dump not found (package mariadb-client)" >&2; exit 1; }
+bench_dumpers
+mydumper=$BENCH_MYDUMPER
+mariadb_dump=$BENCH_MARIADB_DUMP
 mariadb_client=$(command -v mariadb || command -v mysql)
 gnu_time=/usr/bin/time
 
@@ -77,13 +77,11 @@ gnu_time=/usr/bin/time
 bench_start_server
 work=$BENCH_WORK
 port=$BENCH_PORT
-server_pid=$BENCH_SERVER_PID
 sql() { bench_sql "$@"; }
-bench_password=bench-reader-secret
-sql -e "CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY '$bench_password';
-        GRANT ALL ON *.* TO 'bench'@'127.0.0.1';"
+bench_reference_account
+bench_password=$BENCH_REF_PASSWORD
 cdc_conn=("${BENCH_CDC_CONN[@]}")
-ref_conn=(--host=127.0.0.1 --port="$port" --user=bench --password="$bench_password")
+ref_conn=("${BENCH_REF_CONN[@]}")
 
 # --- 3. the table -----------------------------------------------------------------------------
 bench_load_sbtest "$rows" "$batch_rows"
@@ -94,27 +92,23 @@ bench_log "warm-up: one untimed SELECT * to fill the buffer pool"
 # --- 4. the runs ------------------------------------------------------------------------------
 # Each run appends one line to $work/NAME.txt: "wall_s client_cpu_s peak_rss_kib server_cpu_s".
 # Client CPU and RSS come from GNU time around every client process; the server's CPU from /proc.
-server_cpu() {  # user+sys clock ticks of mariadbd so far
-  awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$server_pid/stat"
-}
-clk_tck=$(getconf CLK_TCK)
 tm() {  # tm NAME command...: the command under GNU time, its figures into $work/t.NAME
   local name=$1
   shift
   "$gnu_time" -f '%M %U %S' -o "$work/t.$name" "$@"
 }
-record() {  # record TOOL START_REALTIME START_SERVER_TICKS RSS_FILES_GLOB...: sums the t.* files
-  local tool=$1 start=$2 ticks0=$3
+record() {  # record TOOL START_REALTIME START_SERVER_CPU RSS_FILES_GLOB...: sums the t.* files
+  local tool=$1 start=$2 cpu0=$3
   shift 3
-  local end ticks1
+  local end cpu1
   end=$EPOCHREALTIME
-  ticks1=$(server_cpu)
+  cpu1=$(bench_server_cpu)
   # GNU time writes "Command exited with non-zero status N" before the figures when it fails.
-  awk -v s="$start" -v e="$end" -v t0="$ticks0" -v t1="$ticks1" -v hz="$clk_tck" -v rss_files="$*" '
+  awk -v s="$start" -v e="$end" -v c0="$cpu0" -v c1="$cpu1" -v rss_files="$*" '
     BEGIN { n = split(rss_files, rf, " "); for (i = 1; i <= n; i++) is_rss[rf[i]] = 1 }
     /^Command/ { next }
     { cpu += $2 + $3; if (FILENAME in is_rss && $1 > rss) rss = $1; if (!(FILENAME in is_rss) && rss_any < $1) rss_any = $1 }
-    END { printf "%.3f %.3f %d %.2f\n", e - s, cpu, (n ? rss : rss_any), (t1 - t0) / hz }' "$work"/t.* >>"$work/$tool.txt"
+    END { printf "%.3f %.3f %d %.2f\n", e - s, cpu, (n ? rss : rss_any), c1 - c0 }' "$work"/t.* >>"$work/$tool.txt"
   rm -f "$work"/t.*
 }
 fail_run() {  # fail_run TOOL: the run failed; say so with the tool's stderr, and stop
@@ -124,18 +118,18 @@ fail_run() {  # fail_run TOOL: the run failed; say so with the tool's stderr, an
 }
 
 run_cdc1() {  # cdc-plan | cdc-snapshot (one process)
-  local start ticks
+  local start server0
   rm -f "$work"/t.*
-  ticks=$(server_cpu)
+  server0=$(bench_server_cpu)
   start=$EPOCHREALTIME
   tm plan "$cdc_plan" "${cdc_conn[@]}" --tables bench.sbtest1 "${plan_extra[@]}" 2>>"$work/cdc1.err" |
     tm snap0 "$cdc_snapshot" "${cdc_conn[@]}" - >"${1:-/dev/null}" 2>>"$work/cdc1.err" || fail_run cdc1
-  record cdc1 "$start" "$ticks" "$work/t.snap0"
+  record cdc1 "$start" "$server0" "$work/t.snap0"
 }
 run_cdc2() {  # cdc-plan > chunks; 2 cdc-snapshot processes over the chunks dealt round-robin
-  local start ticks p0 p1 out=${1:-/dev/null}
+  local start server0 p0 p1 out=${1:-/dev/null}
   rm -f "$work"/t.* "$work"/chunks.*
-  ticks=$(server_cpu)
+  server0=$(bench_server_cpu)
   start=$EPOCHREALTIME
   tm plan "$cdc_plan" "${cdc_conn[@]}" --tables bench.sbtest1 "${plan_extra[@]}" >"$work/chunks.ndjson" \
     2>>"$work/cdc2.err" || fail_run cdc2
@@ -146,35 +140,35 @@ run_cdc2() {  # cdc-plan > chunks; 2 cdc-snapshot processes over the chunks deal
   p1=$!
   wait "$p0" || fail_run cdc2
   wait "$p1" || fail_run cdc2
-  record cdc2 "$start" "$ticks" "$work/t.snap0" "$work/t.snap1"
+  record cdc2 "$start" "$server0" "$work/t.snap0" "$work/t.snap1"
 }
 run_mariadb() {
-  local start ticks
+  local start server0
   rm -f "$work"/t.*
-  ticks=$(server_cpu)
+  server0=$(bench_server_cpu)
   start=$EPOCHREALTIME
   tm client "$mariadb_client" --no-defaults "${ref_conn[@]}" --quick -N -e 'SELECT * FROM bench.sbtest1' \
     >/dev/null 2>>"$work/mariadb.err" || fail_run mariadb
-  record mariadb "$start" "$ticks"
+  record mariadb "$start" "$server0"
 }
 run_dump() {
-  local start ticks
+  local start server0
   rm -f "$work"/t.*
-  ticks=$(server_cpu)
+  server0=$(bench_server_cpu)
   start=$EPOCHREALTIME
   tm client "$mariadb_dump" --no-defaults "${ref_conn[@]}" --single-transaction --quick bench sbtest1 \
     >/dev/null 2>>"$work/dump.err" || fail_run dump
-  record dump "$start" "$ticks"
+  record dump "$start" "$server0"
 }
 run_mydumper() {
-  local start ticks
+  local start server0
   rm -rf "$work"/t.* "$work/mydumper.out"
-  ticks=$(server_cpu)
+  server0=$(bench_server_cpu)
   start=$EPOCHREALTIME
   tm client "$mydumper" -h 127.0.0.1 -P "$port" -u bench -p "$bench_password" -B bench -T sbtest1 \
     -t 2 --rows "$mydumper_rows" --trx-consistency-only -v 1 -o "$work/mydumper.out" \
     >/dev/null 2>>"$work/mydumper.err" || fail_run mydumper
-  record mydumper "$start" "$ticks"
+  record mydumper "$start" "$server0"
   # Its output went to the page cache: count what it wrote (and check it dumped rows) before it goes.
   local files
   files=$(find "$work/mydumper.out" -name 'bench.sbtest1.*sql' ! -name '*-schema.sql' | wc -l)

@@ -60,15 +60,15 @@ fi
 CDC_PACKAGES+=(mydumper)
 bench_setup snapshot_big_binlog
 bench_tools_dir cdc-plan cdc-snapshot
-mydumper=$(command -v mydumper) || bench_die "mydumper not found (package mydumper)"
-mariadb_dump=$(command -v mariadb-dump || command -v mysqldump) || bench_die "mariadb-dump not found"
+bench_dumpers
+mydumper=$BENCH_MYDUMPER
+mariadb_dump=$BENCH_MARIADB_DUMP
 
 bench_start_server
 work=$BENCH_WORK
-server_pid=$BENCH_SERVER_PID
-bench_password=bench-reader-secret
-bench_sql -e "CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY '$bench_password'; GRANT ALL ON *.* TO 'bench'@'127.0.0.1';"
-ref_conn=(--host=127.0.0.1 --port="$BENCH_PORT" --user=bench --password="$bench_password")
+bench_reference_account
+bench_password=$BENCH_REF_PASSWORD
+ref_conn=("${BENCH_REF_CONN[@]}")
 bench_load_sbtest "$rows"
 bench_sql -e "CREATE TABLE bench.junk (id INT AUTO_INCREMENT PRIMARY KEY, b LONGBLOB) ENGINE=InnoDB;
               CREATE TABLE bench.ticks (id INT AUTO_INCREMENT PRIMARY KEY, at TIMESTAMP(6)) ENGINE=InnoDB"
@@ -91,17 +91,15 @@ stop_writer() {
 }
 trap 'stop_writer; _bench_cleanup' EXIT
 
-server_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$server_pid/stat"; }
-clk_tck=$(getconf CLK_TCK)
 # run NAME command...: appends "wall_s server_cpu_s" to $work/NAME.txt
 run() {
-  local name=$1 start ticks
+  local name=$1 start server0
   shift
-  ticks=$(server_ticks)
+  server0=$(bench_server_cpu)
   start=$EPOCHREALTIME
   "$@" >/dev/null 2>>"$work/$name.err" || { echo "snapshot_big_binlog: $name failed:" >&2; tail -3 "$work/$name.err" >&2; exit 1; }
-  awk -v s="$start" -v e="$EPOCHREALTIME" -v t0="$ticks" -v t1="$(server_ticks)" -v hz="$clk_tck" \
-    'BEGIN { printf "%.3f %.2f\n", e - s, (t1 - t0) / hz }' >>"$work/$name.txt"
+  awk -v s="$start" -v e="$EPOCHREALTIME" -v c0="$server0" -v c1="$(bench_server_cpu)" \
+    'BEGIN { printf "%.3f %.2f\n", e - s, c1 - c0 }' >>"$work/$name.txt"
 }
 cdc() { # cdc TOOLS_DIR: plan and snapshot the table, the chunk count into $work/chunks
   "$1/cdc-plan" "${BENCH_CDC_CONN[@]}" --tables bench.sbtest1 --chunk-size "$chunk_size" >"$work/plan.ndjson"

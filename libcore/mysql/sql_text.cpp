@@ -1,5 +1,7 @@
 #include "mysql/sql_text.h"
 
+#include <fmt/format.h>
+
 namespace cdc::mysql {
 
 std::string quote_identifier(std::string_view name) {
@@ -31,6 +33,20 @@ std::string bytes_literal(std::string_view bytes) {
   out += hex_digits(bytes);
   out += '\'';
   return out;
+}
+
+std::string row_comparison(const std::vector<std::string>& columns, const std::vector<std::string>& values,
+                           std::string_view op) {
+  const std::string_view strict = op.substr(0, 1);
+  std::string out;
+  for (std::size_t i = 0; i < columns.size() && i < values.size(); ++i) {
+    if (i > 0) out += " OR ";
+    out += '(';
+    for (std::size_t j = 0; j < i; ++j) out += fmt::format("{} = {} AND ", columns[j], values[j]);
+    out += fmt::format("{} {} {}", columns[i], i + 1 == columns.size() ? op : strict, values[i]);
+    out += ')';
+  }
+  return columns.size() == 1 ? out : fmt::format("({})", out);
 }
 
 }  // namespace cdc::mysql

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cdc::mysql {
 
@@ -20,5 +21,14 @@ namespace cdc::mysql {
 
 // Bytes as a binary SQL literal: "ab" -> X'6162' ("" -> X'', the empty binary string).
 [[nodiscard]] std::string bytes_literal(std::string_view bytes);
+
+// The row comparison (c1, c2, c3) OP (v1, v2, v3), OP one of ">", ">=", "<", "<=", written out
+//   ((c1 S v1) OR (c1 = v1 AND c2 S v2) OR (c1 = v1 AND c2 = v2 AND c3 OP v3))
+// with S the strict form of OP; one column gives (c1 OP v1). MariaDB's range optimizer turns
+// this form into ranges of an index on (c1, c2, c3); for the row constructor form it reads
+// every row of the table ("type: index" in 10.11), so a chunk of a composite key would cost a
+// scan of the whole table. columns are quoted identifiers, values SQL literals, one per column.
+[[nodiscard]] std::string row_comparison(const std::vector<std::string>& columns,
+                                         const std::vector<std::string>& values, std::string_view op);
 
 }  // namespace cdc::mysql

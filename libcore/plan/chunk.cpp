@@ -162,24 +162,15 @@ Result<std::string> key_compare_sql(const std::vector<KeyColumn>& key, const Key
     return fail(Errc::corrupt_input,
                 fmt::format("a bound has {} values for a key of {} columns", values.size(), key.size()));
   if (op != ">" && op != ">=" && op != "<") return fail(Errc::internal, fmt::format("operator {}", op));
-  const std::string_view strict = op == ">=" ? ">" : op;
+  std::vector<std::string> columns;
   std::vector<std::string> literals;
   for (std::size_t i = 0; i < key.size(); ++i) {
     auto literal = sql_literal(key[i], values[i]);
     if (!literal) return fail(std::move(literal).error());
+    columns.push_back(mysql::quote_identifier(key[i].name));
     literals.push_back(std::move(*literal));
   }
-  // (a,b,c) OP (x,y,z) = a S x OR (a = x AND b S y) OR (a = x AND b = y AND c OP z), where S is
-  // the strict form of OP and only the last column takes OP itself.
-  std::string out;
-  for (std::size_t i = 0; i < key.size(); ++i) {
-    if (i > 0) out += " OR ";
-    out += '(';
-    for (std::size_t j = 0; j < i; ++j) out += fmt::format("{} = {} AND ", mysql::quote_identifier(key[j].name), literals[j]);
-    out += fmt::format("{} {} {}", mysql::quote_identifier(key[i].name), i + 1 == key.size() ? op : strict, literals[i]);
-    out += ')';
-  }
-  return key.size() == 1 ? out : fmt::format("({})", out);
+  return mysql::row_comparison(columns, literals, op);
 }
 
 Result<std::string> chunk_condition_sql(const std::vector<KeyColumn>& key, const KeyRange& chunk) {

@@ -98,8 +98,8 @@ struct IntegerKeyRange {
 // The SQL literal of one key value (see KeyKind); an error for text that cannot be the kind.
 [[nodiscard]] Result<std::string> sql_literal(const KeyColumn& column, std::string_view value);
 // The row comparison (key) OP (values) with OP one of ">", ">=", "<", expanded into
-// a > x OR (a = x AND b > y) ..., which MariaDB's range optimizer turns into index ranges
-// (it does not for the row constructor form).
+// a > x OR (a = x AND b > y) ... (mysql::row_comparison), which MariaDB's range optimizer
+// turns into index ranges (it does not for the row constructor form).
 [[nodiscard]] Result<std::string> key_compare_sql(const std::vector<KeyColumn>& key, const KeyTuple& values,
                                                   std::string_view op);
 // The WHERE condition selecting a chunk's rows ("TRUE" for null/null).

@@ -2,7 +2,8 @@
 
 // Planning one table against the server: which key, its columns, and the chunks. Only
 // information_schema, MIN/MAX through the index and index walks with LIMIT ... OFFSET are
-// read: no lock, no COUNT(*), no scan of the table's rows.
+// read: no lock, no COUNT(*). A walk reads each index entry once (an InnoDB primary key's
+// entries are the rows, so walking it reads the table's pages once).
 
 #include <cstdint>
 #include <optional>

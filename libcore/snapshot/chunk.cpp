@@ -164,19 +164,13 @@ Result<std::string> select_sql(const records::Chunk& chunk) {
     if (i != 0) key_list += ',';
     key_list += mysql::quote_identifier(chunk.key[i]);
   }
-  const bool composite = chunk.key.size() > 1;
-  const auto tuple = [&](const std::vector<std::string>& values) {
-    std::string out = composite ? "(" : "";
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if (i != 0) out += ',';
-      out += values[i];
-    }
-    return out + (composite ? ")" : "");
-  };
-  const std::string keys = composite ? "(" + key_list + ")" : key_list;
+  // Written out, not as (k1, k2) >= (s1, s2): MariaDB reads a range of the index only for the
+  // former (mysql::row_comparison).
+  std::vector<std::string> keys;
+  for (const std::string& name : chunk.key) keys.push_back(mysql::quote_identifier(name));
   std::string where;
-  if (*start) where += keys + " >= " + tuple(**start);
-  if (*end) where += (where.empty() ? "" : " AND ") + keys + " < " + tuple(**end);
+  if (*start) where += mysql::row_comparison(keys, **start, ">=");
+  if (*end) where += (where.empty() ? "" : " AND ") + mysql::row_comparison(keys, **end, "<");
   if (!where.empty()) sql += " WHERE " + where;
   if (!key_list.empty()) sql += " ORDER BY " + key_list;
   return sql;

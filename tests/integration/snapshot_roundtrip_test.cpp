@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -491,6 +492,62 @@ TEST_CASE("snapshot key ranges: integer and VARBINARY bounds, inclusive start an
     CHECK(raw_member(lines[2], "key") == "{\"k\":\"EA==\"}");
     CHECK(raw_member(lines[3], "key") == "{\"k\":\"EAA=\"}");
     CHECK(raw_member(lines[4], "key") == "{\"k\":\"gA==\"}");
+  }
+}
+
+TEST_CASE("snapshot key ranges: a composite key's chunk is a range of its index, not a scan of the table") {
+  auto connection = root();
+  run(connection, "DROP DATABASE IF EXISTS cdc_snapshot_ck");
+  run(connection, "CREATE DATABASE cdc_snapshot_ck");
+  run(connection, "CREATE TABLE cdc_snapshot_ck.t (a INT NOT NULL, at DATETIME(6) NOT NULL, id BIGINT NOT NULL, "
+                  "PRIMARY KEY (a, at, id))");
+  // a = 1..5 and at = 0..19 s from ids 1..2000, so that bounds can tie on a and at.
+  run(connection, "INSERT INTO cdc_snapshot_ck.t SELECT seq % 5 + 1, TIMESTAMP'2024-01-01 00:00:00' + INTERVAL "
+                  "seq % 20 SECOND, seq FROM mysql.seq_1_to_2000");
+  run(connection, "ANALYZE TABLE cdc_snapshot_ck.t");
+  const auto chunk_of = [](const std::string& start, const std::string& end) {
+    return parse(R"J({"op":"chunk","v":1,"db":"cdc_snapshot_ck","table":"t","key":["a","at","id"],)J"
+                 R"J("key_types":["int(11)","datetime(6)","bigint(20)"],"start":)J" + start + R"J(,"end":)J" + end +
+                 R"J(,"index":1,"count":3,"columns":[{"name":"a","type":"int(11)","collation_id":0},)J"
+                 R"J({"name":"at","type":"datetime(6)","collation_id":0},{"name":"id","type":"bigint(20)",)J"
+                 R"J("collation_id":0}],"rows_estimate":0})J");
+  };
+  // The rows the row constructor form selects (right, but by reading the whole table).
+  const auto expected = [&](const std::string& start, const std::string& end) {
+    const auto counted = run(connection, "SELECT COUNT(*) FROM cdc_snapshot_ck.t WHERE (a, at, id) >= (" + start +
+                                             ") AND (a, at, id) < (" + end + ")");
+    return std::stoull(counted.rows.at(0).at(0).value_or("0"));
+  };
+  {
+    // Ties on a and at at both ends: a = 3, at = 7 s, 1000 <= id < 1500 (ids 1007, 1027 ... 1487).
+    const auto chunk = chunk_of(R"J([3,"2024-01-01 00:00:07.000000",1000])J", R"J([3,"2024-01-01 00:00:07.000000",1500])J");
+    Collected out;
+    auto result = read(connection, chunk, out);
+    REQUIRE_MESSAGE(result.has_value(), result.error().message);
+    CHECK(result->rows == 25);
+    CHECK(result->rows == expected("3, '2024-01-01 00:00:07', 1000", "3, '2024-01-01 00:00:07', 1500"));
+    const auto lines = lines_of(out.text);
+    REQUIRE(lines.size() == 28);
+    CHECK(raw_member(lines[2], "key") == R"J({"a":3,"at":"2024-01-01 00:00:07.000000","id":1007})J");
+    CHECK(raw_member(lines[26], "key") == R"J({"a":3,"at":"2024-01-01 00:00:07.000000","id":1487})J");
+    // 25 rows of 2000: the server reads a range of the primary key, where the row constructor
+    // form (a, at, id) >= (...) has it read every row of the table for every chunk.
+    auto select = cdc::snapshot::select_sql(chunk);
+    REQUIRE_MESSAGE(select.has_value(), select.error().message);
+    const auto explained = run(connection, "EXPLAIN " + *select);
+    REQUIRE(explained.rows.size() == 1);
+    const auto type_at = std::find(explained.columns.begin(), explained.columns.end(), "type");
+    REQUIRE(type_at != explained.columns.end());
+    CHECK(explained.rows[0].at(static_cast<std::size_t>(type_at - explained.columns.begin())) == "range");
+  }
+  {
+    // Across values of a: a = 2 from at 15 s on, all of a = 3, a = 4 below at 2 s, id 100.
+    const auto chunk = chunk_of(R"J([2,"2024-01-01 00:00:15.000000",0])J", R"J([4,"2024-01-01 00:00:02.000000",100])J");
+    Collected out;
+    auto result = read(connection, chunk, out);
+    REQUIRE_MESSAGE(result.has_value(), result.error().message);
+    CHECK(result->rows == 500);
+    CHECK(result->rows == expected("2, '2024-01-01 00:00:15', 0", "4, '2024-01-01 00:00:02', 100"));
   }
 }
 
