@@ -181,12 +181,8 @@ class Applier {
         if (key == "\"table\"") table = value;
       }
       if (db.empty() || table.empty()) return parsed_line(text);
-      scratch_ = table_key(db, table);
-      const auto found = by_name_.find(scratch_);
-      if (found == by_name_.end())
-        skipped = true;
-      else
-        table_index = found->second;
+      table_index = table_index_of(db, table);
+      skipped = table_index == SIZE_MAX;
     }
     // A line is read without parsing only when it holds no second line's start (a torn line
     // continued by the next one; a line that is parsed fails to parse then) and its "pos" is in
@@ -200,7 +196,19 @@ class Applier {
     if (!record) return fail(record.error());
     if (context_.check_only) return {};
     if (op == records::op::ddl) return ddl(*record);
-    return apply_change(*record, op, text, table_index);
+    return apply_change(op, text, table_index, pos);
+  }
+
+  // The merged table with these raw quoted names, SIZE_MAX for another. A line is most often of
+  // the same table as the line before it: that answer is kept.
+  std::size_t table_index_of(std::string_view quoted_db, std::string_view quoted_table) {
+    if (quoted_db == last_db_ && quoted_table == last_table_) return last_table_index_;
+    scratch_ = table_key(quoted_db, quoted_table);
+    const auto found = by_name_.find(scratch_);
+    last_db_.assign(quoted_db);
+    last_table_.assign(quoted_table);
+    last_table_index_ = found == by_name_.end() ? SIZE_MAX : found->second;
+    return last_table_index_;
   }
 
   Result<simdjson::dom::object> parse(std::string_view text) {
@@ -230,7 +238,14 @@ class Applier {
     if (auto ordered = check_order(*pos); !ordered) return ordered;
     if (op == records::op::commit || op == records::op::incident || context_.check_only) return {};
     if (op == records::op::ddl) return ddl(record);
-    return apply_change(record, op, text, SIZE_MAX);
+    std::string_view db;
+    std::string_view table;
+    if (record["db"].get_string().get(db) != simdjson::SUCCESS ||
+        record["table"].get_string().get(table) != simdjson::SUCCESS)
+      return fail(reader_.error_here("a change without \"db\" and \"table\" strings"));
+    const std::size_t table_index = table_index_of(ndjson::quoted(db), ndjson::quoted(table));
+    if (table_index == SIZE_MAX) return {};
+    return apply_change(op, text, table_index, *pos);
   }
 
   Result<void> other_kind(std::string_view op) {
@@ -382,36 +397,17 @@ class Applier {
     return {};
   }
 
-  // table_index: the table, when the prefix scan found it; SIZE_MAX to look it up.
-  Result<void> apply_change(simdjson::dom::object record, std::string_view op, std::string_view text,
-                            std::size_t table_index) {
-    std::string_view db;
-    std::string_view table_name;
-    if (record["db"].get_string().get(db) != simdjson::SUCCESS ||
-        record["table"].get_string().get(table_name) != simdjson::SUCCESS)
-      return fail(reader_.error_here("a change without \"db\" and \"table\" strings"));
-    if (table_index == SIZE_MAX) {
-      const auto found = by_name_.find(table_key(ndjson::quoted(db), ndjson::quoted(table_name)));
-      if (found == by_name_.end()) return {};
-      table_index = found->second;
-    }
+  // A change of a merged table (table_index) at pos, read from its raw text: the line is known
+  // to be well formed (parsed, or in cdc-stream's exact form and parsed).
+  Result<void> apply_change(std::string_view op, std::string_view text, std::size_t table_index,
+                            const records::LinePos& pos) {
     const TableInfo& table = context_.tables[table_index];
-    bool partial = false;
-    if (record["partial"].get_bool().get(partial) == simdjson::SUCCESS && partial)
-      return fail(reader_.error_here(fmt::format(
-          "{}.{}: the change has a partial row image: cdc-merge needs full images (binlog_row_image=FULL)", db,
-          table_name)));
-    auto position = event_position(record);
-    if (!position) return fail(position.error());
-    if (is_after(*position, gtids_, context_.high)) {
-      ++summary_.changes_after_high;
-      return {};
-    }
-    if (!is_after(*position, gtids_, table.min_low)) return {};
-    // One scan of the line: the raw images, the key and identity values inside them, ts_ms.
+    // One scan of the line: the raw images, the key and identity values inside them, ts_ms and
+    // partial.
     std::string_view before;
     std::string_view after;
     std::string_view ts_ms;
+    std::optional<std::string_view> partial;
     ndjson::MemberScanner scanner(text);
     std::string_view key;
     while (scanner.next_key(key)) {
@@ -427,17 +423,30 @@ class Applier {
       std::string_view value;
       if (!scanner.take_value(value)) break;
       if (key == "\"ts_ms\"") ts_ms = value;
+      if (key == "\"partial\"" && !partial) partial = value;
     }
     if (scanner.failed()) return fail(reader_.error_here("not a JSON object"));
+    if (partial == "true")
+      return fail(reader_.error_here(fmt::format(
+          "{}.{}: the change has a partial row image: cdc-merge needs full images (binlog_row_image=FULL)", table.db,
+          table.table)));
+    if (context_.high.kind != gtid::Position::Kind::file)
+      if (auto set = gtids_.set(context_.high.kind, pos.gtid); !set)
+        return fail(reader_.error_here(set.error().message));
+    if (is_after(pos, gtids_, context_.high)) {
+      ++summary_.changes_after_high;
+      return {};
+    }
+    if (!is_after(pos, gtids_, table.min_low)) return {};
     if (ts_ms.empty()) return fail(reader_.error_here("a change without \"ts_ms\""));
     bool applied = false;
     if (op != records::op::insert) {
-      auto side = remove_side(before, table, *position);
+      auto side = remove_side(before, table, pos);
       if (!side) return fail(side.error());
       applied = applied || *side;
     }
     if (op != records::op::erase) {
-      auto side = put_side(after, table, *position, ts_ms);
+      auto side = put_side(after, table, pos, ts_ms);
       if (!side) return fail(side.error());
       applied = applied || *side;
     }
@@ -493,7 +502,7 @@ class Applier {
   // The group the row belongs to, when the change is after that chunk's low.
   Result<std::optional<std::uint32_t>> group_for(const TableInfo& table, const ImageValues& values,
                                                  const records::LinePos& position) {
-    auto chunk = find_chunk(table, values.key, sort_key_);
+    auto chunk = find_chunk(table, values.key, sort_key_, near_chunk_);
     if (!chunk) return fail(reader_.error_here(chunk.error().message));
     if (!*chunk) return std::optional<std::uint32_t>{};
     if (!is_after(position, gtids_, context_.chunks[**chunk].low)) return std::optional<std::uint32_t>{};
@@ -602,7 +611,11 @@ class Applier {
   ImageValues before_values_;
   ImageValues after_values_;
   std::string scratch_;
+  std::string last_db_;  // table_index_of's last answer
+  std::string last_table_;
+  std::size_t last_table_index_ = SIZE_MAX;
   std::string sort_key_;
+  std::size_t near_chunk_ = 0;  // find_chunk's
   std::string identity_;
   std::string line_;
   std::string tail_;
