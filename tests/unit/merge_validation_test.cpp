@@ -226,6 +226,29 @@ TEST_CASE("merge: the raw JSON scanner finds members and skips strings with esca
   }
 }
 
+TEST_CASE("merge: the raw JSON scanner skips nested values wherever they fall in its 16-byte steps") {
+  const std::string nested = R"([{"a":[1,2,{"b":"}]{[\"x"}],"d":-3.5e2},{"c":{}},[[],[null]]])";
+  for (std::size_t shift = 0; shift < 40; ++shift) {
+    CAPTURE(shift);
+    const std::string line = R"({"pad":")" + std::string(shift, 'x') + R"(","n":1234567890123,"v":)" + nested +
+                             R"(,"w":true})";
+    CHECK(*cdc::ndjson::find_member(line, "\"n\"") == "1234567890123");
+    CHECK(*cdc::ndjson::find_member(line, "\"v\"") == nested);
+    CHECK(*cdc::ndjson::find_member(line, "\"w\"") == "true");
+    // Cut anywhere inside the nested value, nothing after it is found.
+    const std::size_t v = line.find(nested);
+    for (std::size_t cut = v; cut < v + nested.size(); ++cut)
+      CHECK_FALSE(cdc::ndjson::find_member(std::string_view(line).substr(0, cut), "\"w\"").has_value());
+  }
+  // A number or literal ends at a separator, a bracket or a space; a quote, an opening bracket
+  // or a colon cannot follow one.
+  CHECK(*cdc::ndjson::find_member(R"({"a":12 ,"b":true})", "\"b\"") == "true");
+  for (const char* broken : {R"({"a":12"b"})", R"({"a":tru[e]})", R"({"a":1{}})", R"({"a":nu:ll})"}) {
+    CAPTURE(broken);
+    CHECK_FALSE(cdc::ndjson::find_member(broken, "\"a\"").has_value());
+  }
+}
+
 TEST_CASE("merge: events after a watermark in the three position forms") {
   using cdc::gtid::Position;
   cdc::merge::EventGtidCache gtids;
