@@ -189,14 +189,15 @@ class Applier {
     // cdc-stream's exact form.
     if (skipped && text.find(records::kOpLineStart, 1) != std::string_view::npos) return parsed_line(text);
     records::LinePos pos;
-    if (!records::scan_line_pos(text, commit, pos)) return parsed_line(text);
+    records::LineEnd end;
+    if (!records::scan_line_pos(text, commit, pos, end)) return parsed_line(text);
     if (auto ordered = check_order(pos); !ordered) return ordered;
     if (skipped) return {};
     auto record = parse(text);
     if (!record) return fail(record.error());
     if (context_.check_only) return {};
     if (op == records::op::ddl) return ddl(*record);
-    return apply_change(op, text, table_index, pos);
+    return apply_change(op, text, table_index, pos, &end);
   }
 
   // The merged table with these raw quoted names, SIZE_MAX for another. A line is most often of
@@ -245,7 +246,7 @@ class Applier {
       return fail(reader_.error_here("a change without \"db\" and \"table\" strings"));
     const std::size_t table_index = table_index_of(ndjson::quoted(db), ndjson::quoted(table));
     if (table_index == SIZE_MAX) return {};
-    return apply_change(op, text, table_index, *pos);
+    return apply_change(op, text, table_index, *pos, nullptr);
   }
 
   Result<void> other_kind(std::string_view op) {
@@ -398,19 +399,22 @@ class Applier {
   }
 
   // A change of a merged table (table_index) at pos, read from its raw text: the line is known
-  // to be well formed (parsed, or in cdc-stream's exact form and parsed).
+  // to be well formed (parsed). end: what scan_line_pos read of the line's end, when the line is
+  // in cdc-stream's exact form; nullptr otherwise.
   Result<void> apply_change(std::string_view op, std::string_view text, std::size_t table_index,
-                            const records::LinePos& pos) {
+                            const records::LinePos& pos, const records::LineEnd* end) {
     const TableInfo& table = context_.tables[table_index];
     // One scan of the line: the raw images, the key and identity values inside them, ts_ms and
-    // partial.
+    // partial. The members from "pos" to the end were read by scan_line_pos, in their exact form
+    // (ts_ms is the last): the scan stops there.
     std::string_view before;
     std::string_view after;
     std::string_view ts_ms;
     std::optional<std::string_view> partial;
     ndjson::MemberScanner scanner(text);
+    const std::size_t stop = end != nullptr ? end->pos_member - 1 : text.size();
     std::string_view key;
-    while (scanner.next_key(key)) {
+    while (scanner.offset() < stop && scanner.next_key(key)) {
       const bool is_before = key == "\"before\"";
       if ((is_before || key == "\"after\"") && scanner.value_text().substr(0, 1) == "{") {
         ImageValues& values = is_before ? before_values_ : after_values_;
@@ -426,6 +430,7 @@ class Applier {
       if (key == "\"partial\"" && !partial) partial = value;
     }
     if (scanner.failed()) return fail(reader_.error_here("not a JSON object"));
+    if (end != nullptr) ts_ms = end->ts_ms;
     if (partial == "true")
       return fail(reader_.error_here(fmt::format(
           "{}.{}: the change has a partial row image: cdc-merge needs full images (binlog_row_image=FULL)", table.db,

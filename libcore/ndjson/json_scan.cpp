@@ -189,6 +189,32 @@ std::optional<std::string_view> find_member(std::string_view object, std::string
   return std::nullopt;
 }
 
+std::size_t find_last(std::string_view text, std::string_view needle) noexcept {
+  if (needle.empty() || text.size() < needle.size()) return std::string_view::npos;
+  // Candidates start in [0, end); each block of 16 is searched from its last byte down.
+  std::size_t end = text.size() - needle.size() + 1;
+  const char first = needle.front();
+  while (end > 0) {
+    const std::size_t start = end >= 16 ? end - 16 : 0;
+#if defined(__SSE2__)
+    if (end - start == 16) {
+      const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + start));
+      for (auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(first)))); mask != 0;) {
+        const unsigned bit = 31U - static_cast<unsigned>(__builtin_clz(mask));
+        if (starts_with_bytes(text.substr(start + bit), needle)) return start + bit;
+        mask &= ~(1U << bit);
+      }
+      end = start;
+      continue;
+    }
+#endif
+    for (std::size_t at = end; at-- > start;)
+      if (text[at] == first && starts_with_bytes(text.substr(at), needle)) return at;
+    end = start;
+  }
+  return std::string_view::npos;
+}
+
 namespace {
 
 // The four hex digits at text[at..at+4) as a number; false when they are not all hex digits.

@@ -123,6 +123,31 @@ TEST_CASE("merge validation: a change whose image lacks a key or identity column
         "(binlog_row_image=FULL) with column names (binlog_row_metadata=FULL)");
 }
 
+TEST_CASE("merge validation: a change with a partial row image, wherever its \"partial\" member is") {
+  TempFiles files;
+  const std::string text = chunk_text(one_chunk());
+  const std::string line = change("u", R"({"id":1,"v":"x"})", R"({"id":1,"v":"z"})", "0-1-11", "b", 1);
+  const auto with = [&](std::string_view before, std::string_view member) {
+    std::string edited = line;
+    edited.insert(edited.find(before), member);
+    return edited;
+  };
+  const std::string refused =
+      "deltas:2: t.a: the change has a partial row image: cdc-merge needs full images (binlog_row_image=FULL)";
+  // Where cdc-stream writes it (before "pos", the line keeps its exact form), after "table",
+  // and after "pos" (the line is then parsed whole).
+  CHECK(run_error(files, {text}, spanned(with(R"(,"pos":)", R"(,"partial":true)"))) == refused);
+  CHECK(run_error(files, {text}, spanned(with(R"(,"key":)", R"(,"partial":true)"))) == refused);
+  CHECK(run_error(files, {text}, spanned(with(R"(,"server_id":)", R"(,"partial":true)"))) == refused);
+  // false is a full image.
+  cdc::merge::Options options;
+  options.inputs = {files.write("chunks", text)};
+  options.deltas = files.write("deltas", spanned(with(R"(,"pos":)", R"(,"partial":false)")));
+  const auto outcome = run_merge(files, options);
+  REQUIRE_MESSAGE(outcome.result.has_value(), outcome.message());
+  CHECK(outcome.out.find(R"("after":{"id":1,"v":"z"},"ts_ms":5000})") != std::string::npos);
+}
+
 TEST_CASE("merge validation: DDL on a merged table during the snapshot") {
   TempFiles files;
   const std::string text = chunk_text(one_chunk());
@@ -247,6 +272,25 @@ TEST_CASE("merge: the raw JSON scanner skips nested values wherever they fall in
     CAPTURE(broken);
     CHECK_FALSE(cdc::ndjson::find_member(broken, "\"a\"").has_value());
   }
+}
+
+TEST_CASE("merge: find_last finds a needle's last occurrence as rfind does, wherever it falls in 16-byte steps") {
+  const std::string needle = R"("pos":{)";
+  for (std::size_t size = 0; size < 70; ++size) {
+    for (std::size_t at = 0; at <= size + 1; ++at) {
+      // Quotes everywhere (candidates for the first byte), the needle at `at` when it fits, a
+      // near miss after it, and the needle again after that (two in one 16-byte step).
+      std::string text(size, '"');
+      for (std::size_t i = 1; i < size; i += 3) text[i] = 'p';
+      if (at + needle.size() <= size) text.replace(at, needle.size(), needle);
+      if (at + needle.size() + 7 <= size) text.replace(at + needle.size(), 7, R"("pos":x)");
+      if (at + 2 * needle.size() + 7 <= size) text.replace(at + needle.size() + 7, needle.size(), needle);
+      CAPTURE(text);
+      CHECK(cdc::ndjson::find_last(text, needle) == std::string_view(text).rfind(needle));
+    }
+  }
+  CHECK(cdc::ndjson::find_last("", "x") == std::string_view::npos);
+  CHECK(cdc::ndjson::find_last("abc", "abcd") == std::string_view::npos);
 }
 
 TEST_CASE("merge: events after a watermark in the three position forms") {
