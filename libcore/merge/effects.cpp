@@ -486,23 +486,45 @@ Result<void> EffectStore::add_count(std::uint32_t group, std::string_view row, s
 }
 
 std::vector<std::uint32_t> EffectStore::sorted_records() const {
-  // By group first (the key's first 4 bytes), then by identity within each group: fewer,
-  // shorter comparisons than one sort of whole keys.
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> by_group(records_.size());
-  for (std::uint32_t r = 0; r < by_group.size(); ++r) by_group[r] = {get_group(key_of(records_[r])), r};
-  std::sort(by_group.begin(), by_group.end());
-  std::vector<std::uint32_t> order(records_.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = by_group[i].second;
-  const auto identity_less = [&](std::uint32_t a, std::uint32_t b) {
-    return key_of(records_[a]).substr(4) < key_of(records_[b]).substr(4);
+  // By group (the key's first 4 bytes), then identity bytes. Most comparisons are of integers:
+  // the 8 bytes of each identity after the prefix all of them share (as `{"id":` is for a
+  // table's keys), big-endian and zero-padded, which orders as the bytes do wherever they
+  // differ; only equal ones compare the whole identities.
+  struct Sortable {
+    std::uint32_t group;
+    std::uint32_t record;
+    std::uint64_t bytes;  // of the identity, after the shared prefix
   };
-  for (std::size_t begin = 0; begin < order.size();) {
-    std::size_t end = begin + 1;
-    while (end < order.size() && by_group[end].first == by_group[begin].first) ++end;
-    std::sort(order.begin() + static_cast<std::ptrdiff_t>(begin), order.begin() + static_cast<std::ptrdiff_t>(end),
-              identity_less);
-    begin = end;
+  std::size_t shared = SIZE_MAX;
+  std::string_view first;
+  for (const Record& record : records_) {
+    const std::string_view identity = key_of(record).substr(4);
+    if (shared == SIZE_MAX) {
+      first = identity;
+      shared = identity.size();
+      continue;
+    }
+    std::size_t common = 0;
+    const std::size_t most = std::min(shared, identity.size());
+    while (common < most && identity[common] == first[common]) ++common;
+    shared = common;
   }
+  std::vector<Sortable> sortable(records_.size());
+  for (std::uint32_t r = 0; r < sortable.size(); ++r) {
+    const std::string_view key = key_of(records_[r]);
+    const std::string_view rest = key.substr(4 + shared);
+    std::uint64_t bytes = 0;
+    for (std::size_t i = 0; i < 8; ++i)
+      bytes = (bytes << 8) | (i < rest.size() ? static_cast<unsigned char>(rest[i]) : 0U);
+    sortable[r] = Sortable{get_group(key), r, bytes};
+  }
+  std::sort(sortable.begin(), sortable.end(), [&](const Sortable& a, const Sortable& b) {
+    if (a.group != b.group) return a.group < b.group;
+    if (a.bytes != b.bytes) return a.bytes < b.bytes;
+    return key_of(records_[a.record]).substr(4) < key_of(records_[b.record]).substr(4);
+  });
+  std::vector<std::uint32_t> order(records_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = sortable[i].record;
   return order;
 }
 
