@@ -191,15 +191,19 @@ std::optional<std::string_view> find_member(std::string_view object, std::string
 
 std::size_t find_last(std::string_view text, std::string_view needle) noexcept {
   if (needle.empty() || text.size() < needle.size()) return std::string_view::npos;
-  // Candidates start in [0, end); each block of 16 is searched from its last byte down.
+  // Candidates start in [0, end); each block of 16 is searched from its last byte down, for
+  // the needle's first two bytes at once (a quote alone is in every member).
   std::size_t end = text.size() - needle.size() + 1;
   const char first = needle.front();
   while (end > 0) {
     const std::size_t start = end >= 16 ? end - 16 : 0;
 #if defined(__SSE2__)
-    if (end - start == 16) {
-      const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + start));
-      for (auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(first)))); mask != 0;) {
+    if (end - start == 16 && needle.size() >= 2) {  // then start + 17 <= text.size()
+      const char* at = text.data() + start;
+      const __m128i firsts = _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(at)), _mm_set1_epi8(first));
+      const __m128i seconds =
+          _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(at + 1)), _mm_set1_epi8(needle[1]));
+      for (auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(firsts, seconds))); mask != 0;) {
         const unsigned bit = 31U - static_cast<unsigned>(__builtin_clz(mask));
         if (starts_with_bytes(text.substr(start + bit), needle)) return start + bit;
         mask &= ~(1U << bit);

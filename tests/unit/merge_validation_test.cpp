@@ -289,6 +289,7 @@ TEST_CASE("merge: find_last finds a needle's last occurrence as rfind does, wher
       CHECK(cdc::ndjson::find_last(text, needle) == std::string_view(text).rfind(needle));
     }
   }
+  CHECK(cdc::ndjson::find_last(std::string(40, 'x') + "y" + std::string(20, 'x'), "y") == 40);
   CHECK(cdc::ndjson::find_last("", "x") == std::string_view::npos);
   CHECK(cdc::ndjson::find_last("abc", "abcd") == std::string_view::npos);
 }
