@@ -170,7 +170,12 @@ class Applier {
     // The table, for a change: db and table come right after op and v, found without parsing.
     std::size_t table_index = SIZE_MAX;
     bool skipped = !change && op != records::op::ddl;  // commit, incident
-    if (change) {
+    if (change && last_members_.size() > 0 &&
+        ndjson::starts_with_bytes(text.substr(records::kOpLineStart.size() + op.size()), last_members_)) {
+      // The members after "op" are the last table's, byte for byte.
+      table_index = last_table_index_;
+      skipped = table_index == SIZE_MAX;
+    } else if (change) {
       ndjson::MemberScanner scanner(text);
       std::string_view key;
       std::string_view value;
@@ -201,7 +206,8 @@ class Applier {
   }
 
   // The merged table with these raw quoted names, SIZE_MAX for another. A line is most often of
-  // the same table as the line before it: that answer is kept.
+  // the same table as the line before it: that answer is kept, with the bytes cdc-stream writes
+  // after "op" for that table (line() compares them first).
   std::size_t table_index_of(std::string_view quoted_db, std::string_view quoted_table) {
     if (quoted_db == last_db_ && quoted_table == last_table_) return last_table_index_;
     scratch_ = table_key(quoted_db, quoted_table);
@@ -209,6 +215,7 @@ class Applier {
     last_db_.assign(quoted_db);
     last_table_.assign(quoted_table);
     last_table_index_ = found == by_name_.end() ? SIZE_MAX : found->second;
+    last_members_ = fmt::format(R"(","v":1,"db":{},"table":{},)", quoted_db, quoted_table);
     return last_table_index_;
   }
 
@@ -446,7 +453,11 @@ class Applier {
     if (ts_ms.empty()) return fail(reader_.error_here("a change without \"ts_ms\""));
     bool applied = false;
     if (op != records::op::insert) {
-      auto side = remove_side(before, table, pos);
+      // An update that keeps the row's key and identity values (most do) ends on the entry its
+      // after side sets, present: its before side is only checked.
+      const bool kept = op == records::op::update && table.identity && before_values_.key == after_values_.key &&
+                        before_values_.identity == after_values_.identity;
+      auto side = remove_side(before, table, pos, kept);
       if (!side) return fail(side.error());
       applied = applied || *side;
     }
@@ -522,10 +533,13 @@ class Applier {
       append_object(table.quoted_identity, values.identity, identity_);
   }
 
-  Result<bool> remove_side(std::string_view image, const TableInfo& table, const records::LinePos& position) {
+  // checked_only: the image is checked, and nothing more.
+  Result<bool> remove_side(std::string_view image, const TableInfo& table, const records::LinePos& position,
+                           bool checked_only) {
     if (image.empty() || image.front() != '{')
       return fail(reader_.error_here("the before image is missing or not an object"));
     if (auto got = check_values(before_values_, "before", table); !got) return fail(got.error());
+    if (checked_only) return false;
     auto group = group_for(table, before_values_, position);
     if (!group) return fail(group.error());
     if (!*group) return false;
@@ -619,6 +633,7 @@ class Applier {
   std::string last_db_;  // table_index_of's last answer
   std::string last_table_;
   std::size_t last_table_index_ = SIZE_MAX;
+  std::string last_members_;  // ","v":1,"db":DB,"table":TABLE, of it
   std::string sort_key_;
   std::size_t near_chunk_ = 0;  // find_chunk's
   std::string identity_;
