@@ -2,34 +2,20 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
-#include <cstring>
+#include <cerrno>
+#include <condition_variable>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 
-#include "merge/deltas.h"
-#include "ndjson/json_scan.h"
-#include "ndjson/line_reader.h"
-#include "records/row.h"
 #include "util/fd_io.h"
 
 namespace cdc::merge {
-
-void OutputTurn::wait_for(std::uint64_t ticket) {
-  if (is(ticket)) return;
-  std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return current_.load(std::memory_order_acquire) == ticket; });
-}
-
-void OutputTurn::pass_on(std::uint64_t ticket) {
-  {
-    const std::lock_guard lock(mutex_);
-    current_.store(ticket + 1, std::memory_order_release);
-  }
-  changed_.notify_all();
-}
 
 OutputSink::OutputSink(int fd, std::string name) : fd_(fd), name_(std::move(name)) {
   buffer_.reserve(kFlushBytes + (std::size_t{1} << 16));
@@ -38,10 +24,6 @@ OutputSink::OutputSink(int fd, std::string name) : fd_(fd), name_(std::move(name
 Result<void> OutputSink::flush() {
   flush_later_ = false;
   if (buffer_.empty()) return {};
-  if (turn_ != nullptr && !turn_->is(ticket_)) {
-    if (buffer_.size() < kHoldBytes) return {};  // held until the groups before are written
-    turn_->wait_for(ticket_);
-  }
   if (converter_ != nullptr) {
     auto converted = output::convert_lines(*converter_, buffer_, converted_);
     buffer_.clear();
@@ -62,50 +44,6 @@ Result<void> OutputSink::finish() {
 
 namespace {
 
-// One slice of a group's effects: entries sorted by identity, looked up in an open-addressing
-// table of (hash, entry) pairs. Most rows have no effect, so a lookup usually ends at the
-// first empty slot without touching the entries.
-struct Slice {
-  std::vector<EffectEntry> entries;
-  std::vector<char> used;
-  std::vector<std::uint64_t> slots;  // high 32 bits: hash; low 32: entry index + 1; 0 = empty
-  std::uint64_t mask = 0;
-  std::optional<std::string> lo;  // rows with identity in [lo, hi) are this slice's
-  std::optional<std::string> hi;
-
-  void build_index() {
-    std::size_t size = 16;
-    while (size < entries.size() * 2) size *= 2;
-    slots.assign(size, 0);
-    mask = size - 1;
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      const std::uint64_t h = hash_identity(entries[i].identity);
-      for (std::uint64_t at = h & mask;; at = (at + 1) & mask) {
-        if (slots[at] == 0) {
-          slots[at] = (h & 0xFFFFFFFF00000000ULL) | (i + 1);
-          break;
-        }
-      }
-    }
-  }
-  // The entry index for identity, or -1.
-  [[nodiscard]] std::int64_t find(std::string_view identity) const noexcept {
-    const std::uint64_t h = hash_identity(identity);
-    for (std::uint64_t at = h & mask;; at = (at + 1) & mask) {
-      const std::uint64_t slot = slots[at];
-      if (slot == 0) return -1;
-      if ((slot ^ h) >> 32 != 0) continue;
-      const std::size_t index = (slot & 0xFFFFFFFFULL) - 1;
-      if (entries[index].identity == identity) return static_cast<std::int64_t>(index);
-    }
-  }
-  [[nodiscard]] bool owns(std::string_view identity) const {
-    if (lo && identity < *lo) return false;
-    if (hi && identity >= *hi) return false;
-    return true;
-  }
-};
-
 // Loads entries of the group until the limit (at least one entry).
 Result<void> load_slice(std::uint32_t group, EffectCursor& cursor, std::uint64_t limit, Slice& slice) {
   std::uint64_t used = 0;
@@ -124,135 +62,25 @@ Result<void> load_slice(std::uint32_t group, EffectCursor& cursor, std::uint64_t
   return {};
 }
 
-class RowIdentity {
- public:
-  explicit RowIdentity(const TableInfo& table) : table_(table) {
-    prefix_ = table.row_prefix;
-  }
-
-  // The identity text of an "r" line, or nullopt when the line lacks what it needs.
-  std::optional<std::string_view> of(std::string_view line) {
-    if (table_.identity_is_key) {
-      // cdc-snapshot's lines start with the same bytes up to the key object.
-      if (line.size() > prefix_.size() && ndjson::starts_with_bytes(line, prefix_)) {
-        std::size_t end = prefix_.size();
-        if (line[end] == '{' && ndjson::skip_json_value(line, end)) return line.substr(prefix_.size(), end - prefix_.size());
-      }
-      return ndjson::find_member(line, "\"key\"");
-    }
-    const auto after = after_of(line);
-    if (!after) return std::nullopt;
-    if (!table_.identity) return after;
-    values_.assign(table_.quoted_identity.size(), {});
-    ndjson::MemberScanner scanner(*after);
-    std::string_view key;
-    std::string_view value;
-    while (scanner.next(key, value))
-      for (std::size_t i = 0; i < table_.quoted_identity.size(); ++i)
-        if (key == table_.quoted_identity[i]) values_[i] = value;
-    for (const std::string_view v : values_)
-      if (v.empty()) return std::nullopt;
-    text_.clear();
-    append_object(table_.quoted_identity, values_, text_);
-    return std::string_view(text_);
-  }
-
- private:
-  std::optional<std::string_view> after_of(std::string_view line) const {
-    if (line.size() > prefix_.size() && ndjson::starts_with_bytes(line, prefix_)) {
-      std::size_t pos = prefix_.size();
-      if (ndjson::skip_json_value(line, pos) && line.substr(pos, records::kRowBeforeAfter.size()) == records::kRowBeforeAfter) {
-        const std::size_t start = pos + records::kRowBeforeAfter.size();
-        std::size_t end = start;
-        if (start < line.size() && line[start] == '{' && ndjson::skip_json_value(line, end))
-          return line.substr(start, end - start);
-      }
-    }
-    return ndjson::find_member(line, "\"after\"");
-  }
-
-  const TableInfo& table_;
-  std::string prefix_;
-  std::vector<std::string_view> values_;
-  std::string text_;
-};
-
 // One pass over the rows of source, applying the slice; returns the rows written.
 Result<std::uint64_t> pass(const Group& group, const std::vector<Segment>& source, Slice& slice,
                            std::span<const char> deltas, OutputSink& out) {
   std::uint64_t rows = 0;
   MappedPages pages(deltas.data(), deltas.size());
-  RowIdentity identity(*group.table);
-  const bool apply = !slice.entries.empty();
+  GatherWriter gather(out, pages);
+  RowBlock block;
   for (const Segment& segment : source) {
-    ndjson::LineReader reader(segment.fd, segment.name, segment.begin, segment.end, segment.first_line);
-    for (;;) {
-      auto more = reader.next();
-      if (!more) return fail(more.error());
-      if (!*more) break;
-      const std::string_view line = reader.line();
-      if (line.empty() || ndjson::trim_json_space(line).empty()) continue;
-      if (apply) {
-        const auto id = identity.of(line);
-        if (!id)
-          return fail(reader.error_here(fmt::format("an op:\"r\" line of {}.{} without its {}: not cdc-snapshot output",
-                                                    group.table->db, group.table->table,
-                                                    group.table->identity_is_key ? "\"key\" object"
-                                                                                 : "\"after\" row or identity columns")));
-        if (slice.owns(*id)) {
-          if (const std::int64_t hit = slice.find(*id); hit >= 0) {
-            Effect& effect = slice.entries[static_cast<std::size_t>(hit)].effect;
-            char& used = slice.used[static_cast<std::size_t>(hit)];
-            if (effect.kind == EffectKind::absent) continue;
-            if (effect.kind == EffectKind::present) {
-              if (!used) {
-                used = 1;
-                out.append(effect);
-                pages.read(effect);
-                ++rows;
-              }
-              continue;
-            }
-            if (effect.count < 0) {  // counted: this copy was deleted
-              ++effect.count;
-              continue;
-            }
-          }
-        }
-      }
-      // The line and its '\n' in one copy, unless the reader dropped a '\r' or the input ends
-      // without one.
-      if (reader.terminated() && line.data()[line.size()] == '\n') {
-        out.append(std::string_view(line.data(), line.size() + 1));
-      } else {
-        out.append(line);
-        out.append("\n");
-      }
-      ++rows;
-      if (auto flushed = out.maybe_flush(); !flushed) return fail(flushed.error());
+    for (std::uint64_t from = segment.begin; from < segment.end; from += RowBlock::kBytes) {
+      if (auto read = block.read(segment, from, from + RowBlock::kBytes, *group.table, &slice); !read)
+        return fail(read.error());
+      rows += block.write(&slice, gather);
+      if (auto wrote = gather.flush(); !wrote) return fail(wrote.error());
     }
   }
-  for (std::size_t i = 0; i < slice.entries.size(); ++i) {
-    const Effect& effect = slice.entries[i].effect;
-    if (effect.kind == EffectKind::present && !slice.used[i]) {
-      out.append(effect);
-      pages.read(effect);
-      ++rows;
-    } else if (effect.kind == EffectKind::counted) {
-      for (std::int64_t n = 0; n < effect.count; ++n) {
-        out.append(effect);
-        pages.read(effect);
-        ++rows;
-      }
-    }
-    if (auto flushed = out.maybe_flush(); !flushed) return fail(flushed.error());
-  }
+  rows += write_added_rows(slice, gather);
+  if (auto wrote = gather.flush(); !wrote) return fail(wrote.error());
   return rows;
 }
-
-}  // namespace
-
-namespace {
 
 // Skips the entries of groups before this one (none are expected: every group is written).
 Result<void> skip_to(const Group& group, EffectCursor& cursor) {
@@ -296,17 +124,221 @@ Result<GroupResult> write_group_passes(const Group& group, EffectCursor& cursor,
     if (auto flushed = sink.flush(); !flushed) return fail(flushed.error());
     if (previous) temp.remove(*previous);
     previous = *file;
-    source = {Segment{file->fd, file->path, 0, UINT64_MAX, 1}};
+    struct stat written {};
+    if (::fstat(file->fd, &written) != 0) return errno_error("cannot read the size of", file->path);
+    source = {Segment{file->fd, file->path, 0, static_cast<std::uint64_t>(written.st_size), 1}};
     lo = slice.hi;
   }
   if (previous) temp.remove(*previous);
   return result;
 }
 
-// One group for a worker of write_groups: its index (also its turn's ticket) and its effects.
-struct GroupJob {
-  std::size_t index = 0;
+// A group whose blocks the workers of write_groups read: its effects, and where its next
+// block starts.
+struct GroupWork {
+  std::size_t index = 0;  // into the groups
   Slice slice;
+  std::size_t segment = 0;
+  std::uint64_t from = 0;
+  bool started = false;  // a block of it was handed out
+  std::uint64_t rows = 0;
+};
+
+// The output of write_groups with threads: workers take the next block of the groups queued
+// (add), read it, and the one whose block is next in output order writes it, then any read
+// after it. At most kSlotsPerWorker blocks a worker are read ahead of the one being written.
+class ParallelOutput {
+ public:
+  ParallelOutput(std::span<const Group> groups, std::span<const std::string> before, std::span<const char> deltas,
+                 OutputSink& out, unsigned threads)
+      : groups_(groups),
+        before_(before),
+        pages_(deltas.data(), deltas.size()),
+        gather_(out, pages_),
+        threads_(threads),
+        slots_(std::size_t{threads} * kSlotsPerWorker) {
+    for (unsigned t = 0; t < threads; ++t) workers_.emplace_back([this] { work(); });
+  }
+  ParallelOutput(const ParallelOutput&) = delete;
+  ParallelOutput& operator=(const ParallelOutput&) = delete;
+  ~ParallelOutput() { stop(); }
+
+  // Waits until fewer than threads groups hold their effects; false once a write failed.
+  bool wait_for_room() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return failed_ || in_memory_.size() < threads_; });
+    return !failed_;
+  }
+  // Waits until every group added is written (out is then free for the caller); false once a
+  // write failed.
+  bool wait_until_written() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return failed_ || (in_memory_.empty() && !writing_); });
+    return !failed_;
+  }
+  void add(std::unique_ptr<GroupWork> work) {
+    {
+      const std::lock_guard lock(mutex_);
+      const std::vector<Segment>& segments = groups_[work->index].segments;
+      work->from = segments.front().begin;
+      claimable_.push_back(work.get());
+      in_memory_.push_back(std::move(work));
+    }
+    changed_.notify_all();
+  }
+  // A group written by the caller, in turn (after wait_until_written).
+  void record(const Result<GroupResult>& written) {
+    const std::lock_guard lock(mutex_);
+    if (written) {
+      total_.rows += written->rows;
+      total_.passes += written->passes;
+    } else if (!failed_) {
+      failed_ = true;
+      failure_ = written.error();
+    }
+  }
+  // Waits for the workers to write everything added.
+  Result<GroupResult> finish() {
+    stop();
+    if (failed_) return fail(failure_);
+    return total_;
+  }
+
+ private:
+  static constexpr std::size_t kSlotsPerWorker = 2;
+
+  // A block read by a worker, waiting for its turn to be written.
+  struct Slot {
+    RowBlock block;
+    GroupWork* group = nullptr;
+    bool first = false;  // the group's first block: its bytes in before go first
+    bool last = false;   // the group's last block: its added rows follow, then its effects go
+    Result<void> read;
+    bool ready = false;
+  };
+
+  void stop() {
+    {
+      const std::lock_guard lock(mutex_);
+      closing_ = true;
+    }
+    changed_.notify_all();
+    for (std::thread& worker : workers_) worker.join();
+    workers_.clear();
+  }
+
+  // Under the lock: the next block of the first group with blocks left, into slot.
+  void claim(Slot& slot, const Segment*& segment, std::uint64_t& from, std::uint64_t& to) {
+    GroupWork& work = *claimable_.front();
+    const std::vector<Segment>& segments = groups_[work.index].segments;
+    const auto skip_done = [&] {
+      while (work.segment < segments.size() && work.from >= segments[work.segment].end)
+        if (++work.segment < segments.size()) work.from = segments[work.segment].begin;
+    };
+    skip_done();
+    segment = nullptr;
+    from = to = 0;
+    if (work.segment < segments.size()) {
+      segment = &segments[work.segment];
+      from = work.from;
+      to = std::min(segment->end, from + RowBlock::kBytes);
+      work.from = to;
+      skip_done();
+    }
+    slot.group = &work;
+    slot.first = !work.started;
+    slot.last = work.segment >= segments.size();
+    slot.ready = false;
+    work.started = true;
+    if (slot.last) claimable_.pop_front();
+  }
+
+  void work() {
+    for (;;) {
+      Slot* slot = nullptr;
+      const Segment* segment = nullptr;
+      std::uint64_t from = 0;
+      std::uint64_t to = 0;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] {
+          return failed_ || (!claimable_.empty() && claimed_ < written_ + slots_.size()) ||
+                 (closing_ && claimable_.empty());
+        });
+        if (failed_ || claimable_.empty()) return;
+        slot = &slots_[claimed_ % slots_.size()];
+        ++claimed_;
+        claim(*slot, segment, from, to);
+      }
+      const TableInfo& table = *groups_[slot->group->index].table;
+      slot->read = segment != nullptr ? slot->block.read(*segment, from, to, table, &slot->group->slice)
+                                      : slot->block.read(Segment{}, 0, 0, table, nullptr);
+      {
+        const std::lock_guard lock(mutex_);
+        slot->ready = true;
+        if (writing_ || slot != &slots_[written_ % slots_.size()]) continue;
+        writing_ = true;
+      }
+      write_ready();
+    }
+  }
+
+  // Writes the blocks that are next in order and read, until one is not read yet.
+  void write_ready() {
+    for (;;) {
+      Slot& slot = slots_[written_ % slots_.size()];
+      GroupWork& group = *slot.group;
+      Result<void> status = slot.read;
+      if (status) {
+        if (slot.first) gather_.add(before_[group.index]);
+        group.rows += slot.block.write(&group.slice, gather_);
+        if (slot.last) group.rows += write_added_rows(group.slice, gather_);
+        status = gather_.flush();
+      }
+      std::unique_ptr<GroupWork> done;  // freed after the lock
+      const std::lock_guard lock(mutex_);
+      if (!status) {
+        if (!failed_) failure_ = status.error();
+        failed_ = true;
+        writing_ = false;
+        changed_.notify_all();
+        return;
+      }
+      if (slot.last) {
+        total_.rows += group.rows;
+        ++total_.passes;
+        done = std::move(in_memory_.front());
+        in_memory_.pop_front();
+      }
+      slot.ready = false;
+      ++written_;
+      changed_.notify_all();
+      if (!slots_[written_ % slots_.size()].ready) {
+        writing_ = false;
+        return;
+      }
+    }
+  }
+
+  std::span<const Group> groups_;
+  std::span<const std::string> before_;
+  MappedPages pages_;     // the writer's
+  GatherWriter gather_;   // the writer's
+  unsigned threads_;
+  std::vector<Slot> slots_;  // block n in slots_[n % size]
+  std::vector<std::thread> workers_;
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::unique_ptr<GroupWork>> in_memory_;  // groups added and not written whole
+  std::deque<GroupWork*> claimable_;                  // groups with blocks not handed out
+  std::uint64_t claimed_ = 0;                         // blocks handed out
+  std::uint64_t written_ = 0;                         // blocks written
+  bool writing_ = false;                              // a worker is writing blocks
+  bool closing_ = false;
+  bool failed_ = false;
+  Error failure_;
+  GroupResult total_;
 };
 
 }  // namespace
@@ -331,108 +363,34 @@ Result<GroupResult> write_groups(std::span<const Group> groups, std::span<const 
     }
     return total;
   }
-  // Workers write straight to the fd, in turn: what out holds goes first.
+  // The workers write straight to the fd: what out holds goes first.
   if (auto flushed = out.flush(); !flushed) return fail(flushed.error());
-  OutputTurn turn;
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::deque<std::unique_ptr<GroupJob>> queue;
-  std::size_t outstanding = 0;  // jobs queued or being done: their effects are in memory
-  bool closing = false;
-  std::atomic<bool> failed{false};
-  std::optional<std::pair<std::size_t, Error>> failure;  // the first group's error, by group order
-  const auto record = [&](std::size_t index, const Result<GroupResult>& written) {
-    const std::lock_guard lock(mutex);
-    if (written) {
-      total.rows += written->rows;
-      total.passes += written->passes;
-      return;
-    }
-    failed = true;
-    if (!failure || index < failure->first) failure.emplace(index, written.error());
-  };
-  const auto work = [&] {
-    OutputSink sink(out.fd(), out.name());  // one buffer for all of this worker's groups
-    for (;;) {
-      std::unique_ptr<GroupJob> job;
-      {
-        std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return closing || !queue.empty(); });
-        if (queue.empty()) return;
-        job = std::move(queue.front());
-        queue.pop_front();
-      }
-      const std::size_t g = job->index;
-      Result<GroupResult> written = GroupResult{};
-      if (!failed) {
-        sink.take_turn(turn, g);
-        sink.append(before[g]);
-        auto rows = pass(groups[g], groups[g].segments, job->slice, deltas, sink);
-        turn.wait_for(g);
-        if (!rows) {
-          written = fail(rows.error());
-        } else if (auto flushed = sink.flush(); !flushed) {
-          written = fail(flushed.error());
-        } else {
-          written = GroupResult{*rows, 1};
-        }
-      }
-      job.reset();
-      turn.wait_for(g);
-      record(g, written);
-      {
-        const std::lock_guard lock(mutex);
-        --outstanding;
-      }
-      turn.pass_on(g);
-      changed.notify_all();
-    }
-  };
-  std::vector<std::thread> workers;
-  for (unsigned t = 0; t < threads; ++t) workers.emplace_back(work);
-  const std::uint64_t job_limit = std::max<std::uint64_t>(memory_limit / threads, 1);
+  ParallelOutput output(groups, before, deltas, out, threads);
+  const std::uint64_t group_limit = std::max<std::uint64_t>(memory_limit / threads, 1);
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    {
-      std::unique_lock lock(mutex);
-      changed.wait(lock, [&] { return outstanding < threads || failed; });
-    }
-    if (failed) break;
-    auto job = std::make_unique<GroupJob>();
-    job->index = g;
+    if (!output.wait_for_room()) break;
+    auto work = std::make_unique<GroupWork>();
+    work->index = g;
     Result<void> loaded = skip_to(groups[g], cursor);
-    if (loaded) loaded = load_slice(groups[g].id, cursor, job_limit, job->slice);
-    if (!loaded || job->slice.hi) {
-      // An error, or effects that do not fit one job: alone, in passes, once the groups
-      // before it are written.
-      turn.wait_for(g);
-      if (failed) break;
-      Result<GroupResult> written = loaded ? Result<GroupResult>(GroupResult{}) : fail(loaded.error());
-      if (loaded) {
-        out.append(before[g]);
-        written = write_group_passes(groups[g], cursor, memory_limit, deltas, temp, out, std::move(job->slice));
-        if (written)
-          if (auto flushed = out.flush(); !flushed) written = fail(flushed.error());
-      }
-      record(g, written);
-      turn.pass_on(g);
-      if (!written) break;
+    if (loaded) loaded = load_slice(groups[g].id, cursor, group_limit, work->slice);
+    if (loaded && !work->slice.hi) {
+      output.add(std::move(work));
       continue;
     }
-    {
-      const std::lock_guard lock(mutex);
-      queue.push_back(std::move(job));
-      ++outstanding;
+    // An error, or effects that do not fit one group's share: alone, in passes, once the
+    // groups before it are written.
+    if (!output.wait_until_written()) break;
+    Result<GroupResult> written = loaded ? Result<GroupResult>(GroupResult{}) : fail(loaded.error());
+    if (loaded) {
+      out.append(before[g]);
+      written = write_group_passes(groups[g], cursor, memory_limit, deltas, temp, out, std::move(work->slice));
+      if (written)
+        if (auto flushed = out.flush(); !flushed) written = fail(flushed.error());
     }
-    changed.notify_all();
+    output.record(written);
+    if (!written) break;
   }
-  {
-    const std::lock_guard lock(mutex);
-    closing = true;
-  }
-  changed.notify_all();
-  for (std::thread& worker : workers) worker.join();
-  if (failure) return fail(std::move(failure->second));
-  return total;
+  return output.finish();
 }
 
 }  // namespace cdc::merge

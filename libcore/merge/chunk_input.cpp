@@ -329,7 +329,7 @@ Result<std::vector<TableInfo>> group_tables(std::span<const ChunkInfo> chunks, s
 }
 
 Result<std::optional<std::size_t>> find_chunk(const TableInfo& table, std::span<const std::string_view> key_values,
-                                              std::string& scratch) {
+                                              std::string& scratch, std::size_t& near) {
   if (!table.ordered) return std::optional<std::size_t>{table.chunks.front()};
   for (const std::string_view value : key_values) {
     if (value == "null") {
@@ -341,8 +341,12 @@ Result<std::optional<std::size_t>> find_chunk(const TableInfo& table, std::span<
   }
   scratch.clear();
   if (auto made = append_row_sort_key(table.order, key_values, scratch); !made) return fail(made.error());
-  // The last chunk whose start is <= the key (an open start sorts first).
+  // The last chunk whose start is <= the key (an open start sorts first): near, when its range
+  // holds the key and the next one starts after it.
   const auto& ranges = table.ranges;
+  if (near < ranges.size() && ranges[near].contains(scratch) &&
+      (near + 1 == ranges.size() || (ranges[near + 1].start && *ranges[near + 1].start > scratch)))
+    return std::optional<std::size_t>{table.chunks[near]};
   std::size_t lo = 0;
   std::size_t hi = ranges.size();
   while (lo < hi) {
@@ -354,6 +358,7 @@ Result<std::optional<std::size_t>> find_chunk(const TableInfo& table, std::span<
   }
   if (lo == 0) return std::optional<std::size_t>{};
   if (!ranges[lo - 1].contains(scratch)) return std::optional<std::size_t>{};
+  near = lo - 1;
   return std::optional<std::size_t>{table.chunks[lo - 1]};
 }
 

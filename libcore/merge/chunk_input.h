@@ -80,9 +80,11 @@ struct TableInfo {
                                                           std::span<const InputFile> inputs, bool subset);
 
 // The chunk of table whose range holds the row with these key values (raw JSON), or nullopt.
-// For an unordered table, the first chunk (all chunks share one low, see TableInfo).
+// For an unordered table, the first chunk (all chunks share one low, see TableInfo). near: the
+// range (index into table.ranges) found last, tried first, since changes come in runs of near
+// keys; set to the one found.
 [[nodiscard]] Result<std::optional<std::size_t>> find_chunk(const TableInfo& table,
                                                             std::span<const std::string_view> key_values,
-                                                            std::string& scratch);
+                                                            std::string& scratch, std::size_t& near);
 
 }  // namespace cdc::merge

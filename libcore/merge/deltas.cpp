@@ -170,7 +170,12 @@ class Applier {
     // The table, for a change: db and table come right after op and v, found without parsing.
     std::size_t table_index = SIZE_MAX;
     bool skipped = !change && op != records::op::ddl;  // commit, incident
-    if (change) {
+    if (change && last_members_.size() > 0 &&
+        ndjson::starts_with_bytes(text.substr(records::kOpLineStart.size() + op.size()), last_members_)) {
+      // The members after "op" are the last table's, byte for byte.
+      table_index = last_table_index_;
+      skipped = table_index == SIZE_MAX;
+    } else if (change) {
       ndjson::MemberScanner scanner(text);
       std::string_view key;
       std::string_view value;
@@ -181,26 +186,37 @@ class Applier {
         if (key == "\"table\"") table = value;
       }
       if (db.empty() || table.empty()) return parsed_line(text);
-      scratch_ = table_key(db, table);
-      const auto found = by_name_.find(scratch_);
-      if (found == by_name_.end())
-        skipped = true;
-      else
-        table_index = found->second;
+      table_index = table_index_of(db, table);
+      skipped = table_index == SIZE_MAX;
     }
     // A line is read without parsing only when it holds no second line's start (a torn line
     // continued by the next one; a line that is parsed fails to parse then) and its "pos" is in
     // cdc-stream's exact form.
     if (skipped && text.find(records::kOpLineStart, 1) != std::string_view::npos) return parsed_line(text);
     records::LinePos pos;
-    if (!records::scan_line_pos(text, commit, pos)) return parsed_line(text);
+    records::LineEnd end;
+    if (!records::scan_line_pos(text, commit, pos, end)) return parsed_line(text);
     if (auto ordered = check_order(pos); !ordered) return ordered;
     if (skipped) return {};
     auto record = parse(text);
     if (!record) return fail(record.error());
     if (context_.check_only) return {};
     if (op == records::op::ddl) return ddl(*record);
-    return apply_change(*record, op, text, table_index);
+    return apply_change(op, text, table_index, pos, &end);
+  }
+
+  // The merged table with these raw quoted names, SIZE_MAX for another. A line is most often of
+  // the same table as the line before it: that answer is kept, with the bytes cdc-stream writes
+  // after "op" for that table (line() compares them first).
+  std::size_t table_index_of(std::string_view quoted_db, std::string_view quoted_table) {
+    if (quoted_db == last_db_ && quoted_table == last_table_) return last_table_index_;
+    scratch_ = table_key(quoted_db, quoted_table);
+    const auto found = by_name_.find(scratch_);
+    last_db_.assign(quoted_db);
+    last_table_.assign(quoted_table);
+    last_table_index_ = found == by_name_.end() ? SIZE_MAX : found->second;
+    last_members_ = fmt::format(R"(","v":1,"db":{},"table":{},)", quoted_db, quoted_table);
+    return last_table_index_;
   }
 
   Result<simdjson::dom::object> parse(std::string_view text) {
@@ -230,7 +246,14 @@ class Applier {
     if (auto ordered = check_order(*pos); !ordered) return ordered;
     if (op == records::op::commit || op == records::op::incident || context_.check_only) return {};
     if (op == records::op::ddl) return ddl(record);
-    return apply_change(record, op, text, SIZE_MAX);
+    std::string_view db;
+    std::string_view table;
+    if (record["db"].get_string().get(db) != simdjson::SUCCESS ||
+        record["table"].get_string().get(table) != simdjson::SUCCESS)
+      return fail(reader_.error_here("a change without \"db\" and \"table\" strings"));
+    const std::size_t table_index = table_index_of(ndjson::quoted(db), ndjson::quoted(table));
+    if (table_index == SIZE_MAX) return {};
+    return apply_change(op, text, table_index, *pos, nullptr);
   }
 
   Result<void> other_kind(std::string_view op) {
@@ -382,39 +405,23 @@ class Applier {
     return {};
   }
 
-  // table_index: the table, when the prefix scan found it; SIZE_MAX to look it up.
-  Result<void> apply_change(simdjson::dom::object record, std::string_view op, std::string_view text,
-                            std::size_t table_index) {
-    std::string_view db;
-    std::string_view table_name;
-    if (record["db"].get_string().get(db) != simdjson::SUCCESS ||
-        record["table"].get_string().get(table_name) != simdjson::SUCCESS)
-      return fail(reader_.error_here("a change without \"db\" and \"table\" strings"));
-    if (table_index == SIZE_MAX) {
-      const auto found = by_name_.find(table_key(ndjson::quoted(db), ndjson::quoted(table_name)));
-      if (found == by_name_.end()) return {};
-      table_index = found->second;
-    }
+  // A change of a merged table (table_index) at pos, read from its raw text: the line is known
+  // to be well formed (parsed). end: what scan_line_pos read of the line's end, when the line is
+  // in cdc-stream's exact form; nullptr otherwise.
+  Result<void> apply_change(std::string_view op, std::string_view text, std::size_t table_index,
+                            const records::LinePos& pos, const records::LineEnd* end) {
     const TableInfo& table = context_.tables[table_index];
-    bool partial = false;
-    if (record["partial"].get_bool().get(partial) == simdjson::SUCCESS && partial)
-      return fail(reader_.error_here(fmt::format(
-          "{}.{}: the change has a partial row image: cdc-merge needs full images (binlog_row_image=FULL)", db,
-          table_name)));
-    auto position = event_position(record);
-    if (!position) return fail(position.error());
-    if (is_after(*position, gtids_, context_.high)) {
-      ++summary_.changes_after_high;
-      return {};
-    }
-    if (!is_after(*position, gtids_, table.min_low)) return {};
-    // One scan of the line: the raw images, the key and identity values inside them, ts_ms.
+    // One scan of the line: the raw images, the key and identity values inside them, ts_ms and
+    // partial. The members from "pos" to the end were read by scan_line_pos, in their exact form
+    // (ts_ms is the last): the scan stops there.
     std::string_view before;
     std::string_view after;
     std::string_view ts_ms;
+    std::optional<std::string_view> partial;
     ndjson::MemberScanner scanner(text);
+    const std::size_t stop = end != nullptr ? end->pos_member - 1 : text.size();
     std::string_view key;
-    while (scanner.next_key(key)) {
+    while (scanner.offset() < stop && scanner.next_key(key)) {
       const bool is_before = key == "\"before\"";
       if ((is_before || key == "\"after\"") && scanner.value_text().substr(0, 1) == "{") {
         ImageValues& values = is_before ? before_values_ : after_values_;
@@ -427,17 +434,35 @@ class Applier {
       std::string_view value;
       if (!scanner.take_value(value)) break;
       if (key == "\"ts_ms\"") ts_ms = value;
+      if (key == "\"partial\"" && !partial) partial = value;
     }
     if (scanner.failed()) return fail(reader_.error_here("not a JSON object"));
+    if (end != nullptr) ts_ms = end->ts_ms;
+    if (partial == "true")
+      return fail(reader_.error_here(fmt::format(
+          "{}.{}: the change has a partial row image: cdc-merge needs full images (binlog_row_image=FULL)", table.db,
+          table.table)));
+    if (context_.high.kind != gtid::Position::Kind::file)
+      if (auto set = gtids_.set(context_.high.kind, pos.gtid); !set)
+        return fail(reader_.error_here(set.error().message));
+    if (is_after(pos, gtids_, context_.high)) {
+      ++summary_.changes_after_high;
+      return {};
+    }
+    if (!is_after(pos, gtids_, table.min_low)) return {};
     if (ts_ms.empty()) return fail(reader_.error_here("a change without \"ts_ms\""));
     bool applied = false;
     if (op != records::op::insert) {
-      auto side = remove_side(before, table, *position);
+      // An update that keeps the row's key and identity values (most do) ends on the entry its
+      // after side sets, present: its before side is only checked.
+      const bool kept = op == records::op::update && table.identity && before_values_.key == after_values_.key &&
+                        before_values_.identity == after_values_.identity;
+      auto side = remove_side(before, table, pos, kept);
       if (!side) return fail(side.error());
       applied = applied || *side;
     }
     if (op != records::op::erase) {
-      auto side = put_side(after, table, *position, ts_ms);
+      auto side = put_side(after, table, pos, ts_ms);
       if (!side) return fail(side.error());
       applied = applied || *side;
     }
@@ -493,7 +518,7 @@ class Applier {
   // The group the row belongs to, when the change is after that chunk's low.
   Result<std::optional<std::uint32_t>> group_for(const TableInfo& table, const ImageValues& values,
                                                  const records::LinePos& position) {
-    auto chunk = find_chunk(table, values.key, sort_key_);
+    auto chunk = find_chunk(table, values.key, sort_key_, near_chunk_);
     if (!chunk) return fail(reader_.error_here(chunk.error().message));
     if (!*chunk) return std::optional<std::uint32_t>{};
     if (!is_after(position, gtids_, context_.chunks[**chunk].low)) return std::optional<std::uint32_t>{};
@@ -508,10 +533,13 @@ class Applier {
       append_object(table.quoted_identity, values.identity, identity_);
   }
 
-  Result<bool> remove_side(std::string_view image, const TableInfo& table, const records::LinePos& position) {
+  // checked_only: the image is checked, and nothing more.
+  Result<bool> remove_side(std::string_view image, const TableInfo& table, const records::LinePos& position,
+                           bool checked_only) {
     if (image.empty() || image.front() != '{')
       return fail(reader_.error_here("the before image is missing or not an object"));
     if (auto got = check_values(before_values_, "before", table); !got) return fail(got.error());
+    if (checked_only) return false;
     auto group = group_for(table, before_values_, position);
     if (!group) return fail(group.error());
     if (!*group) return false;
@@ -602,7 +630,12 @@ class Applier {
   ImageValues before_values_;
   ImageValues after_values_;
   std::string scratch_;
+  std::string last_db_;  // table_index_of's last answer
+  std::string last_table_;
+  std::size_t last_table_index_ = SIZE_MAX;
+  std::string last_members_;  // ","v":1,"db":DB,"table":TABLE, of it
   std::string sort_key_;
+  std::size_t near_chunk_ = 0;  // find_chunk's
   std::string identity_;
   std::string line_;
   std::string tail_;

@@ -120,63 +120,98 @@ class RunReader {
         source_(source),
         source_size_(source_size) {}
 
-  // false at the end of the run.
+  // false at the end of the run. A record is parsed once all of it is decompressed (most are
+  // a hundred bytes or so: kRecordBytes are asked for first, more for a longer one).
   Result<bool> read(EffectEntry& entry) {
-    auto first = available(1);
-    if (!first) return fail(first.error());
-    if (!*first) {
-      return false;
+    for (std::size_t want = kRecordBytes;;) {
+      auto have = fill(want);
+      if (!have) return fail(have.error());
+      if (*have == 0) return false;
+      bool damaged = false;
+      const std::size_t length = parse(std::string_view(plain_.data() + pos_, *have), entry, damaged);
+      if (length > 0) {
+        pos_ += length;
+        return true;
+      }
+      if (damaged || *have < want) return corrupt();  // not a record, or the run ends inside it
+      want *= 2;
     }
-    std::uint64_t key_size = 0;
-    if (auto got = varint(key_size); !got) return got;
-    key_.clear();
-    if (auto got = bytes(key_size, key_); !got) return got;
-    if (key_.size() < 4) return corrupt();
-    kind_.clear();
-    if (auto got = bytes(1, kind_); !got) return got;
-    std::uint64_t zigzag = 0;
-    if (auto got = varint(zigzag); !got) return got;
-    std::uint64_t stored_size = 0;
-    if (auto got = varint(stored_size); !got) return got;
-    stored_.clear();
-    if (auto got = bytes(stored_size, stored_); !got) return got;
-    std::uint64_t image_size = 0;
-    if (auto got = varint(image_size); !got) return got;
-    entry.effect.line.swap(stored_);
-    entry.effect.image = nullptr;
-    entry.effect.image_size = 0;
-    entry.effect.head_size = 0;
-    if (image_size != 0) {
-      std::uint64_t head_size = 0;
-      std::uint64_t image_offset = 0;
-      if (auto got = varint(head_size); !got) return got;
-      if (auto got = varint(image_offset); !got) return got;
-      if (head_size > entry.effect.line.size() || source_ == nullptr || image_offset > source_size_ ||
-          image_size > source_size_ - image_offset || image_size > UINT32_MAX)
-        return corrupt();
-      entry.effect.image = source_ + image_offset;
-      entry.effect.image_size = static_cast<std::uint32_t>(image_size);
-      entry.effect.head_size = static_cast<std::uint32_t>(head_size);
-    }
-    entry.group = get_group(key_);
-    entry.identity.assign(key_, 4);
-    entry.effect.kind = static_cast<EffectKind>(kind_[0]);
-    entry.effect.count = static_cast<std::int64_t>(zigzag >> 1) ^ -static_cast<std::int64_t>(zigzag & 1);
-    return true;
   }
 
  private:
+  static constexpr std::size_t kRecordBytes = 512;
+
   Unexpected corrupt() const { return fail(Errc::internal, fmt::format("{}: spill run is damaged", file_.path)); }
 
-  // Makes n decompressed bytes available; false when the run ends first.
-  Result<bool> available(std::size_t n) {
-    while (plain_.size() - pos_ < n) {
+  // The record at the start of bytes (write_run's format), into entry: its length, or 0 when
+  // bytes end inside it, or when it is not a record (damaged is set then).
+  std::size_t parse(std::string_view bytes, EffectEntry& entry, bool& damaged) const {
+    std::size_t at = 0;
+    bool short_of_bytes = false;
+    const auto varint = [&]() -> std::uint64_t {
+      std::uint64_t value = 0;
+      for (int shift = 0; shift < 64; shift += 7) {
+        if (at >= bytes.size()) {
+          short_of_bytes = true;
+          return 0;
+        }
+        const auto byte = static_cast<unsigned char>(bytes[at++]);
+        value |= std::uint64_t{byte & 0x7fU} << shift;
+        if ((byte & 0x80U) == 0) return value;
+      }
+      damaged = true;
+      return 0;
+    };
+    const auto take = [&](std::uint64_t n) -> std::string_view {
+      if (short_of_bytes || damaged || n > bytes.size() - at) {
+        short_of_bytes = true;
+        return {};
+      }
+      const std::string_view taken = bytes.substr(at, static_cast<std::size_t>(n));
+      at += static_cast<std::size_t>(n);
+      return taken;
+    };
+    const std::string_view key = take(varint());
+    const std::string_view kind = take(1);
+    const std::uint64_t zigzag = varint();
+    const std::string_view stored = take(varint());
+    const std::uint64_t image_size = varint();
+    std::uint64_t head_size = 0;
+    std::uint64_t image_offset = 0;
+    if (image_size != 0) {
+      head_size = varint();
+      image_offset = varint();
+    }
+    if (damaged) return 0;
+    if (short_of_bytes) return 0;
+    if (key.size() < 4 ||
+        (image_size != 0 && (head_size > stored.size() || source_ == nullptr || image_offset > source_size_ ||
+                             image_size > source_size_ - image_offset || image_size > UINT32_MAX))) {
+      damaged = true;
+      return 0;
+    }
+    entry.group = get_group(key);
+    entry.identity.assign(key.substr(4));
+    entry.effect.kind = static_cast<EffectKind>(kind[0]);
+    entry.effect.count = static_cast<std::int64_t>(zigzag >> 1) ^ -static_cast<std::int64_t>(zigzag & 1);
+    entry.effect.line.assign(stored);
+    entry.effect.image = image_size == 0 ? nullptr : source_ + image_offset;
+    entry.effect.image_size = static_cast<std::uint32_t>(image_size);
+    entry.effect.head_size = static_cast<std::uint32_t>(head_size);
+    return at;
+  }
+
+  // Up to n decompressed bytes from pos_ on, fewer only at the end of the run: how many there
+  // are.
+  Result<std::size_t> fill(std::size_t n) {
+    while (filled_ - pos_ < n) {
       if (pos_ > 0) {
-        plain_.erase(0, pos_);
+        std::memmove(plain_.data(), plain_.data() + pos_, filled_ - pos_);
+        filled_ -= pos_;
         pos_ = 0;
       }
       if (in_.pos == in_.size && !output_pending_) {
-        if (eof_) return false;
+        if (eof_) break;
         auto got = pread_some();
         if (!got) return fail(got.error());
         if (*got == 0) {
@@ -184,17 +219,16 @@ class RunReader {
           continue;
         }
       }
-      const std::size_t at = plain_.size();
-      const std::size_t room = kReadBytes;
-      plain_.resize(at + room);
-      ZSTD_outBuffer out{plain_.data() + at, room, 0};
+      // Room for a read's worth, grown (never shrunk) for a record longer than that.
+      if (plain_.size() < std::max(filled_ + kReadBytes, n)) plain_.resize(std::max(filled_ + kReadBytes, n));
+      ZSTD_outBuffer out{plain_.data() + filled_, plain_.size() - filled_, 0};
       const std::size_t rc = ZSTD_decompressStream(dctx_.get(), &out, &in_);
       if (ZSTD_isError(rc)) return corrupt();
-      plain_.resize(at + out.pos);
+      filled_ += out.pos;
       // A full output buffer may leave decompressed bytes inside zstd.
-      output_pending_ = out.pos == room;
+      output_pending_ = out.pos == out.size;
     }
-    return true;
+    return std::min(n, filled_ - pos_);
   }
 
   Result<std::size_t> pread_some() {
@@ -208,41 +242,18 @@ class RunReader {
     }
   }
 
-  Result<bool> varint(std::uint64_t& value) {
-    value = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      auto have = available(1);
-      if (!have) return fail(have.error());
-      if (!*have) return corrupt();
-      const auto byte = static_cast<unsigned char>(plain_[pos_++]);
-      value |= std::uint64_t{byte & 0x7fU} << shift;
-      if ((byte & 0x80U) == 0) return true;
-    }
-    return corrupt();
-  }
-  Result<bool> bytes(std::uint64_t n, std::string& out) {
-    auto have = available(static_cast<std::size_t>(n));
-    if (!have) return fail(have.error());
-    if (!*have && n > 0) return corrupt();
-    out.append(plain_, pos_, static_cast<std::size_t>(n));
-    pos_ += static_cast<std::size_t>(n);
-    return true;
-  }
-
   TempDir::File file_;
   std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx_;
   std::string packed_;
   const char* source_;
   std::size_t source_size_;
-  std::string key_;  // scratch
-  std::string kind_;
-  std::string stored_;
   ZSTD_inBuffer in_{nullptr, 0, 0};
   std::uint64_t offset_ = 0;
   bool eof_ = false;
   bool output_pending_ = false;
-  std::string plain_;
+  std::string plain_;  // decompressed: [pos_, filled_) not read yet
   std::size_t pos_ = 0;
+  std::size_t filled_ = 0;
 };
 
 // Merges the spilled runs and the sorted in-memory entries, in order: a later source wins.
@@ -486,23 +497,45 @@ Result<void> EffectStore::add_count(std::uint32_t group, std::string_view row, s
 }
 
 std::vector<std::uint32_t> EffectStore::sorted_records() const {
-  // By group first (the key's first 4 bytes), then by identity within each group: fewer,
-  // shorter comparisons than one sort of whole keys.
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> by_group(records_.size());
-  for (std::uint32_t r = 0; r < by_group.size(); ++r) by_group[r] = {get_group(key_of(records_[r])), r};
-  std::sort(by_group.begin(), by_group.end());
-  std::vector<std::uint32_t> order(records_.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = by_group[i].second;
-  const auto identity_less = [&](std::uint32_t a, std::uint32_t b) {
-    return key_of(records_[a]).substr(4) < key_of(records_[b]).substr(4);
+  // By group (the key's first 4 bytes), then identity bytes. Most comparisons are of integers:
+  // the 8 bytes of each identity after the prefix all of them share (as `{"id":` is for a
+  // table's keys), big-endian and zero-padded, which orders as the bytes do wherever they
+  // differ; only equal ones compare the whole identities.
+  struct Sortable {
+    std::uint32_t group;
+    std::uint32_t record;
+    std::uint64_t bytes;  // of the identity, after the shared prefix
   };
-  for (std::size_t begin = 0; begin < order.size();) {
-    std::size_t end = begin + 1;
-    while (end < order.size() && by_group[end].first == by_group[begin].first) ++end;
-    std::sort(order.begin() + static_cast<std::ptrdiff_t>(begin), order.begin() + static_cast<std::ptrdiff_t>(end),
-              identity_less);
-    begin = end;
+  std::size_t shared = SIZE_MAX;
+  std::string_view first;
+  for (const Record& record : records_) {
+    const std::string_view identity = key_of(record).substr(4);
+    if (shared == SIZE_MAX) {
+      first = identity;
+      shared = identity.size();
+      continue;
+    }
+    std::size_t common = 0;
+    const std::size_t most = std::min(shared, identity.size());
+    while (common < most && identity[common] == first[common]) ++common;
+    shared = common;
   }
+  std::vector<Sortable> sortable(records_.size());
+  for (std::uint32_t r = 0; r < sortable.size(); ++r) {
+    const std::string_view key = key_of(records_[r]);
+    const std::string_view rest = key.substr(4 + shared);
+    std::uint64_t bytes = 0;
+    for (std::size_t i = 0; i < 8; ++i)
+      bytes = (bytes << 8) | (i < rest.size() ? static_cast<unsigned char>(rest[i]) : 0U);
+    sortable[r] = Sortable{get_group(key), r, bytes};
+  }
+  std::sort(sortable.begin(), sortable.end(), [&](const Sortable& a, const Sortable& b) {
+    if (a.group != b.group) return a.group < b.group;
+    if (a.bytes != b.bytes) return a.bytes < b.bytes;
+    return key_of(records_[a.record]).substr(4) < key_of(records_[b.record]).substr(4);
+  });
+  std::vector<std::uint32_t> order(records_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = sortable[i].record;
   return order;
 }
 

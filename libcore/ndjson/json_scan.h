@@ -39,6 +39,8 @@ class MemberScanner {
   void value_done(std::size_t length) noexcept { pos_ += length; }
   // After next() returned false at the end: the object's length, '}' included.
   [[nodiscard]] std::size_t consumed() const noexcept { return pos_ + 1; }
+  // Where the scan is: after a value, the offset of the ',' or '}' that follows it.
+  [[nodiscard]] std::size_t offset() const noexcept { return pos_; }
 
  private:
   std::string_view text_;
@@ -71,6 +73,10 @@ class MemberScanner {
     if (*a != *b) return false;
   return true;
 }
+
+// Where the last occurrence of needle (not empty) starts in text, or npos: its first byte is
+// looked for 16 bytes at a time from the end, for members near a line's end ("pos").
+[[nodiscard]] std::size_t find_last(std::string_view text, std::string_view needle) noexcept;
 
 // Appends the text of the JSON string literal `quoted` (quotes included, as a Writer wrote it)
 // to out, escapes resolved (\uXXXX and surrogate pairs as UTF-8). false, with out partly

@@ -1,7 +1,5 @@
 #include "ndjson/line_reader.h"
 
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -14,9 +12,6 @@ namespace cdc::ndjson {
 
 namespace {
 constexpr std::size_t kBlockBytes = std::size_t{1} << 20;
-// Small enough that the mapped pages of one window count little against --memory-limit,
-// large enough that mapping costs nothing next to reading.
-constexpr std::size_t kWindowBytes = std::size_t{1} << 20;
 }
 
 LineReader::LineReader(int fd, std::string name, std::uint64_t begin, std::uint64_t end, std::uint64_t first_line)
@@ -24,70 +19,10 @@ LineReader::LineReader(int fd, std::string name, std::uint64_t begin, std::uint6
       name_(std::move(name)),
       file_pos_(begin),
       end_(end),
+      buffer_(new char[kBlockBytes]),
       capacity_(kBlockBytes),
       line_number_(first_line - 1),
-      next_offset_(begin) {
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    mapped_ = true;
-    file_end_ = std::min<std::uint64_t>(end, static_cast<std::uint64_t>(st.st_size));
-    return;
-  }
-  // Only read() needs a buffer: a mapped reader is made for each chunk of each output pass.
-  buffer_.reset(new char[kBlockBytes]);
-}
-
-LineReader::~LineReader() {
-  if (map_ != nullptr) ::munmap(map_, map_length_);
-}
-
-Result<void> LineReader::map_from(std::uint64_t offset, std::size_t min_length) {
-  if (map_ != nullptr) ::munmap(map_, map_length_);
-  map_ = nullptr;
-  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  map_offset_ = offset - offset % page;
-  const std::uint64_t want = std::max<std::uint64_t>(kWindowBytes, (offset - map_offset_) + min_length);
-  map_length_ = static_cast<std::size_t>(std::min<std::uint64_t>(want, file_end_ - map_offset_));
-  if (map_length_ == 0) return {};
-  // MAP_POPULATE maps the whole window in one call: cheaper than a page fault every few pages.
-  void* at = ::mmap(nullptr, map_length_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, static_cast<off_t>(map_offset_));
-  if (at == MAP_FAILED) {
-    map_length_ = 0;
-    return fail(Errc::io, fmt::format("{}: cannot map: {}", name_, std::strerror(errno)));
-  }
-  map_ = static_cast<char*>(at);
-  return {};
-}
-
-Result<bool> LineReader::next_mapped() {
-  const std::uint64_t start = next_offset_;
-  if (start >= file_end_) return false;
-  for (std::size_t need = 1;; need *= 2) {
-    if (map_ == nullptr || start < map_offset_ || start >= map_offset_ + map_length_ ||
-        (map_offset_ + map_length_ < file_end_ && start + need > map_offset_ + map_length_)) {
-      if (need > kMaxLineBytes)
-        return fail(Errc::corrupt_input,
-                    fmt::format("{}:{}: line longer than {} bytes", name_, line_number_ + 1, kMaxLineBytes));
-      if (auto mapped = map_from(start, need); !mapped) return fail(mapped.error());
-    }
-    const char* from = map_ + (start - map_offset_);
-    const std::size_t avail = static_cast<std::size_t>(map_offset_ + map_length_ - start);
-    const void* hit = std::memchr(from, '\n', avail);
-    const bool window_is_last = map_offset_ + map_length_ >= file_end_;
-    if (hit == nullptr && !window_is_last) {
-      need = std::max(need, avail + 1);
-      continue;
-    }
-    std::size_t length = hit != nullptr ? static_cast<std::size_t>(static_cast<const char*>(hit) - from) : avail;
-    terminated_ = hit != nullptr;
-    line_offset_ = start;
-    next_offset_ = start + length + (terminated_ ? 1 : 0);
-    if (length > 0 && from[length - 1] == '\r') --length;
-    line_ = std::string_view(from, length);
-    ++line_number_;
-    return true;
-  }
-}
+      next_offset_(begin) {}
 
 Error LineReader::error_here(std::string_view message) const {
   return Error{Errc::corrupt_input, fmt::format("{}:{}: {}", name_, line_number_, message)};
@@ -129,7 +64,6 @@ Result<void> LineReader::fill() {
 }
 
 Result<bool> LineReader::next() {
-  if (mapped_) return next_mapped();
   std::size_t scanned = begin_;
   for (;;) {
     const void* hit = std::memchr(buffer_.get() + scanned, '\n', filled_ - scanned);

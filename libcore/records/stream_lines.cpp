@@ -74,13 +74,17 @@ bool take_plain_string(std::string_view text, std::size_t& at, std::string_view&
 }  // namespace
 
 bool scan_line_pos(std::string_view text, bool commit, LinePos& pos) noexcept {
+  LineEnd end;
+  return scan_line_pos(text, commit, pos, end);
+}
+
+bool scan_line_pos(std::string_view text, bool commit, LinePos& pos, LineEnd& end) noexcept {
   static constexpr std::string_view kPos = R"("pos":{"file":)";
-  // Backwards from the end, comparing inline at each quote: "pos" is a few dozen bytes away.
-  if (text.size() < kPos.size()) return false;
-  std::size_t found = text.size() - kPos.size() + 1;
-  do {
-    if (found-- == 0) return false;
-  } while (text[found] != '"' || !ndjson::starts_with_bytes(text.substr(found), kPos));
+  // Backwards from the end: "pos" is a few dozen bytes away.
+  const std::size_t found = ndjson::find_last(text, kPos);
+  if (found == std::string_view::npos) return false;
+  end.pos_member = found;
+  end.ts_ms = {};
   std::size_t at = found + kPos.size();
   if (!take_plain_string(text, at, pos.file, false) || !take(text, at, R"(,"offset":)") ||
       !take_number(text, at, pos.offset))
@@ -100,7 +104,11 @@ bool scan_line_pos(std::string_view text, bool commit, LinePos& pos) noexcept {
       (!take_number(text, at, number) || !take(text, at, R"(,"thread":)") ||
        !(take(text, at, "null") || take_number(text, at, number))))
     return false;
-  return take(text, at, R"(,"ts_ms":)") && take_number(text, at, number) && at + 1 == text.size() && text[at] == '}';
+  if (!take(text, at, R"(,"ts_ms":)")) return false;
+  const std::size_t ts_ms = at;
+  if (!take_number(text, at, number) || at + 1 != text.size() || text[at] != '}') return false;
+  end.ts_ms = text.substr(ts_ms, at - ts_ms);
+  return true;
 }
 
 void write_ddl(const Ddl& ddl, ndjson::Writer& out) {

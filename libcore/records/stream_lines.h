@@ -91,5 +91,13 @@ void write_stream_discard(const StreamDiscard& discard, ndjson::Writer& out);
 // stream/change_writer give it; the caller then parses it (read_pos()), which also catches a
 // torn line whose tail is another line's.
 [[nodiscard]] bool scan_line_pos(std::string_view line, bool commit, LinePos& pos) noexcept;
+// What else scan_line_pos read of a line's end: where its "pos" member starts (the quote of the
+// key), and the text of a change, ddl or incident line's last member, "ts_ms" (empty for a
+// commit line).
+struct LineEnd {
+  std::size_t pos_member = 0;
+  std::string_view ts_ms;
+};
+[[nodiscard]] bool scan_line_pos(std::string_view line, bool commit, LinePos& pos, LineEnd& end) noexcept;
 
 }  // namespace cdc::records

@@ -1,5 +1,6 @@
 #include "util/fd_io.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -22,6 +23,35 @@ Result<void> write_all(int fd, std::string_view bytes, std::string_view what) {
       return fail(Errc::io, std::string(what) + ": write failed: " + std::strerror(errno));
     }
     bytes.remove_prefix(static_cast<std::size_t>(written));
+  }
+  return {};
+}
+
+Result<void> write_all(int fd, std::span<iovec> vectors, std::string_view what) {
+  // Linux's IOV_MAX; <climits> defines it only with _GNU_SOURCE or XOPEN.
+  constexpr std::size_t kMaxVectors = 1024;
+  while (!vectors.empty()) {
+    if (vectors.front().iov_len == 0) {
+      vectors = vectors.subspan(1);
+      continue;
+    }
+    const ssize_t written =
+        ::writev(fd, vectors.data(), static_cast<int>(std::min(vectors.size(), kMaxVectors)));
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EPIPE) return fail(Errc::io, std::string(what) + ": " + std::string(kBrokenPipe));
+      return fail(Errc::io, std::string(what) + ": write failed: " + std::strerror(errno));
+    }
+    // Past the vectors written whole, into the one written in part.
+    auto left = static_cast<std::size_t>(written);
+    while (!vectors.empty() && left >= vectors.front().iov_len) {
+      left -= vectors.front().iov_len;
+      vectors = vectors.subspan(1);
+    }
+    if (left > 0) {
+      vectors.front().iov_base = static_cast<char*>(vectors.front().iov_base) + left;
+      vectors.front().iov_len -= left;
+    }
   }
   return {};
 }

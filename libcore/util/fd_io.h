@@ -1,6 +1,9 @@
 #pragma once
 
+#include <sys/uio.h>
+
 #include <cstddef>
+#include <span>
 #include <string_view>
 
 #include "util/result.h"
@@ -10,6 +13,9 @@ namespace cdc {
 // Writes every byte or fails; retries EINTR and short writes. A closed reader (EPIPE) is
 // reported as Errc::io with the message "broken pipe" so callers can end quietly.
 Result<void> write_all(int fd, std::string_view bytes, std::string_view what);
+// The same for the bytes of vectors in order, with writev() (IOV_MAX at a time); the vectors
+// are used up as they are written.
+Result<void> write_all(int fd, std::span<iovec> vectors, std::string_view what);
 
 // Reads up to size bytes; 0 means end of input. Retries EINTR.
 Result<std::size_t> read_some(int fd, char* buffer, std::size_t size, std::string_view what);

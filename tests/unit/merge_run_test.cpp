@@ -465,6 +465,45 @@ TEST_CASE("merge: a tiny memory limit spills and splits passes with byte-identic
   }
 }
 
+TEST_CASE("merge: rows the changes add come in the byte order of their identity, spilled or not") {
+  // The identity is s, not the key: identities that share long prefixes, differ only past 8
+  // bytes of them, in length, or in bytes above 0x7F.
+  TempFiles files;
+  ChunkSpec c;
+  c.low = "0-1-1";
+  c.high = "0-1-2";
+  c.identity = R"(["s"])";
+  // Two are longer than a spill run's first read of a record (512 bytes).
+  std::vector<std::string> values = {"", "a", "ab", "b", "abcdefghij1", "abcdefghij2", "abcdefghijk", "abcdefghij",
+                                     "\u00e9", "\u00e9a", "z", "zz", std::string(1500, 'm'), std::string(700, 'm') + "n"};
+  for (unsigned n = 0; n < 300; ++n) values.push_back(fmt::format("{:x}", (n * 2654435761U) % 100000));
+  std::string deltas;
+  std::vector<std::string> identities;
+  for (std::size_t n = 0; n < values.size(); ++n) {
+    const std::string after = fmt::format(R"({{"id":{},"s":"{}"}})", n, values[n]);
+    deltas += change("c", "null", after, fmt::format("0-1-{}", 10 + n), "b", 1 + n);
+    identities.push_back(fmt::format(R"({{"s":"{}"}})", values[n]));
+  }
+  std::sort(identities.begin(), identities.end());
+  const std::vector<std::string> inputs{files.write("c", chunk_text(c))};
+  const std::string deltas_path = files.write("d", merge_test::spanned(deltas));
+  for (const std::uint64_t limit : {cdc::merge::kDefaultMemoryLimit, std::uint64_t{4096}}) {
+    CAPTURE(limit);
+    auto options = options_for(inputs, deltas_path);
+    options.until = "0-1-99999";
+    options.memory_limit = limit;
+    const auto outcome = run_merge(files, options);
+    REQUIRE_MESSAGE(outcome.result.has_value(), outcome.message());
+    CHECK((outcome.result->spill_runs > 0) == (limit == 4096));
+    const auto rows = row_lines(outcome.out);
+    REQUIRE(rows.size() == identities.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const std::size_t s = rows[i].find(R"("s":)");
+      CHECK("{" + rows[i].substr(s, rows[i].find('}', s) - s) + "}" == identities[i]);
+    }
+  }
+}
+
 TEST_CASE("merge: deltas from a file or a pipe, with any memory limit, give the same bytes") {
   // Rows whose images are read back from the mapped deltas file, spilled through many runs
   // (merged a few at a time), or copied from a pipe first: one output.

@@ -123,6 +123,31 @@ TEST_CASE("merge validation: a change whose image lacks a key or identity column
         "(binlog_row_image=FULL) with column names (binlog_row_metadata=FULL)");
 }
 
+TEST_CASE("merge validation: a change with a partial row image, wherever its \"partial\" member is") {
+  TempFiles files;
+  const std::string text = chunk_text(one_chunk());
+  const std::string line = change("u", R"({"id":1,"v":"x"})", R"({"id":1,"v":"z"})", "0-1-11", "b", 1);
+  const auto with = [&](std::string_view before, std::string_view member) {
+    std::string edited = line;
+    edited.insert(edited.find(before), member);
+    return edited;
+  };
+  const std::string refused =
+      "deltas:2: t.a: the change has a partial row image: cdc-merge needs full images (binlog_row_image=FULL)";
+  // Where cdc-stream writes it (before "pos", the line keeps its exact form), after "table",
+  // and after "pos" (the line is then parsed whole).
+  CHECK(run_error(files, {text}, spanned(with(R"(,"pos":)", R"(,"partial":true)"))) == refused);
+  CHECK(run_error(files, {text}, spanned(with(R"(,"key":)", R"(,"partial":true)"))) == refused);
+  CHECK(run_error(files, {text}, spanned(with(R"(,"server_id":)", R"(,"partial":true)"))) == refused);
+  // false is a full image.
+  cdc::merge::Options options;
+  options.inputs = {files.write("chunks", text)};
+  options.deltas = files.write("deltas", spanned(with(R"(,"pos":)", R"(,"partial":false)")));
+  const auto outcome = run_merge(files, options);
+  REQUIRE_MESSAGE(outcome.result.has_value(), outcome.message());
+  CHECK(outcome.out.find(R"("after":{"id":1,"v":"z"},"ts_ms":5000})") != std::string::npos);
+}
+
 TEST_CASE("merge validation: DDL on a merged table during the snapshot") {
   TempFiles files;
   const std::string text = chunk_text(one_chunk());
@@ -224,6 +249,49 @@ TEST_CASE("merge: the raw JSON scanner finds members and skips strings with esca
     CAPTURE(broken);
     CHECK_FALSE(cdc::ndjson::find_member(broken, "\"a\"").has_value());
   }
+}
+
+TEST_CASE("merge: the raw JSON scanner skips nested values wherever they fall in its 16-byte steps") {
+  const std::string nested = R"([{"a":[1,2,{"b":"}]{[\"x"}],"d":-3.5e2},{"c":{}},[[],[null]]])";
+  for (std::size_t shift = 0; shift < 40; ++shift) {
+    CAPTURE(shift);
+    const std::string line = R"({"pad":")" + std::string(shift, 'x') + R"(","n":1234567890123,"v":)" + nested +
+                             R"(,"w":true})";
+    CHECK(*cdc::ndjson::find_member(line, "\"n\"") == "1234567890123");
+    CHECK(*cdc::ndjson::find_member(line, "\"v\"") == nested);
+    CHECK(*cdc::ndjson::find_member(line, "\"w\"") == "true");
+    // Cut anywhere inside the nested value, nothing after it is found.
+    const std::size_t v = line.find(nested);
+    for (std::size_t cut = v; cut < v + nested.size(); ++cut)
+      CHECK_FALSE(cdc::ndjson::find_member(std::string_view(line).substr(0, cut), "\"w\"").has_value());
+  }
+  // A number or literal ends at a separator, a bracket or a space; a quote, an opening bracket
+  // or a colon cannot follow one.
+  CHECK(*cdc::ndjson::find_member(R"({"a":12 ,"b":true})", "\"b\"") == "true");
+  for (const char* broken : {R"({"a":12"b"})", R"({"a":tru[e]})", R"({"a":1{}})", R"({"a":nu:ll})"}) {
+    CAPTURE(broken);
+    CHECK_FALSE(cdc::ndjson::find_member(broken, "\"a\"").has_value());
+  }
+}
+
+TEST_CASE("merge: find_last finds a needle's last occurrence as rfind does, wherever it falls in 16-byte steps") {
+  const std::string needle = R"("pos":{)";
+  for (std::size_t size = 0; size < 70; ++size) {
+    for (std::size_t at = 0; at <= size + 1; ++at) {
+      // Quotes everywhere (candidates for the first byte), the needle at `at` when it fits, a
+      // near miss after it, and the needle again after that (two in one 16-byte step).
+      std::string text(size, '"');
+      for (std::size_t i = 1; i < size; i += 3) text[i] = 'p';
+      if (at + needle.size() <= size) text.replace(at, needle.size(), needle);
+      if (at + needle.size() + 7 <= size) text.replace(at + needle.size(), 7, R"("pos":x)");
+      if (at + 2 * needle.size() + 7 <= size) text.replace(at + needle.size() + 7, needle.size(), needle);
+      CAPTURE(text);
+      CHECK(cdc::ndjson::find_last(text, needle) == std::string_view(text).rfind(needle));
+    }
+  }
+  CHECK(cdc::ndjson::find_last(std::string(40, 'x') + "y" + std::string(20, 'x'), "y") == 40);
+  CHECK(cdc::ndjson::find_last("", "x") == std::string_view::npos);
+  CHECK(cdc::ndjson::find_last("abc", "abcd") == std::string_view::npos);
 }
 
 TEST_CASE("merge: events after a watermark in the three position forms") {
