@@ -71,6 +71,17 @@ sync() {
   MYSQL_PWD=$THROWAWAY_CDC_PASSWORD CDC_TOOLS_DIR=$wrapped timeout -k 5 120 \
     "$sync_bin" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"
 }
+# final_stream_of PID: the pid of PID's cdc-stream child that has no --until (the final stream).
+final_stream_of() {
+  local pid args
+  for pid in $(pgrep -P "$1" -x cdc-stream); do
+    args=$(ps -o args= -p "$pid") || continue
+    [[ -n $args && $args != *--until* ]] || continue
+    echo "$pid"
+    return 0
+  done
+  return 1
+}
 # without_run_time FILE: FILE without the merge's time (the high line's ts_ms).
 without_run_time() { sed 's/^\({"op":"high".*\)"ts_ms":[0-9]*/\1/' "$1"; }
 
@@ -83,10 +94,11 @@ for form in "-p$THROWAWAY_CDC_PASSWORD" "--password=$THROWAWAY_CDC_PASSWORD"; do
     --tables s.items --dir "$dir" --mode no_data >"$work/pw.out" 2>"$work/pw.err" &
   sync_pid=$!
   bg_pids+=("$sync_pid")
-  # The final stream runs once its start is pinned (stream.state): it logged in.
+  # The final stream runs once its start is pinned (stream.state): it logged in. The pinning
+  # run (--until=now) is a cdc-stream child too, gone a moment later: not the one to look at.
   wait_until 30 test -s "$dir/stream.state"
-  wait_until 30 pgrep -P "$sync_pid" -x cdc-stream >/dev/null
-  child=$(pgrep -P "$sync_pid" -x cdc-stream | head -n 1)
+  wait_until 30 final_stream_of "$sync_pid" >/dev/null
+  child=$(final_stream_of "$sync_pid")
   assert "$label: cdc-stream runs under cdc-sync" test -n "$child"
   args=$(ps -o args= -p "${child:-0}")
   assert "$label: ps shows the tool's command line ($args)" grep -q -- '--state=' <<<"$args"
