@@ -109,7 +109,11 @@ Result<gtid::MariadbGtidPos> GtidAtOffset::advance(const Known& from, const gtid
       } else if (const auto* gtid = std::get_if<binlog::MariadbGtidEvent>(&decoded->body)) {
         state.advance(gtid::MariadbGtid{gtid->domain_id, header.server_id, gtid->seq_no});
       } else if (const auto* list = std::get_if<binlog::MariadbGtidListEvent>(&decoded->body)) {
-        // A new file's list is the binlog state when it was opened: per domain the latest.
+        // A new file's list is the binlog state when it was opened, per domain the latest,
+        // and it replaces what was counted before it, as BINLOG_GTID_POS starts from it. A
+        // server killed while writing a transaction leaves its GTID event at the end of the
+        // file without the rest; recovery does not count it, the next transaction gets its
+        // number again, and only this list says so.
         gtid::MariadbGtidPos listed;
         for (std::uint32_t i = 0; i < list->count; ++i) {
           const auto entry = list->entry(i);
@@ -117,7 +121,7 @@ Result<gtid::MariadbGtidPos> GtidAtOffset::advance(const Known& from, const gtid
           if (!held || held->seq_no < entry.seq_no)
             listed.advance(gtid::MariadbGtid{entry.domain_id, entry.server_id, entry.seq_no});
         }
-        state = state.union_with(listed);
+        state = std::move(listed);
       }
     }
     const gtid::FilePosition reached{file, header.next_position};

@@ -13,7 +13,11 @@
 #   4. under writes: every low watermark is the GTID position the server gives for its binlog
 #      point (BINLOG_GTID_POS), though only the first was asked of it;
 #   5. cdc-plan: its query is KILLed while it waits for a table lock; it reconnects, runs the
-#      query again and writes the plan of a run without faults.
+#      query again and writes the plan of a run without faults;
+#   6. the server SIGKILLed as it wrote a transaction's GTID event and not the rest: the next
+#      chunk's low, advanced over that file, does not count the dangling GTID (the restarted
+#      server gives its number to the next transaction), and cdc-stream writes that next
+#      transaction once.
 # Beside the reference run, the --progress line's last drawing is checked.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
@@ -249,5 +253,50 @@ assert "cdc-plan: exit 0 after its connection was killed" test "$status" = 0
 assert "cdc-plan: a notice says it reconnects and runs the query again" \
   grep -q 'cdc-plan: notice: .*; reconnecting in 0.5 s, then running the query again' "$work/plan.err"
 same_file "cdc-plan: the plan is that of a run without faults" "$work/plan.now" "$work/plan.again"
+
+# ---- 6. the server killed while writing a transaction to its binlog ----
+# It leaves the transaction's GTID event at the end of the file without the rest (made here by
+# appending one after the kill): the restarted server does not count that GTID and gives its
+# number to the next transaction. A low watermark advanced over that file must not count it
+# either (it would claim a transaction the chunk does not hold, and cdc-merge would skip it),
+# and cdc-stream must write the transaction that comes with that number, once.
+mkdir -p "$work/crash"
+rm -f "$work/feed" && mkfifo "$work/feed"
+tool "$snapshot" --output-dir "$work/crash" "$work/feed" 2>"$work/crash.err" &
+pid=$!
+bg_pids+=("$pid")
+exec {feed}>"$work/feed"
+sed -n 1p "$work/plan.ndjson" >&"$feed"
+wait_until 30 files_are "$work/crash" 1
+read -r crash_file crash_offset _ < <(root -N -e "SHOW MASTER STATUS")
+crash_before=$(root -N -e "SELECT @@global.gtid_binlog_pos")
+server_pid=$(cat "$srv/launcher.pid")
+kill -KILL "$server_pid"
+wait "$server_pid" 2>/dev/null
+dangling=$(python3 "$source_dir/tests/tools/append_dangling_gtid.py" "$srv/data/$crash_file") || exit 1
+echo "killed the server; appended the GTID event $dangling to $crash_file without its transaction"
+server_start || exit 1
+assert "crash: the restarted server does not count the dangling $dangling" \
+  test "$(root -N -e "SELECT @@global.gtid_binlog_pos")" == "$crash_before"
+sed -n 2p "$work/plan.ndjson" >&"$feed"
+wait_until 60 files_are "$work/crash" 2
+exec {feed}>&-
+wait_exit "$pid" 60
+bg_pids=()
+assert "crash: the snapshot goes on after the restart (exit $status: $(tail -1 "$work/crash.err" | cut -c1-300))" test "$status" = 0
+read -r position file offset < <(head -n 1 "$work/crash/t.big.1.ndjson" |
+  sed -n 's/.*"position":"\([^"]*\)","file":"\([^"]*\)","offset":\([0-9]*\).*/\1 \2 \3/p')
+server=$(root -N -e "SELECT BINLOG_GTID_POS('${file:-none}', ${offset:-0})")
+assert "crash: the next chunk's low ($position at $file:$offset) is the server's position there ($server), without $dangling" \
+  test -n "$position" -a "$position" == "$server"
+root -e "INSERT INTO t.w (v) VALUES (-1)" || exit 1
+after=$(root -N -e "SELECT @@global.gtid_binlog_pos")
+assert "crash: the next transaction is given the dangling number ($after)" test "$after" == "$dangling"
+for from in "$crash_file:$crash_offset" "$crash_before"; do
+  tool "$tools_dir/cdc-stream" --from "$from" --until "$after" --tables 't.*' >"$work/crash.stream" 2>"$work/crash.stream.err"
+  assert "crash: cdc-stream from $from over the dangling GTID exits 0 ($(tail -1 "$work/crash.stream.err"))" test $? -eq 0
+  assert "crash: from $from, the transaction numbered $after is written once, with its row" \
+    test "$(grep -c '"op":"c".*"v":-1' "$work/crash.stream")/$(grep -c '"op":"commit"' "$work/crash.stream")" == 1/1
+done
 
 finish
