@@ -24,6 +24,7 @@ struct Connection::Impl {
   ConnectionOptions options;                  // for reopen()
   std::optional<Reconnect> reconnect;
   std::vector<std::string> session;           // set_session statements, replayed by reopen()
+  bool multi_statements = false;              // turned on by query_batch
 
   Impl() = default;
   Impl(const Impl&) = delete;
@@ -239,6 +240,7 @@ Result<void> Connection::reopen() {
   auto fresh = Connection::open(impl_->options);
   if (!fresh) return fail(std::move(fresh).error());
   std::swap(impl_->handle, fresh->impl_->handle);  // the old handle is closed with `fresh`
+  impl_->multi_statements = false;
   impl_->endpoint = fresh->impl_->endpoint;
   for (const std::string& sql : impl_->session)
     if (auto done = query_once(sql); !done) return fail(std::move(done).error());
@@ -270,20 +272,16 @@ Result<QueryResult> Connection::query(std::string_view sql) {
   }
 }
 
-Result<QueryResult> Connection::query_once(std::string_view sql) {
-  MYSQL* handle = impl_->handle;
-  if (mysql_real_query(handle, sql.data(), static_cast<unsigned long>(sql.size())) != 0) {
-    const unsigned error_number = mysql_errno(handle);
-    const Errc code = category_of(error_number);
-    return fail(code, fmt::format("{}: query '{}' failed: {} [{}]", impl_->endpoint, sql,
-                                  mysql_error(handle), error_number));
-  }
+namespace {
+
+// The result set the last statement left (none for a statement without one), read whole.
+Result<QueryResult> store_result(MYSQL* handle, const std::string& endpoint, std::string_view sql) {
   QueryResult result;
   MYSQL_RES* rows = mysql_store_result(handle);
   if (rows == nullptr) {
     if (mysql_field_count(handle) == 0) return result;  // a statement without a result set
-    return fail(Errc::unavailable, fmt::format("{}: reading the result of '{}' failed: {}",
-                                               impl_->endpoint, sql, mysql_error(handle)));
+    return fail(Errc::unavailable,
+                fmt::format("{}: reading the result of '{}' failed: {}", endpoint, sql, mysql_error(handle)));
   }
   const unsigned field_count = mysql_num_fields(rows);
   const MYSQL_FIELD* fields = mysql_fetch_fields(rows);
@@ -301,11 +299,72 @@ Result<QueryResult> Connection::query_once(std::string_view sql) {
     }
   }
   mysql_free_result(rows);
-  // Drain further result sets (CLIENT_MULTI_RESULTS) so the connection stays usable.
+  return result;
+}
+
+// Further result sets (CLIENT_MULTI_RESULTS: a procedure's; a failed batch's rest), read and
+// dropped so that the connection stays usable.
+void drain_results(MYSQL* handle) {
   while (mysql_more_results(handle) && mysql_next_result(handle) == 0) {
     if (MYSQL_RES* extra = mysql_store_result(handle)) mysql_free_result(extra);
   }
+}
+
+}  // namespace
+
+Result<QueryResult> Connection::query_once(std::string_view sql) {
+  MYSQL* handle = impl_->handle;
+  if (mysql_real_query(handle, sql.data(), static_cast<unsigned long>(sql.size())) != 0) {
+    const unsigned error_number = mysql_errno(handle);
+    const Errc code = category_of(error_number);
+    return fail(code, fmt::format("{}: query '{}' failed: {} [{}]", impl_->endpoint, sql,
+                                  mysql_error(handle), error_number));
+  }
+  auto result = store_result(handle, impl_->endpoint, sql);
+  drain_results(handle);
   return result;
+}
+
+Result<std::vector<QueryResult>> Connection::query_batch(std::span<const std::string> statements) {
+  MYSQL* handle = impl_->handle;
+  if (!impl_->multi_statements) {
+    if (mysql_set_server_option(handle, MYSQL_OPTION_MULTI_STATEMENTS_ON) != 0) {
+      const unsigned error_number = mysql_errno(handle);
+      return fail(category_of(error_number), fmt::format("{}: enabling multiple statements failed: {} [{}]",
+                                                         impl_->endpoint, mysql_error(handle), error_number));
+    }
+    impl_->multi_statements = true;
+  }
+  std::string sql;
+  for (const std::string& statement : statements) {
+    if (!sql.empty()) sql += ';';
+    sql += statement;
+  }
+  std::vector<QueryResult> results;
+  results.reserve(statements.size());
+  // The server runs the statements in order and stops at the first that fails.
+  const auto failed = [&]() -> Unexpected {
+    const unsigned error_number = mysql_errno(handle);
+    const std::string& statement = statements[std::min(results.size(), statements.size() - 1)];
+    Error error{category_of(error_number), fmt::format("{}: query '{}' failed: {} [{}]", impl_->endpoint, statement,
+                                                       mysql_error(handle), error_number)};
+    drain_results(handle);
+    return fail(std::move(error));
+  };
+  if (mysql_real_query(handle, sql.data(), static_cast<unsigned long>(sql.size())) != 0) return failed();
+  for (;;) {
+    auto result = store_result(handle, impl_->endpoint, statements[results.size()]);
+    if (!result) return fail(std::move(result).error());
+    results.push_back(std::move(*result));
+    if (results.size() == statements.size()) break;
+    const int next = mysql_next_result(handle);
+    if (next > 0) return failed();
+    if (next < 0)
+      return fail(Errc::internal, fmt::format("{}: {} statements sent, {} results came back", impl_->endpoint,
+                                              statements.size(), results.size()));
+  }
+  drain_results(handle);
+  return results;
 }
 
 Result<void> Connection::send_command(std::uint8_t command, std::span<const std::uint8_t> payload, bool expect_ok) {
@@ -340,6 +399,8 @@ std::string Connection::server_version() const { return mysql_get_server_info(im
 const std::string& Connection::endpoint() const { return impl_->endpoint; }
 
 bool Connection::uses_tls() const { return mysql_get_ssl_cipher(impl_->handle) != nullptr; }
+
+std::uint64_t Connection::thread_id() const { return mysql_thread_id(impl_->handle); }
 
 std::string client_library_version() {
   return fmt::format("MariaDB Connector/C {}", mysql_get_client_info());
@@ -517,8 +578,6 @@ Result<std::uint64_t> Connection::stream_rows(
   StatementCloser closer{mysql_stmt_init(handle)};
   MYSQL_STMT* stmt = closer.stmt;
   if (stmt == nullptr) return fail(Errc::internal, "mysql_stmt_init failed: out of memory");
-  if (mysql_stmt_prepare(stmt, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
-    return fail(server_error(stmt, "preparing"));
   // The values are decoded by decode_column straight from the packet, with no result binds:
   // the library's own per-column conversion (and its copy of every string into a bind
   // buffer) was most of the client's cost per row.
@@ -528,7 +587,9 @@ Result<std::uint64_t> Connection::stream_rows(
   if (mysql_stmt_attr_set(stmt, STMT_ATTR_CB_USER_DATA, &decoder) != 0 ||
       mysql_stmt_attr_set(stmt, STMT_ATTR_CB_RESULT, reinterpret_cast<const void*>(&decode_column)) != 0)
     return fail(server_error(stmt, "setting up the fetch of"));
-  if (mysql_stmt_execute(stmt) != 0) return fail(server_error(stmt, "executing"));
+  // Prepared and executed in one round trip on MariaDB (10.2+ takes the execute of the
+  // statement just prepared in the same packet); Connector/C does the two in turn elsewhere.
+  if (mariadb_stmt_execute_direct(stmt, sql.data(), sql.size()) != 0) return fail(server_error(stmt, "executing"));
   MYSQL_RES* meta = mysql_stmt_result_metadata(stmt);
   if (meta == nullptr) return std::uint64_t{0};
   const unsigned count = mysql_num_fields(meta);

@@ -32,6 +32,11 @@ class Connection {
   ~Connection();
 
   Result<QueryResult> query(std::string_view sql);
+  // The statements in one round trip (multiple statements are turned on for the connection
+  // the first time), one result each, in order. The server stops at the first that fails;
+  // the error names it. Not retried on a lost connection, whatever reconnect_when_lost says:
+  // for work that is tried again as a whole (a snapshot chunk).
+  Result<std::vector<QueryResult>> query_batch(std::span<const std::string> statements);
 
   // ---- reconnecting (cdc-plan, whose queries each stand alone) ----
   // When set, a query whose connection is lost (Errc::unavailable: the network, a server
@@ -62,6 +67,8 @@ class Connection {
   // "host:port" or "socket path", for error messages.
   [[nodiscard]] const std::string& endpoint() const;
   [[nodiscard]] bool uses_tls() const;
+  // The server's id for this connection (CONNECTION_ID(), what KILL takes).
+  [[nodiscard]] std::uint64_t thread_id() const;
 
  private:
   struct Impl;

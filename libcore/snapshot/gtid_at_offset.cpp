@@ -49,34 +49,53 @@ Result<std::string> GtidAtOffset::position(mysql::Connection& sql, const gtid::F
 }
 
 Result<gtid::MariadbGtidPos> GtidAtOffset::advance(const Known& from, const gtid::FilePosition& to) {
-  mysql::ConnectionOptions options = options_;
-  // The events up to `to` are in the binlog already: a silence means something is wrong.
-  options.read_timeout_seconds = 30;
-  auto client = replication::BinlogClient::open(options);
-  if (!client) {
-    // The server's settings (binlog_format) or the login will not change between chunks.
-    if (client.error().code == Errc::config) replication_refused_ = true;
-    return fail(std::move(client).error());
+  if (stream_ && stream_->at != from.point) stream_.reset();
+  const bool kept = stream_.has_value();
+  auto advanced = read_stream(from, to);
+  if (!advanced && kept && advanced.error().code == Errc::unavailable) {
+    // The kept connection was dropped while it waited: once more on a new one.
+    stream_.reset();
+    advanced = read_stream(from, to);
   }
-  gtid::Position start;
-  start.kind = gtid::Position::Kind::file;
-  start.file = from.point;
-  if (auto started = client->start_dump(start, replication::default_server_id(), std::chrono::seconds(1));
-      !started) {
-    const unsigned number = client->connection().last_error_number();
-    if (number == kErSpecificAccessDenied || number == kErAccessDenied) replication_refused_ = true;
-    return fail(std::move(started).error());
-  }
-  binlog::Decoder decoder(client->connection().endpoint());
-  if (client->server().checksums) decoder.expect_checksums(binlog::ChecksumAlgorithm::crc32);
-  gtid::MariadbGtidPos state = from.state;
-  std::string file = from.point.file;
-  for (;;) {
-    auto bytes = client->next_event();
-    if (!bytes) {
-      const auto kind = client->classify_failure(bytes.error());
-      if (kind == replication::DumpFailure::lost) return fail(Errc::unavailable, bytes.error().message);
+  if (!advanced) stream_.reset();
+  return advanced;
+}
+
+Result<gtid::MariadbGtidPos> GtidAtOffset::read_stream(const Known& from, const gtid::FilePosition& to) {
+  if (!stream_) {
+    mysql::ConnectionOptions options = options_;
+    // The events up to `to` are in the binlog already: a silence means something is wrong.
+    options.read_timeout_seconds = 30;
+    auto client = replication::BinlogClient::open(options);
+    if (!client) {
+      // The server's settings (binlog_format) or the login will not change between chunks.
+      if (client.error().code == Errc::config) replication_refused_ = true;
+      return fail(std::move(client).error());
+    }
+    gtid::Position start;
+    start.kind = gtid::Position::Kind::file;
+    start.file = from.point;
+    if (auto started = client->start_dump(start, replication::default_server_id(), std::chrono::seconds(1));
+        !started) {
       const unsigned number = client->connection().last_error_number();
+      if (number == kErSpecificAccessDenied || number == kErAccessDenied) replication_refused_ = true;
+      return fail(std::move(started).error());
+    }
+    binlog::Decoder decoder(client->connection().endpoint());
+    if (client->server().checksums) decoder.expect_checksums(binlog::ChecksumAlgorithm::crc32);
+    stream_.emplace(Stream{std::move(*client), std::move(decoder), from.point.file, from.point});
+    ++streams_opened_;
+  }
+  replication::BinlogClient& client = stream_->client;
+  binlog::Decoder& decoder = stream_->decoder;
+  std::string& file = stream_->file;
+  gtid::MariadbGtidPos state = from.state;
+  for (;;) {
+    auto bytes = client.next_event();
+    if (!bytes) {
+      const auto kind = client.classify_failure(bytes.error());
+      if (kind == replication::DumpFailure::lost) return fail(Errc::unavailable, bytes.error().message);
+      const unsigned number = client.connection().last_error_number();
       if (number == kErSpecificAccessDenied || number == kErAccessDenied) replication_refused_ = true;
       return fail(std::move(bytes).error());
     }
@@ -86,8 +105,16 @@ Result<gtid::MariadbGtidPos> GtidAtOffset::advance(const Known& from, const gtid
     const binlog::EventHeader header = binlog::read_event_header(header_reader);
     const bool artificial = (header.flags & binlog::kFlagArtificial) != 0 || header.next_position == 0;
     const binlog::EventType type = header.type();
-    if (type == binlog::EventType::heartbeat || type == binlog::EventType::heartbeat_v2)
-      return fail(Errc::internal, fmt::format("the binlog ended before {}:{}", to.file, to.offset));
+    if (type == binlog::EventType::heartbeat || type == binlog::EventType::heartbeat_v2) {
+      // The server had sent all it had when it wrote this. A kept stream may hold one from
+      // before `to` was written (the pause between chunks); one from at or after `to`, with
+      // `to` not reached, means the binlog has no event ending there.
+      auto decoded = decoder.decode(*bytes, 0);
+      const auto* beat = decoded ? std::get_if<binlog::HeartbeatEvent>(&decoded->body) : nullptr;
+      if (beat == nullptr || !(gtid::FilePosition{std::string(beat->file), header.next_position} < to))
+        return fail(Errc::internal, fmt::format("the binlog ended before {}:{}", to.file, to.offset));
+      continue;
+    }
     // The format description the server sends again from the file's start is before `from`.
     if (artificial || (file == from.point.file && header.next_position <= from.point.offset)) {
       if (type == binlog::EventType::format_description || type == binlog::EventType::rotate) {
@@ -125,7 +152,10 @@ Result<gtid::MariadbGtidPos> GtidAtOffset::advance(const Known& from, const gtid
       }
     }
     const gtid::FilePosition reached{file, header.next_position};
-    if (reached == to) return state;
+    if (reached == to) {
+      stream_->at = to;
+      return state;
+    }
     if (to < reached)
       return fail(Errc::internal, fmt::format("the binlog passed {}:{} without an event ending there (at {}:{})",
                                               to.file, to.offset, reached.file, reached.offset));

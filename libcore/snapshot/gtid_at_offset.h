@@ -11,6 +11,12 @@
 // What that reads is what the server wrote between the two chunks, whatever the binlog's
 // size, and nothing at all when nothing was written.
 //
+// The replication connection stays open from one chunk to the next, paused where the last
+// point was: opening one (login, replica registration, the dump's setup) cost the server more
+// than a chunk's rows on a server that writes between chunks. A kept connection that the
+// server dropped meanwhile (net_write_timeout while the chunk was read, a restart) is opened
+// again once from the last point before anything is reported.
+//
 // The replication read needs the REPLICATION SLAVE privilege (which cdc-stream needs too).
 // Without it, or when the server cannot send the bytes (the file was purged, another
 // server behind the same name), the point is asked of BINLOG_GTID_POS, as before; a refused
@@ -20,10 +26,12 @@
 #include <optional>
 #include <string>
 
+#include "binlog/decoder.h"
 #include "gtid/mariadb_gtid.h"
 #include "gtid/position.h"
 #include "mysql/connection.h"
 #include "mysql/connection_options.h"
+#include "replication/binlog_client.h"
 #include "util/result.h"
 
 namespace cdc::snapshot {
@@ -40,6 +48,10 @@ class GtidAtOffset {
   // How the last position() was found, for the tests and the benchmark.
   enum class Source { known, advanced, asked };
   [[nodiscard]] Source last_source() const noexcept { return last_source_; }
+  // How many replication connections were opened so far, for the tests.
+  [[nodiscard]] std::uint64_t streams_opened() const noexcept { return streams_opened_; }
+  // The kept replication connection's id on the server (for KILL in the tests); 0 without one.
+  [[nodiscard]] std::uint64_t stream_thread_id() const { return stream_ ? stream_->client.connection().thread_id() : 0; }
 
  private:
   struct Known {
@@ -49,11 +61,22 @@ class GtidAtOffset {
   // Reads the events from known_->point up to `to`; an error other than Errc::unavailable
   // means "ask the server instead".
   Result<gtid::MariadbGtidPos> advance(const Known& from, const gtid::FilePosition& to);
+  // advance() on the kept stream, opened at from.point when there is none.
+  Result<gtid::MariadbGtidPos> read_stream(const Known& from, const gtid::FilePosition& to);
 
+  // The replication stream, stopped at `at` (after the last event read).
+  struct Stream {
+    replication::BinlogClient client;
+    binlog::Decoder decoder;
+    std::string file;  // the binlog file of the events now arriving
+    gtid::FilePosition at;
+  };
   mysql::ConnectionOptions options_;
   std::optional<Known> known_;
+  std::optional<Stream> stream_;
   bool replication_refused_ = false;
   Source last_source_ = Source::asked;
+  std::uint64_t streams_opened_ = 0;
 };
 
 }  // namespace cdc::snapshot

@@ -41,11 +41,16 @@ bool is_mariadb(const mysql::Connection& connection) {
   return connection.server_version().find("MariaDB") != std::string::npos;
 }
 
-Result<std::string> single_value(mysql::Connection& connection, std::string_view sql) {
-  auto result = connection.query(sql);
-  if (!result) return fail(result.error());
-  if (result->rows.empty() || result->rows[0].empty() || !result->rows[0][0]) return std::string();
-  return *result->rows[0][0];
+
+// The binlog point in SHOW MASTER STATUS's answer.
+Result<records::Watermark> binlog_point(const mysql::QueryResult& status) {
+  if (status.rows.empty() || status.rows[0].size() < 2 || !status.rows[0][0] || !status.rows[0][1])
+    return fail(Errc::config, "binary logging is off on the server (SHOW MASTER STATUS is empty); "
+                              "cdc-snapshot needs log_bin for its watermarks");
+  records::Watermark mark;
+  mark.file = *status.rows[0][0];
+  mark.offset = std::stoull(*status.rows[0][1]);
+  return mark;
 }
 
 // SHOW MASTER STATUS (SHOW BINARY LOG STATUS on MySQL 8.4+, where the old name is gone).
@@ -53,23 +58,39 @@ Result<records::Watermark> binlog_status(mysql::Connection& connection) {
   auto status = connection.query("SHOW MASTER STATUS");
   if (!status) status = connection.query("SHOW BINARY LOG STATUS");
   if (!status) return fail(status.error());
-  if (status->rows.empty() || status->rows[0].size() < 2 || !status->rows[0][0] || !status->rows[0][1])
-    return fail(Errc::config, "binary logging is off on the server (SHOW MASTER STATUS is empty); "
-                              "cdc-snapshot needs log_bin for its watermarks");
-  records::Watermark mark;
-  mark.file = *status->rows[0][0];
-  mark.offset = std::stoull(*status->rows[0][1]);
-  return mark;
+  return binlog_point(*status);
 }
 
 std::string file_offset(const records::Watermark& mark) { return fmt::format("{}:{}", mark.file, mark.offset); }
 
-// Opens the read view and returns the low watermark (see run_snapshot.h).
-Result<records::Watermark> open_read_view(mysql::Connection& connection, bool mariadb, GtidAtOffset* gtids) {
+std::string first_value(const mysql::QueryResult& result) {
+  if (result.rows.empty() || result.rows[0].empty() || !result.rows[0][0]) return std::string();
+  return *result.rows[0][0];
+}
+
+Result<std::string> single_value(mysql::Connection& connection, std::string_view sql) {
+  auto result = connection.query(sql);
+  if (!result) return fail(result.error());
+  return first_value(*result);
+}
+
+// The read view opened, with the low watermark (see run_snapshot.h) and SHOW CREATE TABLE's
+// answer for the chunk's table, asked just before the view opened.
+struct ReadView {
   records::Watermark low;
+  mysql::QueryResult table_definition;
+};
+
+Result<ReadView> open_read_view(mysql::Connection& connection, bool mariadb, const records::Chunk& chunk,
+                                GtidAtOffset& gtids) {
+  ReadView view;
+  records::Watermark& low = view.low;
   if (!mariadb) {
     // MySQL: gtid_executed only holds engine-committed transactions, so read before the view.
     // (Untested: no MySQL server in this project's test setup.)
+    auto shown = connection.query(TableDefinitions::show_create(chunk));
+    if (!shown) return fail(std::move(shown).error());
+    view.table_definition = std::move(*shown);
     auto mark = binlog_status(connection);
     if (!mark) return fail(mark.error());
     low = *mark;
@@ -80,15 +101,17 @@ Result<records::Watermark> open_read_view(mysql::Connection& connection, bool ma
     if (auto started = connection.query("START TRANSACTION WITH CONSISTENT SNAPSHOT"); !started)
       return fail(started.error());
     low.ts_ms = now_ms();
-    return low;
+    return view;
   }
-  if (auto started = connection.query("START TRANSACTION WITH CONSISTENT SNAPSHOT"); !started)
-    return fail(started.error());
+  // One round trip: the table's definition, the view, and the view's binlog point.
+  const std::string statements[] = {TableDefinitions::show_create(chunk), "START TRANSACTION WITH CONSISTENT SNAPSHOT",
+                                    "SHOW STATUS LIKE 'binlog_snapshot_%'"};
+  auto answers = connection.query_batch(statements);
+  if (!answers) return fail(std::move(answers).error());
   low.ts_ms = now_ms();
-  auto status = connection.query("SHOW STATUS LIKE 'binlog_snapshot_%'");
-  if (!status) return fail(status.error());
+  view.table_definition = std::move((*answers)[0]);
   bool have_offset = false;
-  for (const auto& row : status->rows) {
+  for (const auto& row : (*answers)[2].rows) {
     if (row.size() < 2 || !row[0] || !row[1]) continue;
     if (*row[0] == "Binlog_snapshot_file") low.file = *row[1];
     if (*row[0] == "Binlog_snapshot_position") {
@@ -101,46 +124,36 @@ Result<records::Watermark> open_read_view(mysql::Connection& connection, bool ma
                               "cdc-snapshot needs log_bin for its watermarks");
   // The GTID position of that point: BINLOG_GTID_POS reads the binlog file from its start,
   // so a process converts once and then advances (gtid_at_offset.h).
-  std::optional<GtidAtOffset> one_off;
-  if (gtids == nullptr) gtids = &one_off.emplace(mysql::ConnectionOptions{});
-  auto gtid = gtids->position(connection, gtid::FilePosition{low.file, low.offset});
+  auto gtid = gtids.position(connection, gtid::FilePosition{low.file, low.offset});
   if (!gtid) return fail(gtid.error());
   low.position = gtid->empty() ? file_offset(low) : *gtid;
-  return low;
+  return view;
 }
 
-Result<records::Watermark> high_watermark(mysql::Connection& connection, bool mariadb) {
-  auto mark = binlog_status(connection);
+// The high watermark, then COMMIT.
+Result<records::Watermark> close_read_view(mysql::Connection& connection, bool mariadb) {
+  records::Watermark high;
+  if (!mariadb) {
+    auto mark = binlog_status(connection);
+    if (!mark) return fail(mark.error());
+    high = *mark;
+    auto gtid = single_value(connection, "SELECT @@global.gtid_executed");
+    if (!gtid) return fail(gtid.error());
+    high.position = gtid->empty() ? file_offset(high) : *gtid;
+    high.ts_ms = now_ms();
+    if (auto committed = connection.query("COMMIT"); !committed) return fail(committed.error());
+    return high;
+  }
+  const std::string statements[] = {"SHOW MASTER STATUS", "SELECT @@global.gtid_binlog_pos", "COMMIT"};
+  auto answers = connection.query_batch(statements);
+  if (!answers) return fail(std::move(answers).error());
+  auto mark = binlog_point((*answers)[0]);
   if (!mark) return fail(mark.error());
-  records::Watermark high = *mark;
-  auto gtid = single_value(connection, mariadb ? "SELECT @@global.gtid_binlog_pos" : "SELECT @@global.gtid_executed");
-  if (!gtid) return fail(gtid.error());
-  high.position = gtid->empty() ? file_offset(high) : *gtid;
+  high = *mark;
+  const std::string gtid = first_value((*answers)[1]);
+  high.position = gtid.empty() ? file_offset(high) : gtid;
   high.ts_ms = now_ms();
   return high;
-}
-
-// The table as it is now (its table line), with its key columns checked against what the plan saw.
-Result<records::TableLine> read_table(mysql::Connection& connection, const records::Chunk& chunk) {
-  auto schema = schema::read_table_schema(connection, chunk.db, chunk.table);
-  if (!schema) return fail(schema.error());
-  if (!*schema)
-    return fail(Errc::corrupt_input,
-                fmt::format("table {}.{} no longer exists; plan again with cdc-plan", chunk.db, chunk.table));
-  for (std::size_t i = 0; i < chunk.key.size(); ++i) {
-    const auto& columns = (*schema)->columns;
-    const auto found = std::find_if(columns.begin(), columns.end(), [&](const schema::ColumnSchema& column) {
-      return !column.hidden && column.name == chunk.key[i];
-    });
-    if (found == columns.end())
-      return fail(Errc::corrupt_input, fmt::format("key column {} no longer exists; plan again with cdc-plan",
-                                                   chunk.key[i]));
-    if (found->column_type != chunk.key_types[i])
-      return fail(Errc::corrupt_input,
-                  fmt::format("key column {} is now {}, planned as {}; plan again with cdc-plan", chunk.key[i],
-                              found->column_type, chunk.key_types[i]));
-  }
-  return schema::describe_table_schema(chunk.db, chunk.table, **schema);
 }
 
 // Progress on stderr: one line redrawn in place; and with --metrics the same numbers in
@@ -291,15 +304,18 @@ Result<void> prepare_session(mysql::Connection& connection) {
   return {};
 }
 
-Result<ChunkResult> read_chunk(mysql::Connection& connection, const records::Chunk& chunk, ndjson::Writer& out,
-                               const Flush& flush, GtidAtOffset* gtids) {
-  auto described = read_table(connection, chunk);
-  if (!described) return fail(described.error());
+Result<ChunkResult> ChunkReader::read(mysql::Connection& connection, const records::Chunk& chunk, ndjson::Writer& out,
+                                      const Flush& flush) {
   const bool mariadb = is_mariadb(connection);
   ChunkResult result;
-  auto low = open_read_view(connection, mariadb, gtids);
-  if (!low) return fail(low.error());
-  result.low = *low;
+  auto view = open_read_view(connection, mariadb, chunk, gtids_);
+  if (!view) return fail(TableDefinitions::gone_when_missing(std::move(view).error(), chunk));
+  auto described = tables_.describe(connection, chunk, view->table_definition);
+  if (!described) {
+    (void)connection.query("ROLLBACK");
+    return fail(described.error());
+  }
+  result.low = view->low;
   records::write_low(records::low_of(chunk, result.low), out);
   described->ts_ms = result.low.ts_ms;
   records::write_table_line(*described, out);
@@ -398,10 +414,9 @@ Result<ChunkResult> read_chunk(mysql::Connection& connection, const records::Chu
     return fail(std::move(error));
   }
   result.rows = rows;
-  auto high = high_watermark(connection, mariadb);
+  auto high = close_read_view(connection, mariadb);
   if (!high) return fail(high.error());
   result.high = *high;
-  if (auto committed = connection.query("COMMIT"); !committed) return fail(committed.error());
   records::write_high(records::High{records::chunk_ref(chunk), result.high, result.rows}, out);
   return result;
 }
@@ -526,7 +541,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
   ndjson::Writer out;
   RetrySchedule retry(options.retry_for_seconds);
   bool session_prepared = false;  // the session settings are made on the current connection
-  GtidAtOffset gtids(options.connection);
+  ChunkReader reader_of_chunks(options.connection);
   for (const Input& input : opened) {
     ndjson::Reader reader(input.fd, input.name);
     for (;;) {
@@ -604,7 +619,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
             chunk_lines_out = true;
             return writer.flush_to(stdout_fd, "stdout");
           };
-          auto done = read_chunk(*connection, *chunk, out, to_stdout, &gtids);
+          auto done = reader_of_chunks.read(*connection, *chunk, out, to_stdout);
           if (done)
             if (auto flushed = out.flush_to(stdout_fd, "stdout"); !flushed) return fail(flushed.error());
           return done;
@@ -617,7 +632,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
           progress.rows(rows);
           return writer.flush_to(fd, partial_path);
         };
-        auto done = read_chunk(*connection, *chunk, out, to_file, &gtids);
+        auto done = reader_of_chunks.read(*connection, *chunk, out, to_file);
         Result<void> finished = done ? out.flush_to(fd, partial_path) : Result<void>{};
         if (done && finished && ::fsync(fd) != 0) finished = errno_error("fsync failed on", partial_path);
         // Renamed while still locked: a process waiting for the lock then finds it gone.

@@ -4,16 +4,18 @@
 // watermark, streams the chunk's rows and takes the high watermark (man/cdc-snapshot.1 and
 // man/cdc-merge.1, "The merge"):
 //
-//   MariaDB  START TRANSACTION WITH CONSISTENT SNAPSHOT, then SHOW STATUS LIKE
-//            'binlog_snapshot_%' (the binlog point of exactly that read view) and its GTID
-//            position: BINLOG_GTID_POS(file, offset) for the process's first chunk, then the
-//            last one advanced over the binlog written since (snapshot/gtid_at_offset.h).
+//   MariaDB  SHOW CREATE TABLE (table_definitions.h), START TRANSACTION WITH CONSISTENT
+//            SNAPSHOT and SHOW STATUS LIKE 'binlog_snapshot_%' (the binlog point of exactly
+//            that read view) in one round trip; then that point's GTID position:
+//            BINLOG_GTID_POS(file, offset) for the process's first chunk, then the last one
+//            advanced over the binlog written since (snapshot/gtid_at_offset.h).
 //   MySQL    @@global.gtid_executed read BEFORE the read view opens (it only holds
 //            transactions committed in the engine), then START TRANSACTION WITH CONSISTENT
 //            SNAPSHOT. Written to the design, not yet run against a MySQL server.
 //   both     the SELECT inside that transaction, fetched row by row (binary protocol, no
 //            stored result: memory holds one row); then SHOW MASTER STATUS and
-//            @@global.gtid_binlog_pos (MySQL: gtid_executed) for the high watermark; COMMIT.
+//            @@global.gtid_binlog_pos (MySQL: gtid_executed) for the high watermark, and
+//            COMMIT (on MariaDB the three in one round trip).
 //
 // Output per chunk (man/cdc-ndjson.5, man/cdc-snapshot.1): op:"low", op:"table" (the table as
 // information_schema describes it, read with the key check), one op:"r" per row, op:"high". A
@@ -43,6 +45,7 @@
 #include "records/snapshot_lines.h"
 #include "snapshot/chunk.h"
 #include "snapshot/gtid_at_offset.h"
+#include "snapshot/table_definitions.h"
 #include "util/result.h"
 
 namespace cdc::snapshot {
@@ -58,15 +61,34 @@ struct ChunkResult {
 // metadata), REPEATABLE READ.
 [[nodiscard]] Result<void> prepare_session(mysql::Connection& connection);
 
-// Reads one chunk into out: the low line, the rows, the high line. flush is called whenever
-// out holds enough to write, with the rows read so far (the last flush is left to the caller).
-// Checks first that the table still exists and that its key columns still have the planned
-// types.
+// Reads one chunk into out: the low line, the table line, the rows, the high line. flush is
+// called whenever out holds enough to write, with the rows read so far (the last flush is
+// left to the caller). Checks first that the table still exists and that its key columns
+// still have the planned types.
 using Flush = std::function<Result<void>(ndjson::Writer&, std::uint64_t rows)>;
-// gtids converts the low watermark's binlog point to its GTID position (MariaDB) and keeps
-// the last conversion for the next chunk; null: BINLOG_GTID_POS every time.
-[[nodiscard]] Result<ChunkResult> read_chunk(mysql::Connection& connection, const records::Chunk& chunk, ndjson::Writer& out,
-                                             const Flush& flush, GtidAtOffset* gtids = nullptr);
+
+// What a process keeps from one chunk to the next, so that the per-chunk setup does not
+// cost the server more than the rows do: the last low watermark's GTID position, advanced
+// rather than asked again (gtid_at_offset.h), and the tables described
+// (table_definitions.h). One reader per process, for chunks read one after another on any
+// connection to the same server.
+class ChunkReader {
+ public:
+  // options: how GtidAtOffset connects for its replication reads.
+  explicit ChunkReader(mysql::ConnectionOptions options) : gtids_(std::move(options)) {}
+
+  [[nodiscard]] Result<ChunkResult> read(mysql::Connection& connection, const records::Chunk& chunk,
+                                         ndjson::Writer& out, const Flush& flush);
+
+  // For the tests and the benchmark: how the last low's position was found, and how many
+  // times a table was described from information_schema.
+  [[nodiscard]] const GtidAtOffset& gtids() const noexcept { return gtids_; }
+  [[nodiscard]] const TableDefinitions& tables() const noexcept { return tables_; }
+
+ private:
+  GtidAtOffset gtids_;
+  TableDefinitions tables_;
+};
 
 struct Options {
   mysql::ConnectionOptions connection;

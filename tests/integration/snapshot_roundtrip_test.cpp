@@ -184,9 +184,10 @@ struct Collected {
 };
 
 cdc::Result<cdc::snapshot::ChunkResult> read(cdc::mysql::Connection& connection, const cdc::records::Chunk& chunk,
-                                             Collected& out, cdc::snapshot::GtidAtOffset* gtids = nullptr) {
+                                             Collected& out, cdc::snapshot::ChunkReader* reader = nullptr) {
   cdc::ndjson::Writer writer;
-  auto result = cdc::snapshot::read_chunk(
+  cdc::snapshot::ChunkReader one_off(cdc::test::cdc_account());
+  auto result = (reader != nullptr ? *reader : one_off).read(
       connection, chunk, writer,
       [&](cdc::ndjson::Writer& w, std::uint64_t) -> cdc::Result<void> {
         out.text += w.buffered();
@@ -194,8 +195,7 @@ cdc::Result<cdc::snapshot::ChunkResult> read(cdc::mysql::Connection& connection,
         ++out.flushes;
         w.clear();
         return {};
-      },
-      gtids);
+      });
   out.text += writer.buffered();
   return result;
 }
@@ -328,7 +328,8 @@ TEST_CASE("snapshot watermarks: low before high, rows streamed, a commit during 
   Collected out;
   cdc::ndjson::Writer writer;
   bool inserted = false;
-  auto result = cdc::snapshot::read_chunk(
+  cdc::snapshot::ChunkReader reader(cdc::test::cdc_account());
+  auto result = reader.read(
       connection, parse(chunk_line(connection, "cdc_snapshot_wm", "t")), writer,
       [&](cdc::ndjson::Writer& w, std::uint64_t) -> cdc::Result<void> {
         // The first flush happens while rows are still being fetched: commit a row meanwhile.
@@ -407,23 +408,30 @@ TEST_CASE("snapshot low watermarks under concurrent commits: each chunk holds ex
   };
   std::thread first_writer(write, 1);
   std::thread second_writer(write, 2);
-  cdc::snapshot::GtidAtOffset gtids(cdc::test::cdc_account());
+  cdc::snapshot::ChunkReader reader(cdc::test::cdc_account());
   struct Read {
     std::uint64_t low_seq = 0;
     std::set<int> ids;
   };
   std::vector<Read> reads;
   int advanced = 0;
+  int killed = 0;
   for (int i = 0; i < 120; ++i) {
+    // Now and then the kept replication connection is dropped between two chunks (as
+    // net_write_timeout or a proxy would): the next low must not suffer.
+    if ((i == 39 || i == 79) && reader.gtids().stream_thread_id() != 0) {
+      run(connection, fmt::format("KILL {}", reader.gtids().stream_thread_id()));
+      ++killed;
+    }
     Collected out;
-    auto result = read(connection, chunk, out, &gtids);
+    auto result = read(connection, chunk, out, &reader);
     if (!result) {
       stop = true;
       first_writer.join();
       second_writer.join();
       FAIL(result.error().message);
     }
-    advanced += gtids.last_source() == cdc::snapshot::GtidAtOffset::Source::advanced ? 1 : 0;
+    advanced += reader.gtids().last_source() == cdc::snapshot::GtidAtOffset::Source::advanced ? 1 : 0;
     Read got;
     got.low_seq = domain0_seq(result->low.position);
     for (const std::string& line : lines_of(out.text))
@@ -436,6 +444,9 @@ TEST_CASE("snapshot low watermarks under concurrent commits: each chunk holds ex
   second_writer.join();
   REQUIRE_MESSAGE(writer_errors.empty(), writer_errors.front());
   CHECK_MESSAGE(advanced > 50, "most lows advanced from the last one, not asked of BINLOG_GTID_POS");
+  // One replication connection kept from chunk to chunk, opened again only after each KILL.
+  CHECK(killed >= 2);
+  CHECK(reader.gtids().streams_opened() == static_cast<std::uint64_t>(killed) + 1);
   std::size_t wrong = 0;
   std::string first_wrong;
   for (const Read& got : reads) {
@@ -600,6 +611,62 @@ TEST_CASE("snapshot bad chunks: key type changed, table dropped, malformed line"
     CHECK(summary.error().message == dir + "/chunks.ndjson:2: chunk field \"table\" must be a string");
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("snapshot table lines: a table is described once per process, and again after DDL changes it") {
+  auto connection = root();
+  run(connection, "DROP DATABASE IF EXISTS cdc_snapshot_td");
+  run(connection, "CREATE DATABASE cdc_snapshot_td");
+  run(connection,
+      "CREATE TABLE cdc_snapshot_td.t (id INT AUTO_INCREMENT PRIMARY KEY, e ENUM('a','b'), v INT) ENGINE=InnoDB");
+  run(connection, "INSERT INTO cdc_snapshot_td.t (e, v) SELECT 'a', seq FROM mysql.seq_1_to_100");
+  cdc::snapshot::ChunkReader reader(cdc::test::cdc_account());
+  const auto table_line = [&](const std::string& start, const std::string& end) {
+    Collected out;
+    auto result = read(connection, parse(chunk_line(connection, "cdc_snapshot_td", "t", start, end)), out, &reader);
+    REQUIRE_MESSAGE(result.has_value(), result.error().message);
+    std::string line = lines_of(out.text)[1];
+    return line.substr(0, line.find(",\"ts_ms\":"));  // the low's time differs from chunk to chunk
+  };
+  const std::string first = table_line("null", "[50]");
+  CHECK(reader.tables().reads() == 1);
+  // Rows inserted (the AUTO_INCREMENT counter moves): the same definition, not read again.
+  run(connection, "INSERT INTO cdc_snapshot_td.t (e, v) VALUES ('b', 1)");
+  CHECK(table_line("[50]", "null") == first);
+  CHECK(reader.tables().reads() == 1);
+  // Each change a table line shows: described again, and the line says so.
+  const std::vector<std::pair<std::string, std::string>> changes = {
+      {"ALTER TABLE cdc_snapshot_td.t MODIFY e ENUM('a','b','c')", R"("a","b","c")"},
+      {"ALTER TABLE cdc_snapshot_td.t ADD COLUMN w VARCHAR(5) CHARACTER SET latin1", R"("name":"w")"},
+      {"ALTER TABLE cdc_snapshot_td.t MODIFY w VARCHAR(5) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+       "utf8mb4_bin"},
+      {"ALTER TABLE cdc_snapshot_td.t MODIFY v BIGINT UNSIGNED", "bigint(20) unsigned"},
+  };
+  std::uint64_t reads = 1;
+  for (const auto& [ddl, shown] : changes) {
+    CAPTURE(ddl);
+    run(connection, ddl);
+    const std::string line = table_line("null", "[50]");
+    CHECK(reader.tables().reads() == ++reads);
+    CHECK_MESSAGE(line.find(shown) != std::string::npos, line);
+    CHECK(table_line("[50]", "null") == line);
+    CHECK(reader.tables().reads() == reads);
+  }
+  // A key column's type changed under the plan: refused, as when first described.
+  run(connection, "ALTER TABLE cdc_snapshot_td.t MODIFY id BIGINT AUTO_INCREMENT");
+  Collected out;
+  auto refused = read(connection, parse(chunk_line(connection, "cdc_snapshot_td", "t", "null", "null", 0, 1, "int(11)")),
+                      out, &reader);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().message == "key column id is now bigint(20), planned as int(11); plan again with cdc-plan");
+  const std::string planned_now = chunk_line(connection, "cdc_snapshot_td", "t");
+  CHECK(read(connection, parse(planned_now), out, &reader).has_value());
+  run(connection, "DROP TABLE cdc_snapshot_td.t");
+  auto gone = read(connection, parse(planned_now), out, &reader);
+  REQUIRE_FALSE(gone.has_value());
+  CHECK(gone.error().code == cdc::Errc::corrupt_input);
+  CHECK(gone.error().message == "table cdc_snapshot_td.t no longer exists; plan again with cdc-plan");
+  run(connection, "DROP DATABASE cdc_snapshot_td");
 }
 
 TEST_CASE("snapshot --output-dir: one file per chunk, renamed when done, a rerun skips finished chunks") {

@@ -153,3 +153,22 @@ TEST_CASE("snapshot chunk: base64") {
   CHECK_FALSE(cdc::snapshot::decode_base64("YQ==YQ").has_value());
   CHECK_FALSE(cdc::snapshot::decode_base64("Y Q").has_value());
 }
+
+TEST_CASE("table definitions: SHOW CREATE TABLE's text without the AUTO_INCREMENT counter") {
+  using cdc::snapshot::definition_without_counter;
+  const std::string column_part =
+      "CREATE TABLE `t` (\n  `id` int(11) NOT NULL AUTO_INCREMENT,\n  `note` varchar(20) DEFAULT ' AUTO_INCREMENT=5',\n"
+      "  PRIMARY KEY (`id`)\n)";
+  // The counter goes; the column attribute and a default that looks like the option stay.
+  CHECK(definition_without_counter(column_part + " ENGINE=InnoDB AUTO_INCREMENT=1234 DEFAULT CHARSET=utf8mb4") ==
+        column_part + " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4");
+  CHECK(definition_without_counter(column_part + " ENGINE=InnoDB AUTO_INCREMENT=7") == column_part + " ENGINE=InnoDB");
+  CHECK(definition_without_counter(column_part + " ENGINE=InnoDB DEFAULT CHARSET=latin1") ==
+        column_part + " ENGINE=InnoDB DEFAULT CHARSET=latin1");
+  // Two counters' values, one definition; two definitions stay two.
+  CHECK(definition_without_counter(column_part + " ENGINE=InnoDB AUTO_INCREMENT=2") ==
+        definition_without_counter(column_part + " ENGINE=InnoDB AUTO_INCREMENT=99999"));
+  CHECK(definition_without_counter(column_part + " ENGINE=InnoDB AUTO_INCREMENT=2") !=
+        definition_without_counter(column_part + " ENGINE=Aria AUTO_INCREMENT=2"));
+  CHECK(definition_without_counter("no closing line") == "no closing line");
+}
