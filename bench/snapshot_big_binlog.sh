@@ -10,6 +10,8 @@
 # junk table in 10 MB transactions, then the table truncated), each of these reads the whole
 # table with its output thrown away, --rounds times, the order rotated per round:
 #   cdc-snapshot   cdc-plan --chunk-size N | cdc-snapshot > /dev/null
+#   cdc x2         the same plan's chunk lines dealt round-robin to 2 cdc-snapshot processes
+#                  in parallel (as bench/snapshot.sh's x2), to compare with mydumper -t 2
 #   compare        the same with the cdc-plan and cdc-snapshot of --compare-tools DIR (e.g. a
 #                  build of an older commit), when given
 #   mariadb-dump   mariadb-dump --single-transaction --quick bench sbtest1 > /dev/null
@@ -22,13 +24,15 @@
 #
 # How to read the output: wall s and server cpu s (mariadbd's user+sys over the run, /proc),
 # medians over the rounds; "growth" is the wall time at --binlog-mb over the wall time on the
-# fresh binlog: about 1 when the cost does not depend on the binlog's size. It is a benchmark,
-# not a test: no thresholds.
+# fresh binlog: about 1 when the cost does not depend on the binlog's size. Then the ratios of
+# mydumper -t 2 to cdc x2 at both sizes: wall time, and server CPU (> 1: cdc faster, or
+# cheaper for the server). It is a benchmark, not a test: no thresholds.
 #
 # Usage: bench/snapshot_big_binlog.sh [--rows N] [--chunk-size N] [--binlog-mb N] [--rounds N]
 #                                     [--compare-tools DIR] [--no-writes]
 #   --rows N             rows in bench.sbtest1 (default 1000000)
-#   --chunk-size N       cdc-plan --chunk-size (default 18200: 55 chunks of 1M rows, as in issue 11)
+#   --chunk-size N       cdc-plan --chunk-size (default 8096, cdc-plan's own; 18200 makes the 55
+#                        chunks of 1M rows of issue 11)
 #   --binlog-mb N        the active binlog's size for the second half, in MB (default 300)
 #   --rounds N           timed rounds per binlog size; medians reported (default 3)
 #   --compare-tools DIR  also time cdc-plan and cdc-snapshot from DIR
@@ -42,7 +46,7 @@ CDC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$CDC_ROOT/bench/lib.sh"
 
 rows=1000000
-chunk_size=18200
+chunk_size=8096
 binlog_mb=300
 rounds=3
 compare_tools=
@@ -106,6 +110,19 @@ cdc() { # cdc TOOLS_DIR: plan and snapshot the table, the chunk count into $work
   grep -c '"op":"chunk"' "$work/plan.ndjson" >"$work/chunks"
   "$1/cdc-snapshot" "${BENCH_CDC_CONN[@]}" "$work/plan.ndjson"
 }
+cdc2() { # cdc2: the plan's chunks dealt round-robin to 2 cdc-snapshot processes
+  local p0 p1 failed=0
+  "$BENCH_TOOLS/cdc-plan" "${BENCH_CDC_CONN[@]}" --tables bench.sbtest1 --chunk-size "$chunk_size" >"$work/plan2.ndjson"
+  rm -f "$work"/plan2.part.*
+  split -n r/2 "$work/plan2.ndjson" "$work/plan2.part."
+  "$BENCH_TOOLS/cdc-snapshot" "${BENCH_CDC_CONN[@]}" "$work/plan2.part.aa" >/dev/null &
+  p0=$!
+  "$BENCH_TOOLS/cdc-snapshot" "${BENCH_CDC_CONN[@]}" "$work/plan2.part.ab" >/dev/null &
+  p1=$!
+  wait "$p0" || failed=1
+  wait "$p1" || failed=1
+  return "$failed"
+}
 dump() { "$mariadb_dump" --no-defaults "${ref_conn[@]}" --single-transaction --quick bench sbtest1; }
 my_dumper() {
   rm -rf "$work/mydumper.out"
@@ -113,8 +130,8 @@ my_dumper() {
     --trx-consistency-only -v 1 -o "$work/mydumper.out"
   rm -rf "$work/mydumper.out"
 }
-tools=(cdc dump mydumper)
-[[ -n $compare_tools ]] && tools=(cdc compare dump mydumper)
+tools=(cdc cdc2 dump mydumper)
+[[ -n $compare_tools ]] && tools=(cdc compare cdc2 dump mydumper)
 active_binlog() { bench_sql -e 'SHOW MASTER STATUS' | awk '{ print $1, $2 }'; }
 gtid_pos_cost() { # the server's time for one BINLOG_GTID_POS at the end of the active binlog
   local file offset start
@@ -136,6 +153,7 @@ measure() { # measure LABEL: every tool --rounds times on the binlog as it is
       case $tool in
         cdc) run "$label.cdc" cdc "$BENCH_TOOLS" ;;
         compare) run "$label.compare" cdc "$compare_tools" ;;
+        cdc2) run "$label.cdc2" cdc2 ;;
         dump) run "$label.dump" dump ;;
         mydumper) run "$label.mydumper" my_dumper ;;
       esac
@@ -159,7 +177,7 @@ measure big
 median() { cut -d' ' -f"$2" "$1" | bench_median; }
 name_of() {
   case $1 in
-    cdc) echo "cdc-snapshot" ;; compare) echo "compare" ;; dump) echo "mariadb-dump" ;; mydumper) echo "mydumper -t 2" ;;
+    cdc) echo "cdc-snapshot" ;; compare) echo "compare" ;; cdc2) echo "cdc x2" ;; dump) echo "mariadb-dump" ;; mydumper) echo "mydumper -t 2" ;;
   esac
 }
 printf '\nMariaDB %s; %s (%d CPUs); bench.sbtest1: %s rows, %s chunks of %s; %d rounds, medians; concurrent writes: %s\n' \
@@ -177,3 +195,10 @@ for tool in "${tools[@]}"; do
     "$(awk -v a="$big" -v b="$fresh" 'BEGIN { print a / b }')" \
     "$(median "$work/fresh.$tool.txt" 2)" "$(median "$work/big.$tool.txt" 2)"
 done
+ratio() { # ratio SIZE COLUMN: mydumper -t 2's median over cdc x2's
+  awk -v a="$(median "$work/$1.mydumper.txt" "$2")" -v b="$(median "$work/$1.cdc2.txt" "$2")" \
+    'BEGIN { printf "%.2fx", (b > 0 ? a / b : 0) }'
+}
+printf '\nratios, mydumper -t 2 / cdc x2 (> 1: cdc better)\n'
+printf '  wall:       fresh %s, big %s\n' "$(ratio fresh 1)" "$(ratio big 1)"
+printf '  server cpu: fresh %s, big %s\n' "$(ratio fresh 2)" "$(ratio big 2)"
