@@ -141,14 +141,7 @@ Result<gtid::MariadbGtidPos> GtidAtOffset::read_stream(const Known& from, const 
         // server killed while writing a transaction leaves its GTID event at the end of the
         // file without the rest; recovery does not count it, the next transaction gets its
         // number again, and only this list says so.
-        gtid::MariadbGtidPos listed;
-        for (std::uint32_t i = 0; i < list->count; ++i) {
-          const auto entry = list->entry(i);
-          const auto held = listed.find(entry.domain_id);
-          if (!held || held->seq_no < entry.seq_no)
-            listed.advance(gtid::MariadbGtid{entry.domain_id, entry.server_id, entry.seq_no});
-        }
-        state = std::move(listed);
+        state = list->state();
       }
     }
     const gtid::FilePosition reached{file, header.next_position};

@@ -34,13 +34,7 @@ Result<HeaderGtids> header_gtids(const ArchiveSource::File& file, const std::str
     auto event = decoder.decode((*next)->bytes, (*next)->offset);
     if (!event) return fail(std::move(event).error());
     if (const auto* list = std::get_if<binlog::MariadbGtidListEvent>(&event->body)) {
-      gtid::MariadbGtidPos state;
-      for (std::uint32_t k = 0; k < list->count; ++k) {
-        const auto entry = list->entry(k);
-        const auto held = state.find(entry.domain_id);
-        if (!held || held->seq_no < entry.seq_no) state.advance({entry.domain_id, entry.server_id, entry.seq_no});
-      }
-      found.mariadb = std::move(state);
+      found.mariadb = list->state();
       return found;
     }
     if (const auto* previous = std::get_if<binlog::PreviousGtidsEvent>(&event->body)) {

@@ -56,15 +56,7 @@ void TransactionTracker::seed(const gtid::Position& start) {
 void TransactionTracker::mariadb_gtid_list(const binlog::MariadbGtidListEvent& event) {
   mode_ = Mode::mariadb;
   state_known_ = true;
-  gtid::MariadbGtidPos state;
-  for (std::uint32_t i = 0; i < event.count; ++i) {
-    const auto entry = event.entry(i);
-    const gtid::MariadbGtid listed{entry.domain_id, entry.server_id, entry.seq_no};
-    // The list holds one entry per (domain, server); the position keeps the domain's latest.
-    const auto held = state.find(entry.domain_id);
-    if (!held || held->seq_no < listed.seq_no) state.advance(listed);
-  }
-  mariadb_state_ = mariadb_state_.union_with(state);
+  mariadb_state_ = mariadb_state_.union_with(event.state());
 }
 
 Result<void> TransactionTracker::previous_gtids(const binlog::PreviousGtidsEvent& event) {

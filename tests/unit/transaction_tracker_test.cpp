@@ -62,6 +62,17 @@ TEST_CASE("transaction tracker: a seeded MariaDB position is not moved back by a
   CHECK(tracker.last_gtid() == "0-1-101");
 }
 
+TEST_CASE("MariaDB GTID list: the state it records keeps each domain's latest entry") {
+  // One entry per (domain, server): a domain whose primary changed is listed once per server.
+  const auto entries = gtid_list_entries({{0, 1, 40}, {0, 2, 45}, {1, 2, 3}, {0, 3, 44}, {2, 5, 9}});
+  cdc::binlog::MariadbGtidListEvent list;
+  list.count = 5;
+  list.entries = entries;
+  CHECK(list.state().to_string() == "0-2-45,1-2-3,2-5-9");
+  list.count = 0;
+  CHECK(list.state().empty());
+}
+
 TEST_CASE("transaction tracker: without a known GTID state positions are FILE:OFFSET") {
   TransactionTracker tracker;
   tracker.start_file("binlog.000007");

@@ -121,6 +121,17 @@ MariadbGtidListEvent::Entry MariadbGtidListEvent::entry(std::uint32_t index) con
   return entry;
 }
 
+gtid::MariadbGtidPos MariadbGtidListEvent::state() const {
+  gtid::MariadbGtidPos listed;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const Entry listed_entry = entry(i);
+    const auto held = listed.find(listed_entry.domain_id);
+    if (!held || held->seq_no < listed_entry.seq_no)
+      listed.advance(gtid::MariadbGtid{listed_entry.domain_id, listed_entry.server_id, listed_entry.seq_no});
+  }
+  return listed;
+}
+
 PreviousGtidsEvent decode_previous_gtids(ByteReader& body) {
   PreviousGtidsEvent event;
   event.offset = body.offset();

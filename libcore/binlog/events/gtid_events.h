@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "binlog/format_description.h"
+#include "gtid/mariadb_gtid.h"
 #include "util/byte_reader.h"
 
 namespace cdc::binlog {
@@ -59,6 +60,9 @@ struct MariadbGtidListEvent {
     std::uint64_t seq_no;
   };
   [[nodiscard]] Entry entry(std::uint32_t index) const noexcept;
+  // The binlog state the list records (the server's when it opened the file): per domain the
+  // entry with the largest seq_no (the list holds one entry per domain and server).
+  [[nodiscard]] gtid::MariadbGtidPos state() const;
 };
 MariadbGtidListEvent decode_mariadb_gtid_list(ByteReader& body);
 
