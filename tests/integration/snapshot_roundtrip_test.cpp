@@ -643,7 +643,9 @@ TEST_CASE("snapshot table lines: a table is described once per process, and agai
       {"ALTER TABLE cdc_snapshot_td.t MODIFY v BIGINT UNSIGNED", "bigint(20) unsigned"},
   };
   std::uint64_t reads = 1;
-  for (const auto& [ddl, shown] : changes) {
+  for (const auto& change : changes) {
+    const std::string& ddl = change.first;
+    const std::string& shown = change.second;
     CAPTURE(ddl);
     run(connection, ddl);
     const std::string line = table_line("null", "[50]");
