@@ -128,7 +128,15 @@ Result<bool> RowBlock::read_more(const Segment& segment, std::uint64_t limit) {
 std::optional<std::string_view> RowBlock::identity_of(std::string_view line, const TableInfo& table) {
   const std::string_view prefix = table.row_prefix;
   if (table.identity_is_key) {
-    // cdc-snapshot's lines start with the same bytes up to the key object.
+    // cdc-snapshot's lines start with the same bytes up to the key object, and most keys are
+    // one integer: its digits up to the '}' end the object, as skip_json_value would find.
+    const std::string_view key_start = table.row_key_start;
+    if (!key_start.empty() && ndjson::starts_with_bytes(line, key_start)) {
+      std::size_t end = key_start.size();
+      while (end < line.size() && ((line[end] >= '0' && line[end] <= '9') || line[end] == '-')) ++end;
+      if (end > key_start.size() && end < line.size() && line[end] == '}')
+        return line.substr(prefix.size(), end + 1 - prefix.size());
+    }
     if (line.size() > prefix.size() && ndjson::starts_with_bytes(line, prefix)) {
       std::size_t end = prefix.size();
       if (line[end] == '{' && ndjson::skip_json_value(line, end)) return line.substr(prefix.size(), end - prefix.size());
