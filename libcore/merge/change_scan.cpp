@@ -20,9 +20,9 @@ std::optional<std::string_view> scan_image(std::string_view text, const TableInf
   std::string_view value;
   while (scanner.next(key, value)) {
     for (std::size_t i = 0; i < table.quoted_key.size(); ++i)
-      if (key == table.quoted_key[i]) values.key[i] = value;
+      if (ndjson::equal_bytes(key, table.quoted_key[i])) values.key[i] = value;
     for (std::size_t i = 0; i < table.quoted_identity.size(); ++i)
-      if (key == table.quoted_identity[i]) values.identity[i] = value;
+      if (ndjson::equal_bytes(key, table.quoted_identity[i])) values.identity[i] = value;
   }
   if (scanner.failed()) return std::nullopt;
   return text.substr(0, scanner.consumed());

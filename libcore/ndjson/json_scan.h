@@ -77,6 +77,11 @@ class MemberScanner {
   return true;
 }
 
+// a and b are the same bytes, compared as starts_with_bytes does (table keys, member names).
+[[nodiscard]] inline bool equal_bytes(std::string_view a, std::string_view b) noexcept {
+  return a.size() == b.size() && starts_with_bytes(a, b);
+}
+
 // Where the last occurrence of needle (not empty) starts in text, or npos: its first byte is
 // looked for 16 bytes at a time from the end, for members near a line's end ("pos").
 [[nodiscard]] std::size_t find_last(std::string_view text, std::string_view needle) noexcept;
