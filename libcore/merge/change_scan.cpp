@@ -33,15 +33,19 @@ bool is_json_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' 
 }  // namespace
 
 ChangeScan scan_change(std::string_view text, const TableInfo& table, std::size_t stop, bool checked,
-                       ChangeText& out) {
+                       bool end_checked, ChangeText& out) {
   out.before = {};
   out.after = {};
   out.ts_ms = {};
   out.partial.reset();
-  if (checked) stop = text.size();
+  if (checked && (!end_checked || stop >= text.size())) {
+    stop = text.size();
+    end_checked = false;
+  }
   ndjson::MemberScanner scanner(text, checked);
   std::string_view key;
-  while (scanner.offset() < stop && scanner.next_key(key)) {
+  std::size_t members = 0;
+  for (; scanner.offset() < stop && scanner.next_key(key); ++members) {
     const bool is_before = key == "\"before\"";
     if ((is_before || key == "\"after\"") && scanner.value_text().substr(0, 1) == "{") {
       const auto image = scan_image(scanner.value_text(), table, checked,
@@ -57,7 +61,11 @@ ChangeScan scan_change(std::string_view text, const TableInfo& table, std::size_
     if (key == "\"partial\"" && !out.partial) out.partial = value;
   }
   if (scanner.failed()) return checked ? ChangeScan::unproven : ChangeScan::malformed_line;
-  if (checked) {
+  if (checked && end_checked) {
+    // The members read up to the ',' before the checked end, and all of the line UTF-8.
+    if (members == 0 || scanner.offset() != stop || text[stop] != ',' || !ndjson::is_valid_utf8(text))
+      return ChangeScan::unproven;
+  } else if (checked) {
     // The object read to its '}', only whitespace after it, and all of it UTF-8.
     const std::string_view rest = text.substr(std::min(scanner.consumed(), text.size()));
     if (scanner.consumed() > text.size() || !std::all_of(rest.begin(), rest.end(), is_json_space) ||

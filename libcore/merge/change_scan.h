@@ -43,10 +43,11 @@ enum class ChangeScan : std::uint8_t {
   malformed_image,   // an image is not a JSON object
 };
 
-// Scans the change line text of table into out. Unchecked, the scan stops at stop (the ','
-// before the members scan_line_pos read; text.size() to read them all). Checked, it reads the
-// whole line, and any fault is unproven.
+// Scans the change line text of table into out, up to stop (the ',' before the members
+// scan_line_pos read; text.size() to read them all). Checked, any fault is unproven, and the scan
+// reads the whole line unless end_checked (scan_line_pos found the members from stop on strict:
+// records::LineEnd::strict_json), when it must end exactly at stop.
 [[nodiscard]] ChangeScan scan_change(std::string_view text, const TableInfo& table, std::size_t stop, bool checked,
-                                     ChangeText& out);
+                                     bool end_checked, ChangeText& out);
 
 }  // namespace cdc::merge

@@ -412,10 +412,10 @@ class Applier {
     // One scan of the line (merge/change_scan.h). Unchecked, it stops at "pos": the members
     // from there to the end were read by scan_line_pos, in their exact form (ts_ms is the last).
     const std::size_t stop = end != nullptr ? end->pos_member - 1 : text.size();
-    ChangeScan scanned = scan_change(text, table, stop, end != nullptr, change_);
+    ChangeScan scanned = scan_change(text, table, stop, end != nullptr, end != nullptr && end->strict_json, change_);
     if (scanned == ChangeScan::unproven) {
       if (auto record = parse(text); !record) return fail(record.error());
-      scanned = scan_change(text, table, stop, false, change_);
+      scanned = scan_change(text, table, stop, false, false, change_);
     }
     if (scanned == ChangeScan::malformed_image) return fail(reader_.error_here("a row image is not a JSON object"));
     if (scanned == ChangeScan::malformed_line) return fail(reader_.error_here("not a JSON object"));
