@@ -219,6 +219,8 @@ Result<std::vector<TableInfo>> group_tables(std::span<const ChunkInfo> chunks, s
       if (chunk.opened.identity)
         for (const std::string& name : *chunk.opened.identity) table.quoted_identity.push_back(ndjson::quoted(name));
       table.identity_is_key = chunk.opened.identity && *chunk.opened.identity == chunk.opened.key;
+      if (table.identity_is_key && table.quoted_key.size() == 1)
+        table.row_key_start = fmt::format("{}{{{}:", table.row_prefix, table.quoted_key.front());
       table.min_low = chunk.low;
       tables.push_back(std::move(table));
     }

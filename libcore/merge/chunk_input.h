@@ -61,6 +61,9 @@ struct TableInfo {
   std::optional<std::vector<std::string>> identity;
   std::vector<std::string> quoted_identity;
   bool identity_is_key = false;  // identity == key, same order: the r line's key object is the identity
+  // row_prefix and the start of a one-column key object ({"id":) when identity_is_key: the
+  // bytes most rows start with before their integer key's digits (empty otherwise).
+  std::string row_key_start;
   // Chunk ordering; empty when the key order is not reproduced but every chunk has the same
   // low watermark (then a change applies to all chunks of the table or to none).
   std::vector<KeyColumnOrder> order;

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "binlog/ddl_target.h"
+#include "merge/change_scan.h"
 #include "merge/positions.h"
 #include "ndjson/json_scan.h"
 #include "ndjson/writer.h"
@@ -36,11 +37,6 @@ std::string table_key(std::string_view quoted_db, std::string_view quoted_table)
   return key;
 }
 
-// The raw values of a table's key and identity columns in one row image.
-struct ImageValues {
-  std::vector<std::string_view> key;
-  std::vector<std::string_view> identity;
-};
 
 
 // A line of a cdc-stream output's kinds (man/cdc-stream.1, STDOUT).
@@ -198,10 +194,12 @@ class Applier {
     if (!records::scan_line_pos(text, commit, pos, end)) return parsed_line(text);
     if (auto ordered = check_order(pos); !ordered) return ordered;
     if (skipped) return {};
-    auto record = parse(text);
-    if (!record) return fail(record.error());
-    if (context_.check_only) return {};
-    if (op == records::op::ddl) return ddl(*record);
+    if (op == records::op::ddl || context_.check_only) {
+      auto record = parse(text);
+      if (!record) return fail(record.error());
+      if (context_.check_only) return {};
+      return ddl(*record);
+    }
     return apply_change(op, text, table_index, pos, &end);
   }
 
@@ -405,39 +403,26 @@ class Applier {
     return {};
   }
 
-  // A change of a merged table (table_index) at pos, read from its raw text: the line is known
-  // to be well formed (parsed). end: what scan_line_pos read of the line's end, when the line is
-  // in cdc-stream's exact form; nullptr otherwise.
+  // A change of a merged table (table_index) at pos, read from its raw text. end: what
+  // scan_line_pos read of the line's end, when the line is in cdc-stream's exact form and was
+  // not parsed (the scan proves it well formed, else it is parsed); nullptr for a parsed line.
   Result<void> apply_change(std::string_view op, std::string_view text, std::size_t table_index,
                             const records::LinePos& pos, const records::LineEnd* end) {
     const TableInfo& table = context_.tables[table_index];
-    // One scan of the line: the raw images, the key and identity values inside them, ts_ms and
-    // partial. The members from "pos" to the end were read by scan_line_pos, in their exact form
-    // (ts_ms is the last): the scan stops there.
-    std::string_view before;
-    std::string_view after;
-    std::string_view ts_ms;
-    std::optional<std::string_view> partial;
-    ndjson::MemberScanner scanner(text);
+    // One scan of the line (merge/change_scan.h). Unchecked, it stops at "pos": the members
+    // from there to the end were read by scan_line_pos, in their exact form (ts_ms is the last).
     const std::size_t stop = end != nullptr ? end->pos_member - 1 : text.size();
-    std::string_view key;
-    while (scanner.offset() < stop && scanner.next_key(key)) {
-      const bool is_before = key == "\"before\"";
-      if ((is_before || key == "\"after\"") && scanner.value_text().substr(0, 1) == "{") {
-        ImageValues& values = is_before ? before_values_ : after_values_;
-        auto image = image_values(scanner.value_text(), table, values);
-        if (!image) return fail(image.error());
-        (is_before ? before : after) = *image;
-        scanner.value_done(image->size());
-        continue;
-      }
-      std::string_view value;
-      if (!scanner.take_value(value)) break;
-      if (key == "\"ts_ms\"") ts_ms = value;
-      if (key == "\"partial\"" && !partial) partial = value;
+    ChangeScan scanned = scan_change(text, table, stop, end != nullptr, end != nullptr && end->strict_json, change_);
+    if (scanned == ChangeScan::unproven) {
+      if (auto record = parse(text); !record) return fail(record.error());
+      scanned = scan_change(text, table, stop, false, false, change_);
     }
-    if (scanner.failed()) return fail(reader_.error_here("not a JSON object"));
-    if (end != nullptr) ts_ms = end->ts_ms;
+    if (scanned == ChangeScan::malformed_image) return fail(reader_.error_here("a row image is not a JSON object"));
+    if (scanned == ChangeScan::malformed_line) return fail(reader_.error_here("not a JSON object"));
+    const std::string_view before = change_.before;
+    const std::string_view after = change_.after;
+    const std::string_view ts_ms = end != nullptr ? end->ts_ms : change_.ts_ms;
+    const std::optional<std::string_view> partial = change_.partial;
     if (partial == "true")
       return fail(reader_.error_here(fmt::format(
           "{}.{}: the change has a partial row image: cdc-merge needs full images (binlog_row_image=FULL)", table.db,
@@ -455,8 +440,8 @@ class Applier {
     if (op != records::op::insert) {
       // An update that keeps the row's key and identity values (most do) ends on the entry its
       // after side sets, present: its before side is only checked.
-      const bool kept = op == records::op::update && table.identity && before_values_.key == after_values_.key &&
-                        before_values_.identity == after_values_.identity;
+      const bool kept = op == records::op::update && table.identity && change_.before_values.key == change_.after_values.key &&
+                        change_.before_values.identity == change_.after_values.identity;
       auto side = remove_side(before, table, pos, kept);
       if (!side) return fail(side.error());
       applied = applied || *side;
@@ -477,24 +462,6 @@ class Applier {
       if (auto set = gtids_.set(context_.high.kind, position->gtid); !set)
         return fail(reader_.error_here(set.error().message));
     return position;
-  }
-
-  // Scans the image at the start of text: the raw values of the key and identity columns;
-  // returns the image's text.
-  Result<std::string_view> image_values(std::string_view text, const TableInfo& table, ImageValues& values) {
-    values.key.assign(table.quoted_key.size(), {});
-    values.identity.assign(table.quoted_identity.size(), {});
-    ndjson::MemberScanner scanner(text);
-    std::string_view key;
-    std::string_view value;
-    while (scanner.next(key, value)) {
-      for (std::size_t i = 0; i < table.quoted_key.size(); ++i)
-        if (key == table.quoted_key[i]) values.key[i] = value;
-      for (std::size_t i = 0; i < table.quoted_identity.size(); ++i)
-        if (key == table.quoted_identity[i]) values.identity[i] = value;
-    }
-    if (scanner.failed()) return fail(reader_.error_here("a row image is not a JSON object"));
-    return text.substr(0, scanner.consumed());
   }
 
   // Error when an image lacks a key or identity column.
@@ -538,12 +505,12 @@ class Applier {
                            bool checked_only) {
     if (image.empty() || image.front() != '{')
       return fail(reader_.error_here("the before image is missing or not an object"));
-    if (auto got = check_values(before_values_, "before", table); !got) return fail(got.error());
+    if (auto got = check_values(change_.before_values, "before", table); !got) return fail(got.error());
     if (checked_only) return false;
-    auto group = group_for(table, before_values_, position);
+    auto group = group_for(table, change_.before_values, position);
     if (!group) return fail(group.error());
     if (!*group) return false;
-    identity_text(table, before_values_, image);
+    identity_text(table, change_.before_values, image);
     if (table.identity) {
       if (auto set = effects_.set_absent(**group, identity_); !set) return fail(set.error());
     } else if (auto set = effects_.add_count(**group, identity_, -1, {}); !set) {
@@ -556,18 +523,18 @@ class Applier {
                         std::string_view ts_ms) {
     if (image.empty() || image.front() != '{')
       return fail(reader_.error_here("the after image is missing or not an object"));
-    if (auto got = check_values(after_values_, "after", table); !got) return fail(got.error());
-    auto group = group_for(table, after_values_, position);
+    if (auto got = check_values(change_.after_values, "after", table); !got) return fail(got.error());
+    auto group = group_for(table, change_.after_values, position);
     if (!group) return fail(group.error());
     if (!*group) return false;
-    identity_text(table, after_values_, image);
+    identity_text(table, change_.after_values, image);
     // The row as cdc-snapshot would have written it.
     line_.clear();
     line_.append(table.row_prefix);
     if (table.quoted_key.empty())
       line_.append("null");  // a table read whole, as cdc-snapshot writes its rows
     else
-      append_object(table.quoted_key, after_values_.key, line_);
+      append_object(table.quoted_key, change_.after_values.key, line_);
     line_.append(records::kRowBeforeAfter);
     if (table.identity) {
       // The image, most of the line, is read back from the mapped deltas when they are a file.
@@ -627,8 +594,7 @@ class Applier {
   simdjson::dom::parser parser_;
   EventGtidCache gtids_;
   DeltaSummary summary_;
-  ImageValues before_values_;
-  ImageValues after_values_;
+  ChangeText change_;  // the change line being applied
   std::string scratch_;
   std::string last_db_;  // table_index_of's last answer
   std::string last_table_;

@@ -362,13 +362,14 @@ EffectStore::Arena& EffectStore::Arena::operator=(Arena&& other) noexcept {
 
 EffectStore::Arena::~Arena() { release(); }
 
-std::uint64_t EffectStore::Arena::append(std::string_view bytes) {
-  while (current_ < blocks_.size() && blocks_[current_].filled + bytes.size() > blocks_[current_].size) {
+std::uint64_t EffectStore::Arena::append(std::string_view first, std::string_view second) {
+  const std::size_t bytes = first.size() + second.size();
+  while (current_ < blocks_.size() && blocks_[current_].filled + bytes > blocks_[current_].size) {
     if (current_ + 1 == blocks_.size()) break;
     ++current_;
   }
-  if (current_ >= blocks_.size() || blocks_[current_].filled + bytes.size() > blocks_[current_].size) {
-    const std::size_t size = std::max(kArenaBlockBytes, (bytes.size() + kArenaBlockBytes - 1) / kArenaBlockBytes *
+  if (current_ >= blocks_.size() || blocks_[current_].filled + bytes > blocks_[current_].size) {
+    const std::size_t size = std::max(kArenaBlockBytes, (bytes + kArenaBlockBytes - 1) / kArenaBlockBytes *
                                                             kArenaBlockBytes);
     void* data = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (data == MAP_FAILED) throw std::bad_alloc();
@@ -377,9 +378,10 @@ std::uint64_t EffectStore::Arena::append(std::string_view bytes) {
   }
   Block& block = blocks_[current_];
   const std::uint64_t ref = (std::uint64_t{current_} << 40) | block.filled;
-  if (!bytes.empty()) std::memcpy(block.data + block.filled, bytes.data(), bytes.size());
-  block.filled += bytes.size();
-  used_ += bytes.size();
+  if (!first.empty()) std::memcpy(block.data + block.filled, first.data(), first.size());
+  if (!second.empty()) std::memcpy(block.data + block.filled + first.size(), second.data(), second.size());
+  block.filled += bytes;
+  used_ += bytes;
   return ref;
 }
 
@@ -444,10 +446,8 @@ Result<void> EffectStore::set_present_split(std::uint32_t group, std::string_vie
   Record& record = slot(group, identity);
   record.kind = EffectKind::present;
   record.count = 1;
-  scratch_.assign(head);
-  scratch_.append(tail);
-  record.line_offset = arena_.append(scratch_);
-  record.line_size = static_cast<std::uint32_t>(scratch_.size());
+  record.line_offset = arena_.append(head, tail);
+  record.line_size = static_cast<std::uint32_t>(head.size() + tail.size());
   record.head_size = static_cast<std::uint32_t>(head.size());
   record.image_offset = image_offset;
   record.image_size = static_cast<std::uint32_t>(image_size);

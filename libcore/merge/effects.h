@@ -46,8 +46,22 @@ inline std::uint64_t hash_identity(std::string_view text) noexcept {
     h = (h ^ chunk) * kMul;
     h ^= h >> 29;
   }
+  // The last 1..7 bytes in two loads of fixed size (which may overlap), not a memcpy call of
+  // a variable size: most identities end here.
+  const std::size_t left = text.size() - i;
+  const char* rest = text.data() + i;
   std::uint64_t tail = 0;
-  std::memcpy(&tail, text.data() + i, text.size() - i);
+  if (left >= 4) {
+    std::uint32_t low = 0;
+    std::uint32_t high = 0;
+    std::memcpy(&low, rest, 4);
+    std::memcpy(&high, rest + left - 4, 4);
+    tail = low | (std::uint64_t{high} << 32);
+  } else if (left > 0) {
+    tail = std::uint64_t{static_cast<unsigned char>(rest[0])} |
+           (std::uint64_t{static_cast<unsigned char>(rest[left / 2])} << 8) |
+           (std::uint64_t{static_cast<unsigned char>(rest[left - 1])} << 16);
+  }
   h = (h ^ tail) * kMul;
   h ^= h >> 32;
   return h;
@@ -148,7 +162,9 @@ class EffectStore {
     Arena(Arena&& other) noexcept;
     Arena& operator=(Arena&& other) noexcept;
     ~Arena();
-    [[nodiscard]] std::uint64_t append(std::string_view bytes);
+    [[nodiscard]] std::uint64_t append(std::string_view bytes) { return append(bytes, {}); }
+    // first then second, contiguous.
+    [[nodiscard]] std::uint64_t append(std::string_view first, std::string_view second);
     [[nodiscard]] char* at(std::uint64_t ref) const noexcept {
       return blocks_[ref >> 40].data + (ref & ((std::uint64_t{1} << 40) - 1));
     }
@@ -212,7 +228,6 @@ class EffectStore {
   std::vector<TempDir::File> runs_;
   const char* source_ = nullptr;
   std::size_t source_size_ = 0;
-  std::string scratch_;
 };
 
 // The pages of the mapped deltas that writing images (Effect::append_line) made resident,

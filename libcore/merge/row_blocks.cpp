@@ -51,6 +51,19 @@ std::uint64_t line_number_at(const Segment& segment, std::uint64_t offset) {
 }  // namespace
 
 void Slice::build_index() {
+  digit_bits.assign(kDigitBits / 64, 0);
+  for (const EffectEntry& entry : entries) {
+    // {"name":DIGITS}: the name a string without escapes, as a row's fast path reads it.
+    const std::string_view identity = entry.identity;
+    const std::size_t colon = identity.rfind("\":");
+    if (identity.size() < 4 || identity.front() != '{' || identity.back() != '}' || colon == std::string_view::npos)
+      continue;
+    const std::string_view digits = identity.substr(colon + 2, identity.size() - colon - 3);
+    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      continue;
+    const std::uint64_t bit = digits_value(digits) & (kDigitBits - 1);
+    digit_bits[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+  }
   std::size_t size = 16;
   while (size < entries.size() * 2) size *= 2;
   slots.assign(size, 0);
@@ -126,9 +139,25 @@ Result<bool> RowBlock::read_more(const Segment& segment, std::uint64_t limit) {
 }
 
 std::optional<std::string_view> RowBlock::identity_of(std::string_view line, const TableInfo& table) {
+  key_digits_.reset();
   const std::string_view prefix = table.row_prefix;
   if (table.identity_is_key) {
-    // cdc-snapshot's lines start with the same bytes up to the key object.
+    // cdc-snapshot's lines start with the same bytes up to the key object, and most keys are
+    // one integer: its digits up to the '}' end the object, as skip_json_value would find.
+    const std::string_view key_start = table.row_key_start;
+    if (!key_start.empty() && ndjson::starts_with_bytes(line, key_start)) {
+      std::size_t end = key_start.size();
+      std::uint64_t value = 0;
+      bool digits_only = true;
+      for (; end < line.size() && ((line[end] >= '0' && line[end] <= '9') || line[end] == '-'); ++end) {
+        if (line[end] == '-') digits_only = false;
+        value = value * 10 + static_cast<std::uint64_t>(line[end] - '0');
+      }
+      if (end > key_start.size() && end < line.size() && line[end] == '}') {
+        if (digits_only) key_digits_ = value;
+        return line.substr(prefix.size(), end + 1 - prefix.size());
+      }
+    }
     if (line.size() > prefix.size() && ndjson::starts_with_bytes(line, prefix)) {
       std::size_t end = prefix.size();
       if (line[end] == '{' && ndjson::skip_json_value(line, end)) return line.substr(prefix.size(), end - prefix.size());
@@ -217,7 +246,7 @@ Result<void> RowBlock::read(const Segment& segment, std::uint64_t from, std::uin
                     fmt::format("{}:{}: an op:\"r\" line of {}.{} without its {}: not cdc-snapshot output", segment.name,
                                 line_number_at(segment, offset_ + at), table.db, table.table,
                                 table.identity_is_key ? "\"key\" object" : "\"after\" row or identity columns"));
-      if (slice->owns(*id)) {
+      if ((!key_digits_ || slice->may_hold_digits(*key_digits_)) && slice->owns(*id)) {
         if (const std::int64_t hit = slice->find(*id); hit >= 0) {
           pieces_.push_back(
               Piece{static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(length), static_cast<std::int32_t>(hit)});

@@ -48,6 +48,23 @@ struct Slice {
   std::uint64_t mask = 0;
   std::optional<std::string> lo;  // rows with identity in [lo, hi) are this slice's
   std::optional<std::string> hi;
+  // One bit per value of an integer key's digits (digits_value), set for each entry whose
+  // identity is {"name":DIGITS}: a row whose key is one integer is looked up only when its bit is
+  // set, and most rows have no entry. The keys of one chunk are mostly a range narrower than the
+  // bits, so few rows pass without an entry.
+  std::vector<std::uint64_t> digit_bits;
+
+  // The value a row's or an entry's key digits are filtered by (the same for the same digits).
+  [[nodiscard]] static std::uint64_t digits_value(std::string_view digits) noexcept {
+    std::uint64_t value = 0;
+    for (const char c : digits) value = value * 10 + static_cast<std::uint64_t>(c - '0');
+    return value;
+  }
+  [[nodiscard]] bool may_hold_digits(std::uint64_t value) const noexcept {
+    const std::uint64_t bit = value & (kDigitBits - 1);
+    return digit_bits.empty() || ((digit_bits[bit >> 6] >> (bit & 63)) & 1U) != 0;
+  }
+  static constexpr std::uint64_t kDigitBits = std::uint64_t{1} << 16;
 
   void build_index();
   // The entry index for identity, or -1.
@@ -120,6 +137,8 @@ class RowBlock {
   };
   [[nodiscard]] Result<bool> read_more(const Segment& segment, std::uint64_t limit);
   void copy(std::size_t offset, std::size_t length);
+  // The row's identity; key_digits_ is set to its key's digits value when the key is one
+  // integer of digits only (the common fast path), else cleared.
   [[nodiscard]] std::optional<std::string_view> identity_of(std::string_view line, const TableInfo& table);
 
   std::unique_ptr<char[]> bytes_;
@@ -129,6 +148,7 @@ class RowBlock {
   std::vector<Piece> pieces_;
   std::uint64_t copied_rows_ = 0;  // rows in kCopy pieces
   std::vector<std::string_view> values_;  // scratch for identity_of
+  std::optional<std::uint64_t> key_digits_;  // identity_of's
   std::string identity_;
 };
 

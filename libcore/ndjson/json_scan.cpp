@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 
+#include "ndjson/json_check.h"
 #include "ndjson/utf8.h"
 
 #if defined(__SSE2__)
@@ -120,7 +121,7 @@ bool skip_json_value(std::string_view text, std::size_t& pos) noexcept {
   return pos > start;
 }
 
-MemberScanner::MemberScanner(std::string_view object) noexcept : text_(object) {
+MemberScanner::MemberScanner(std::string_view object, bool checked) noexcept : text_(object), checked_(checked) {
   skip_space(text_, pos_);
   if (pos_ >= text_.size() || text_[pos_] != '{') {
     failed_ = true;
@@ -151,7 +152,7 @@ bool MemberScanner::next_key(std::string_view& quoted_key) noexcept {
     return false;
   }
   const std::size_t key_start = pos_;
-  if (!skip_string(text_, pos_)) {
+  if (!(checked_ ? check_json_string(text_, pos_) : skip_string(text_, pos_))) {
     failed_ = done_ = true;
     return false;
   }
@@ -168,7 +169,7 @@ bool MemberScanner::next_key(std::string_view& quoted_key) noexcept {
 
 bool MemberScanner::take_value(std::string_view& value) noexcept {
   const std::size_t value_start = pos_;
-  if (!skip_json_value(text_, pos_)) {
+  if (!(checked_ ? check_json_value(text_, pos_) : skip_json_value(text_, pos_))) {
     failed_ = done_ = true;
     return false;
   }

@@ -6,7 +6,7 @@
 // output, man/cdc-ndjson.5, VALUES), so it needs the text, not a decoded value. The scanner
 // only follows the structure: strings (with their escapes), nesting, and whitespace between
 // tokens. It does not validate numbers or literals; lines whose validity matters are checked
-// with simdjson by the callers.
+// with simdjson by the callers, or scanned in MemberScanner's checked mode (ndjson/json_check.h).
 
 #include <cstddef>
 #include <cstdint>
@@ -25,7 +25,9 @@ namespace cdc::ndjson {
 // the raw quoted key ("\"id\"", as written, escapes kept) and the raw value text.
 class MemberScanner {
  public:
-  explicit MemberScanner(std::string_view object) noexcept;
+  // checked: keys and values are also checked as ndjson/json_check.h does (values a caller
+  // scans itself, with value_done, are its to check); one that fails the check fails the scan.
+  explicit MemberScanner(std::string_view object, bool checked = false) noexcept;
   // false at the end of the object, or when the text is malformed (then failed() is true).
   [[nodiscard]] bool next(std::string_view& quoted_key, std::string_view& value) noexcept;
   [[nodiscard]] bool failed() const noexcept { return failed_; }
@@ -48,6 +50,7 @@ class MemberScanner {
   bool first_ = true;
   bool done_ = false;
   bool failed_ = false;
+  bool checked_ = false;
 };
 
 // The raw value of the member whose raw quoted key is quoted_key ("\"after\""), or nullopt
@@ -72,6 +75,11 @@ class MemberScanner {
   for (; n > 0; ++a, ++b, --n)
     if (*a != *b) return false;
   return true;
+}
+
+// a and b are the same bytes, compared as starts_with_bytes does (table keys, member names).
+[[nodiscard]] inline bool equal_bytes(std::string_view a, std::string_view b) noexcept {
+  return a.size() == b.size() && starts_with_bytes(a, b);
 }
 
 // Where the last occurrence of needle (not empty) starts in text, or npos: its first byte is

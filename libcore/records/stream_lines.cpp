@@ -43,21 +43,25 @@ void write_gtid_and_pos(std::string_view gtid, std::string_view file, std::uint6
 }
 
 bool take(std::string_view text, std::size_t& at, std::string_view expected) noexcept {
-  if (text.substr(at, expected.size()) != expected) return false;
+  if (!ndjson::starts_with_bytes(text.substr(at), expected)) return false;  // inline: it runs for every line
   at += expected.size();
   return true;
 }
 
-bool take_number(std::string_view text, std::size_t& at, std::uint64_t& value) noexcept {
+// strict is cleared when the number has a leading zero (not JSON).
+bool take_number(std::string_view text, std::size_t& at, std::uint64_t& value, bool& strict) noexcept {
   const char* end = text.data() + text.size();
   const auto [next, error] = std::from_chars(text.data() + at, end, value);
   if (error != std::errc() || next == text.data() + at) return false;
+  if (text[at] == '0' && next - (text.data() + at) > 1) strict = false;
   at = static_cast<std::size_t>(next - text.data());
   return true;
 }
 
-// A string without escapes (file names and GTIDs have none), or null as "".
-bool take_plain_string(std::string_view text, std::size_t& at, std::string_view& value, bool null_ok) noexcept {
+// A string without escapes (file names and GTIDs have none), or null as "". strict is cleared
+// when it holds a control character (not JSON).
+bool take_plain_string(std::string_view text, std::size_t& at, std::string_view& value, bool null_ok,
+                       bool& strict) noexcept {
   if (null_ok && take(text, at, "null")) {
     value = {};
     return true;
@@ -67,6 +71,8 @@ bool take_plain_string(std::string_view text, std::size_t& at, std::string_view&
   if (close == std::string_view::npos) return false;
   value = text.substr(at + 1, close - at - 1);
   if (value.find('\\') != std::string_view::npos) return false;
+  for (const char c : value)
+    if (static_cast<unsigned char>(c) < 0x20) strict = false;
   at = close + 1;
   return true;
 }
@@ -85,29 +91,32 @@ bool scan_line_pos(std::string_view text, bool commit, LinePos& pos, LineEnd& en
   if (found == std::string_view::npos) return false;
   end.pos_member = found;
   end.ts_ms = {};
+  end.strict_json = false;
+  bool strict = true;
   std::size_t at = found + kPos.size();
-  if (!take_plain_string(text, at, pos.file, false) || !take(text, at, R"(,"offset":)") ||
-      !take_number(text, at, pos.offset))
+  if (!take_plain_string(text, at, pos.file, false, strict) || !take(text, at, R"(,"offset":)") ||
+      !take_number(text, at, pos.offset, strict))
     return false;
   if (commit) {
     static constexpr std::string_view kCommit = R"({"op":"commit","v":1,"gtid":)";
     std::size_t gtid_at = kCommit.size();
     return take(text, at, R"(},"position":")") && text.substr(0, kCommit.size()) == kCommit &&
-           take_plain_string(text, gtid_at, pos.gtid, true) && gtid_at < found;
+           take_plain_string(text, gtid_at, pos.gtid, true, strict) && gtid_at < found;
   }
   std::uint64_t number = 0;
-  if (!take(text, at, R"(,"index":)") || !take_number(text, at, number) || !take(text, at, R"(,"gtid":)") ||
-      !take_plain_string(text, at, pos.gtid, true) || !take(text, at, "}"))
+  if (!take(text, at, R"(,"index":)") || !take_number(text, at, number, strict) || !take(text, at, R"(,"gtid":)") ||
+      !take_plain_string(text, at, pos.gtid, true, strict) || !take(text, at, "}"))
     return false;
   // A change line's origin; ddl and incident lines have none.
   if (take(text, at, R"(,"server_id":)") &&
-      (!take_number(text, at, number) || !take(text, at, R"(,"thread":)") ||
-       !(take(text, at, "null") || take_number(text, at, number))))
+      (!take_number(text, at, number, strict) || !take(text, at, R"(,"thread":)") ||
+       !(take(text, at, "null") || take_number(text, at, number, strict))))
     return false;
   if (!take(text, at, R"(,"ts_ms":)")) return false;
   const std::size_t ts_ms = at;
-  if (!take_number(text, at, number) || at + 1 != text.size() || text[at] != '}') return false;
+  if (!take_number(text, at, number, strict) || at + 1 != text.size() || text[at] != '}') return false;
   end.ts_ms = text.substr(ts_ms, at - ts_ms);
+  end.strict_json = strict;
   return true;
 }
 

@@ -93,10 +93,13 @@ void write_stream_discard(const StreamDiscard& discard, ndjson::Writer& out);
 [[nodiscard]] bool scan_line_pos(std::string_view line, bool commit, LinePos& pos) noexcept;
 // What else scan_line_pos read of a line's end: where its "pos" member starts (the quote of the
 // key), and the text of a change, ddl or incident line's last member, "ts_ms" (empty for a
-// commit line).
+// commit line). strict_json: that end, from "pos" on, is also JSON as ndjson/json_check.h checks
+// it (its strings without control characters, its numbers without leading zeros; UTF-8 is the
+// caller's to check), so a scan that proves the rest of the line need not read it.
 struct LineEnd {
   std::size_t pos_member = 0;
   std::string_view ts_ms;
+  bool strict_json = false;
 };
 [[nodiscard]] bool scan_line_pos(std::string_view line, bool commit, LinePos& pos, LineEnd& end) noexcept;
 
