@@ -412,8 +412,7 @@ fault_check_once() {
   local got_base="$work/got.$RANDOM"
   if ! MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 120 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc \
       --from "$from" --until "$until" --tables "$run_db.*" >"$ref" 2>"$work/ref.err"; then
-    failures=$((failures + 1))
-    echo "FAIL $name: the fault-free reference stream failed: $(head -c 400 "$work/ref.err")"
+    fail "$name: the fault-free reference stream failed: $(head -c 400 "$work/ref.err")"
     return
   fi
   commit_gtids "$ref" >"$ref.gtids"
@@ -435,10 +434,9 @@ fault_check_once() {
       echo "ok   $name holds each of the $want transactions from $from to $until exactly once, line for line"
       return
     fi
-    failures=$((failures + 1))
     local at
     at=$(cmp "$ref.lines" "$got_base.lines" 2>&1 | sed -n 's/.*line \([0-9]*\).*/\1/p' | head -1)
-    echo "FAIL $name: each transaction's commit line once, but the lines differ from the fault-free stream's at line ${at:-?} (span lines aside):"
+    fail "$name: each transaction's commit line once, but the lines differ from the fault-free stream's at line ${at:-?} (span lines aside):"
     echo "  $(wc -l <"$got_base.lines") lines, expected $(wc -l <"$ref.lines")"
     if [[ -n $at ]]; then
       echo "  expected: $(sed -n "${at}p" "$ref.lines" | cut -c1-300)"
@@ -446,8 +444,7 @@ fault_check_once() {
     fi
     return
   fi
-  failures=$((failures + 1))
-  echo "FAIL $name: $got transactions, expected $want (from $from to $until)"
+  fail "$name: $got transactions, expected $want (from $from to $until)"
   if [[ -n $missing ]]; then
     local first
     first=$(head -1 <<<"$missing")
@@ -472,8 +469,7 @@ fault_check_replay() {
   shift
   local copy="copy_$run_db"
   if ! proof_replay "$copy" "$@" 2>"$work/replay.err"; then
-    failures=$((failures + 1))
-    echo "FAIL $name: the replay stopped: $(head -c 600 "$work/replay.err")"
+    fail "$name: the replay stopped: $(head -c 600 "$work/replay.err")"
     return
   fi
   proof_compare "$run_db.t" "$copy"
@@ -495,8 +491,7 @@ fault_expect_exit() {
     passes=$((passes + 1))
     echo "ok   $1 (exit $3)"
   else
-    failures=$((failures + 1))
-    echo "FAIL $1: exit $3, expected $2"
+    fail "$1: exit $3, expected $2"
   fi
 }
 
@@ -553,7 +548,7 @@ _fault_run_end() {
     grep 'fault [0-9]*:' "$run_err/proxy.log" >>"$fault_log"
   fi
   fault_injector_wait
-  proof_wait_load || { failures=$((failures + 1)); echo "FAIL the load failed"; }
+  proof_wait_load || { fail "the load failed"; }
   n=$(grep -c . "$fault_log")
   fault_total=$((fault_total + $(grep -v -c -e ': run again$' "$fault_log")))
   echo "  $n fault lines in this run:"
@@ -591,24 +586,21 @@ fault_by_sync() {
   keep_while_busy
   _fault_run_end
   if [[ -n $keep_failed ]]; then
-    failures=$((failures + 1))
-    echo "FAIL cdc-sync under $fault_kind exited $keep_failed"
+    fail "cdc-sync under $fault_kind exited $keep_failed"
     return 1
   fi
   # The marker only after H* is fixed (the merged snapshot is there): a snapshot the faults
   # slowed past the load would otherwise take the marker in, and the stream never shows it.
   if ! keep_until 300 "its merged snapshot" test -e "$run_dir/sync/snapshot.ndjson"; then
     keep_stop
-    failures=$((failures + 1))
-    echo "FAIL cdc-sync did not finish its snapshot"
+    fail "cdc-sync did not finish its snapshot"
     return 1
   fi
   local until_pos
   until_pos=$(_fault_marker) || return 1
   if ! keep_until_text "$_sync_out" "\"position\":\"$until_pos\"" 120; then
     keep_stop
-    failures=$((failures + 1))
-    echo "FAIL cdc-sync did not stream up to $until_pos"
+    fail "cdc-sync did not stream up to $until_pos"
     return 1
   fi
   keep_stop
@@ -718,16 +710,14 @@ fault_by_tools() {
   _fault_run_end
   if ! $ok; then
     [[ -n $keep_pid ]] && keep_stop
-    failures=$((failures + 1))
-    echo "FAIL the tools by hand under $fault_kind: a tool failed (above)"
+    fail "the tools by hand under $fault_kind: a tool failed (above)"
     return 1
   fi
   local until_pos
   until_pos=$(_fault_marker) || return 1
   if ! keep_until_text "$run_dir/tail.ndjson" "\"position\":\"$until_pos\"" 120; then
     keep_stop
-    failures=$((failures + 1))
-    echo "FAIL the tail stream did not reach $until_pos"
+    fail "the tail stream did not reach $until_pos"
     return 1
   fi
   keep_stop
@@ -818,8 +808,7 @@ fault_main() {
     passes=$((passes + 1))
     echo "ok   $fault_total faults of kind $fault_kind injected (at least $fault_min)"
   else
-    failures=$((failures + 1))
-    echo "FAIL only $fault_total faults of kind $fault_kind injected, fewer than $fault_min"
+    fail "only $fault_total faults of kind $fault_kind injected, fewer than $fault_min"
   fi
   echo "  whole test: $((SECONDS - started)) s"
   finish

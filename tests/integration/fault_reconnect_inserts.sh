@@ -65,8 +65,7 @@ if [[ $got == "$inserts" && $distinct == "$inserts" && -z $missing ]]; then
   passes=$((passes + 1))
   echo "ok   out.ndjson holds each of the $inserts inserts exactly once"
 else
-  failures=$((failures + 1))
-  echo "FAIL out.ndjson holds $got inserts, $distinct distinct, of $inserts"
+  fail "out.ndjson holds $got inserts, $distinct distinct, of $inserts"
   [[ -n $missing ]] && echo "  $(wc -l <<<"$missing") lost: ids $(head -20 <<<"$missing" | tr '\n' ' ')..."
   [[ -n $doubled ]] && echo "  $(wc -l <<<"$doubled") twice: ids $(head -20 <<<"$doubled" | tr '\n' ' ')..."
 fi

@@ -102,8 +102,7 @@ replay_and_compare() {
   [[ -n $topic ]] && topic_args=(--topic "$topic")
   if ! "${decoder[@]}" replay --format "$format" --columns "$columns" --key "$key" --table "$table" \
     --prefix-fields "$prefix_fields" "${topic_args[@]}" "$out" >"$work/replayed" 2>"$work/replay.err"; then
-    failures=$((failures + 1))
-    echo "FAIL $format-json cannot read $table's messages: $(head -c 600 "$work/replay.err")"
+    fail "$format-json cannot read $table's messages: $(head -c 600 "$work/replay.err")"
     return 1
   fi
   "${decoder[@]}" source --socket "$THROWAWAY_SOCKET" --table "$table" --columns "$columns" >"$work/source" || return 1
@@ -111,8 +110,7 @@ replay_and_compare() {
     passes=$((passes + 1))
     echo "ok   $format-json replays $table as the source ($(wc -l <"$work/source") rows; $(cat "$work/replay.err"))"
   else
-    failures=$((failures + 1))
-    echo "FAIL $format-json replay of $table differs from the source ($columns):"
+    fail "$format-json replay of $table differs from the source ($columns):"
     diff "$work/replayed" "$work/source" | head -8 | sed 's/^/    /'
   fi
 }
@@ -127,8 +125,7 @@ for format in debezium canal maxwell; do
   out="$work/$format.out"
   int_table="src.int_$format" composite_table="src.composite_$format"
   if ! sync_under_load "$format" "$out" "$int_table" "$composite_table" -- "${flags[@]}"; then
-    failures=$((failures + 1))
-    echo "FAIL cdc-sync ${flags[*]}"
+    fail "cdc-sync ${flags[*]}"
     continue
   fi
   for table in "$int_table" "$composite_table"; do

@@ -31,8 +31,7 @@ expect() {
     passes=$((passes + 1))
     echo "ok   $name"
   else
-    failures=$((failures + 1))
-    echo "FAIL $name: exit $status, expected $want"
+    fail "$name: exit $status, expected $want"
     echo "  stderr: $(head -c 600 "$work/err")"
   fi
 }
@@ -45,12 +44,24 @@ assert() {
     passes=$((passes + 1))
     echo "ok   $name"
   else
-    failures=$((failures + 1))
-    echo "FAIL $name"
+    fail "$name"
   fi
 }
 
+# fail MESSAGE: counts a failed check and prints it; finish prints every failed check again at
+# the end, where CI's shortened log of a long test still shows it.
+failed_checks=()
+fail() {
+  failures=$((failures + 1))
+  failed_checks+=("$1")
+  echo "FAIL $1"
+}
+
 finish() {
+  local check
+  for check in "${failed_checks[@]}"; do
+    echo "failed: ${check:0:300}"
+  done
   echo "$passes passed, $failures failed"
   ((failures == 0))
 }

@@ -113,8 +113,7 @@ same_file() {
     echo "ok   $name"
     return
   fi
-  failures=$((failures + 1))
-  echo "FAIL $name: got $(wc -l <"$got") lines ($(wc -c <"$got") bytes), expected $(wc -l <"$want") ($(wc -c <"$want") bytes)"
+  fail "$name: got $(wc -l <"$got") lines ($(wc -c <"$got") bytes), expected $(wc -l <"$want") ($(wc -c <"$want") bytes)"
   local how line
   how=$(cmp "$want" "$got" 2>&1 | head -1)
   line=$(sed -n 's/.*line \([0-9]*\).*/\1/p' <<<"$how")
@@ -200,8 +199,7 @@ span_checked() {
     passes=$((passes + 1))
     echo "ok   the bounded run's output begins with span_start and ends with span_end"
   else
-    failures=$((failures + 1))
-    echo "FAIL the bounded run's output begins with span_start and ends with span_end: $(head -c 200 "$file")"
+    fail "the bounded run's output begins with span_start and ends with span_end: $(head -c 200 "$file")"
   fi
   grep -v '^{"op":"span_' "$file" >"$file.spanless"
   mv "$file.spanless" "$file"

@@ -137,9 +137,9 @@ proof_flow() {
   local seed
   for seed in "$@"; do
     echo "# $kind, seed $seed: the tools by hand"
-    proof_by_tools "$kind" "$seed" || { failures=$((failures + 1)); echo "FAIL $kind seed $seed by hand"; }
+    proof_by_tools "$kind" "$seed" || { fail "$kind seed $seed by hand"; }
     echo "# $kind, seed $seed: cdc-sync killed and rerun"
-    proof_by_sync_crash "$kind" "$seed" || { failures=$((failures + 1)); echo "FAIL $kind seed $seed cdc-sync crash"; }
+    proof_by_sync_crash "$kind" "$seed" || { fail "$kind seed $seed cdc-sync crash"; }
   done
   echo "$passes passed, $failures failed"
   ((failures == 0))

@@ -168,8 +168,7 @@ proof_compare() {
     passes=$((passes + 1))
     echo "ok   $2.${1#*.} equals $1 ($proof_rows rows)"
   else
-    failures=$((failures + 1))
-    echo "FAIL $2.${1#*.} differs from $1"
+    fail "$2.${1#*.} differs from $1"
     cat "$work/proof_diff.out"
   fi
   return $status
@@ -193,8 +192,7 @@ proof_check_history() {
   high=$(jq -r 'select(.op=="high").position' "$merged")
   if ! MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 120 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc \
       --from "$from" --until "$high" --tables "$tables" >"$history" 2>"$work/history.err"; then
-    failures=$((failures + 1))
-    echo "FAIL $name: the table's history (cdc-stream from $from) failed: $(head -c 400 "$work/history.err")"
+    fail "$name: the table's history (cdc-stream from $from) failed: $(head -c 400 "$work/history.err")"
     return 1
   fi
   if python3 "$proof_check_chunks_tool" --history "$history" --merged "$merged" "$@" >"$work/history.check" 2>&1; then
@@ -203,8 +201,7 @@ proof_check_history() {
     rm -f "$history"
     return 0
   fi
-  failures=$((failures + 1))
-  echo "FAIL $name, against the table's history from $from:"
+  fail "$name, against the table's history from $from:"
   sed 's/^/  /' "$work/history.check" | head -22
   return 1
 }

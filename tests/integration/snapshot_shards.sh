@@ -136,8 +136,7 @@ if proof_replay copy "$work/work/snapshot.ndjson" "$work/tail.ndjson" >"$work/re
   proof_compare shop.orders copy
   proof_compare shop.items copy
 else
-  failures=$((failures + 1))
-  echo "FAIL the replay of the merged snapshot and the stream: $(tail -3 "$work/replay.out")"
+  fail "the replay of the merged snapshot and the stream: $(tail -3 "$work/replay.out")"
 fi
 
 expect "--shard $count/$count is a usage error" 2 cdc-snapshot --shard "$count/$count" "$work/work/plan.ndjson"

@@ -85,8 +85,7 @@ while kill -0 "$writer" 2>/dev/null; do
     kills=$((kills + 1))
     start_archiver
   else
-    echo "FAIL the archiver ended by itself: $(tail -c 400 "$work/archiver.err")"
-    failures=$((failures + 1))
+    fail "the archiver ended by itself: $(tail -c 400 "$work/archiver.err")"
     break
   fi
 done

@@ -69,8 +69,7 @@ if proof_wait_load; then
   passes=$((passes + 1))
   echo "ok   the three loads end with exit 0"
 else
-  failures=$((failures + 1))
-  echo "FAIL a load failed"
+  fail "a load failed"
 fi
 echo "  loads took $((SECONDS - load_started)) s"
 for kind in "${kinds[@]}"; do
@@ -131,8 +130,7 @@ elif ! proof_diff p.t_int lost >"$work/lost.diff"; then
   passes=$((passes + 1))
   echo "ok   a lost delete is caught by the compare: $(head -1 "$work/lost.diff")"
 else
-  failures=$((failures + 1))
-  echo "FAIL a lost delete went unnoticed"
+  fail "a lost delete went unnoticed"
 fi
 
 # One insert doubled: the replay must stop at the second copy of the line, naming it.

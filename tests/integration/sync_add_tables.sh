@@ -63,15 +63,14 @@ sigterm_pending() {
   return 1
 }
 # settle: every writer done, so that the stream's --until now covers all of it.
-settle() { proof_wait_load || { failures=$((failures + 1)); echo "FAIL a load failed"; }; }
+settle() { proof_wait_load || { fail "a load failed"; }; }
 # replay_equals NAME COPY TABLES FILES...: FILES applied in order into empty copies, each of
 # TABLES (db.t) equal to its source.
 replay_equals() {
   local name=$1 copy=$2 tables=$3
   shift 3
   if ! proof_replay "$copy" "$@" 2>"$work/replay.err"; then
-    failures=$((failures + 1))
-    echo "FAIL $name: the replay failed: $(head -c 600 "$work/replay.err")"
+    fail "$name: the replay failed: $(head -c 600 "$work/replay.err")"
     return
   fi
   local table

@@ -72,8 +72,7 @@ echo "  $(grep -c '"op":"[cud]"' "$work/archived.sync/deltas.ndjson") changes me
 if proof_replay copy "$work/snapshot.ndjson" "$work/tail.ndjson" >"$work/replay.out" 2>&1; then
   proof_compare "$table" copy
 else
-  failures=$((failures + 1))
-  echo "FAIL the replay: $(tail -3 "$work/replay.out")"
+  fail "the replay: $(tail -3 "$work/replay.out")"
 fi
 kill "$archiver" 2>/dev/null
 wait "$archiver" 2>/dev/null
