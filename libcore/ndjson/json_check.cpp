@@ -12,12 +12,6 @@ namespace cdc::ndjson {
 
 namespace {
 
-bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-void skip_space(std::string_view text, std::size_t& pos) noexcept {
-  while (pos < text.size() && is_space(text[pos])) ++pos;
-}
-
 bool take(std::string_view text, std::size_t& pos, char c) noexcept {
   if (pos >= text.size() || text[pos] != c) return false;
   ++pos;
@@ -85,20 +79,20 @@ bool check_literal(std::string_view text, std::size_t& pos, std::string_view wor
 bool check_container(std::string_view text, std::size_t& pos, unsigned depth, bool object) noexcept {
   const char close = object ? '}' : ']';
   ++pos;
-  skip_space(text, pos);
+  skip_json_space(text, pos);
   if (take(text, pos, close)) return true;
   for (;;) {
     if (object) {
       if (pos >= text.size() || text[pos] != '"' || !check_json_string(text, pos)) return false;
-      skip_space(text, pos);
+      skip_json_space(text, pos);
       if (!take(text, pos, ':')) return false;
-      skip_space(text, pos);
+      skip_json_space(text, pos);
     }
     if (!check_json_value(text, pos, depth + 1)) return false;
-    skip_space(text, pos);
+    skip_json_space(text, pos);
     if (take(text, pos, close)) return true;
     if (!take(text, pos, ',')) return false;
-    skip_space(text, pos);
+    skip_json_space(text, pos);
   }
 }
 

@@ -16,6 +16,13 @@ namespace cdc::ndjson {
 
 inline constexpr unsigned kMaxCheckedDepth = 32;
 
+// JSON's whitespace (RFC 8259): space, tab, line feed, carriage return.
+[[nodiscard]] constexpr bool is_json_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+// Moves pos past the whitespace at it.
+constexpr void skip_json_space(std::string_view text, std::size_t& pos) noexcept {
+  while (pos < text.size() && is_json_space(text[pos])) ++pos;
+}
+
 // pos at the opening quote: moves past the closing quote of a string without control
 // characters whose escapes are JSON's.
 [[nodiscard]] bool check_json_string(std::string_view text, std::size_t& pos) noexcept;

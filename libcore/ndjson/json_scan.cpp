@@ -15,12 +15,6 @@ namespace cdc::ndjson {
 
 namespace {
 
-bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-void skip_space(std::string_view text, std::size_t& pos) noexcept {
-  while (pos < text.size() && is_space(text[pos])) ++pos;
-}
-
 // pos at the opening quote; moves past the closing quote. Looks for '"' and '\\' 16 bytes at
 // a time (SSE2, part of every x86-64), so short keys and long values cost few steps.
 bool skip_string(std::string_view text, std::size_t& pos) noexcept {
@@ -66,7 +60,7 @@ constexpr auto kAfterScalar = [] {
 }  // namespace
 
 bool skip_json_value(std::string_view text, std::size_t& pos) noexcept {
-  skip_space(text, pos);
+  skip_json_space(text, pos);
   if (pos >= text.size()) return false;
   const char c = text[pos];
   if (c == '"') return skip_string(text, pos);
@@ -122,7 +116,7 @@ bool skip_json_value(std::string_view text, std::size_t& pos) noexcept {
 }
 
 MemberScanner::MemberScanner(std::string_view object, bool checked) noexcept : text_(object), checked_(checked) {
-  skip_space(text_, pos_);
+  skip_json_space(text_, pos_);
   if (pos_ >= text_.size() || text_[pos_] != '{') {
     failed_ = true;
     done_ = true;
@@ -133,7 +127,7 @@ MemberScanner::MemberScanner(std::string_view object, bool checked) noexcept : t
 
 bool MemberScanner::next_key(std::string_view& quoted_key) noexcept {
   if (done_) return false;
-  skip_space(text_, pos_);
+  skip_json_space(text_, pos_);
   if (pos_ < text_.size() && text_[pos_] == '}') {
     done_ = true;
     return false;
@@ -144,7 +138,7 @@ bool MemberScanner::next_key(std::string_view& quoted_key) noexcept {
       return false;
     }
     ++pos_;
-    skip_space(text_, pos_);
+    skip_json_space(text_, pos_);
   }
   first_ = false;
   if (pos_ >= text_.size() || text_[pos_] != '"') {
@@ -157,13 +151,13 @@ bool MemberScanner::next_key(std::string_view& quoted_key) noexcept {
     return false;
   }
   quoted_key = text_.substr(key_start, pos_ - key_start);
-  skip_space(text_, pos_);
+  skip_json_space(text_, pos_);
   if (pos_ >= text_.size() || text_[pos_] != ':') {
     failed_ = done_ = true;
     return false;
   }
   ++pos_;
-  skip_space(text_, pos_);
+  skip_json_space(text_, pos_);
   return true;
 }
 
@@ -314,8 +308,8 @@ std::size_t escaped_prefix_length(std::string_view body, std::size_t characters)
 }
 
 std::string_view trim_json_space(std::string_view text) noexcept {
-  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
+  while (!text.empty() && is_json_space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && is_json_space(text.back())) text.remove_suffix(1);
   return text;
 }
 

@@ -61,8 +61,10 @@ RowsShape rows_shape(const binlog::RowsEvent& event, const TablePlan& plan) {
   return shape;
 }
 
-std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, ndjson::Writer& out,
-                             RowScratch& scratch, RowSpans* spans) {
+namespace {
+
+// Reads the next row's images into scratch.before and scratch.after; failures are left in `rows`.
+void scan_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, RowScratch& scratch) {
   if (shape.has_before) scan_row_image(rows, plan, shape.before, scratch.before, scratch);
   if (shape.has_after && rows.ok()) {
     const auto partial_json = shape.partial_update
@@ -70,6 +72,25 @@ std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const Rows
                                   : std::span<const std::uint8_t>{};
     scan_row_image(rows, plan, shape.after, scratch.after, scratch, partial_json);
   }
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> count_rows(ByteReader rows, const TablePlan& plan, const RowsShape& shape,
+                                        RowScratch& scratch) {
+  if (!rows.empty() && !shape.has_columns) return std::nullopt;  // no row would take bytes
+  std::uint64_t count = 0;
+  while (!rows.empty()) {
+    scan_row_change(rows, plan, shape, scratch);
+    if (!rows.ok()) return std::nullopt;
+    ++count;
+  }
+  return count;
+}
+
+std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, ndjson::Writer& out,
+                             RowScratch& scratch, RowSpans* spans) {
+  scan_row_change(rows, plan, shape, scratch);
   std::size_t unresolved_diffs = 0;
   // Where a member's value starts or ended, for an output stage.
   const auto mark = [&](std::size_t RowSpans::*at) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -59,5 +60,12 @@ struct RowSpans {
 };
 std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, ndjson::Writer& out,
                              RowScratch& scratch, RowSpans* spans = nullptr);
+
+// How many rows `rows` holds, found by scanning each row's images as write_row_change does,
+// without writing anything (a reader that hands the writing to another thread still needs the
+// count). nullopt when a row does not scan: write_row_change then fails on that row with the
+// message, after the rows before it.
+[[nodiscard]] std::optional<std::uint64_t> count_rows(ByteReader rows, const TablePlan& plan, const RowsShape& shape,
+                                                      RowScratch& scratch);
 
 }  // namespace cdc::rowimage

@@ -53,17 +53,24 @@ ChangeWriter::ChangeWriter(int out_fd, std::string out_name) : out_fd_(out_fd), 
 
 ChangeWriter::~ChangeWriter() {
   worker_.reset();  // joins the thread before the converter it uses goes
+  rows_worker_.reset();
   if (spill_fd_ >= 0) ::close(spill_fd_);
 }
 
 void ChangeWriter::set_converter(std::unique_ptr<output::Converter> converter, bool hold_transactions) {
   worker_.reset();
+  if (converter) rows_worker_.reset();
   converter_ = std::move(converter);
   hold_transactions_ = converter_ != nullptr && hold_transactions;
   row_spans_.want_before_key = converter_ != nullptr && converter_->uses_before_key();
   batch_.clear();
   event_in_batch_ = false;
   if (converter_ && !hold_transactions_) worker_ = std::make_unique<ConversionWorker>(*converter_, out_fd_, out_name_);
+}
+
+void ChangeWriter::use_rows_thread(std::size_t min_event_bytes) {
+  rows_thread_min_bytes_ = min_event_bytes;
+  if (!converter_ && !rows_worker_) rows_worker_ = std::make_unique<RowsWorker>(out_fd_, out_name_);
 }
 
 ChangeWriter::TableEntry& ChangeWriter::table_entry(const binlog::TableMap& map) {
@@ -77,6 +84,7 @@ ChangeWriter::TableEntry& ChangeWriter::table_entry(const binlog::TableMap& map)
     next_table_slot_ = (next_table_slot_ + 1) % kCachedTables;
   }
   entry->plan.build(map);
+  entry->rows_table.reset();
   entry->table_members = records::table_members(map.database, map.table);
   entry->quoted_db = ndjson::quoted(map.database);
   entry->quoted_table = ndjson::quoted(map.table);
@@ -168,7 +176,6 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
   prepare_event(position, timestamp);
   const rowimage::RowsShape shape = rowimage::rows_shape(event, plan);
   ByteReader rows(event.rows, event.rows_offset);
-  std::uint64_t index = position.first_index;
   // A row image with no present columns takes no bytes; only a corrupt event has one, and
   // reading its rows would never reach their end.
   if (!rows.empty() && !shape.has_columns)
@@ -177,52 +184,78 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
                                                  position.file, position.offset, map.database, map.table,
                                                  rows.remaining()));
   if (!rows.empty()) describe(table, position, timestamp);  // a line only before a change
+  const records::ChangeOp op = change_op(event.kind);
+  const EventLines lines{op,           table.table_members,     pos_members_, gtid_member_,
+                         tail_members_, position.first_index, partial};
+  // The rows thread writes the event's lines while this one reads on, unless it has all the
+  // work it can take: then this thread writes them rather than wait.
+  if (rows_worker_ && !rows.empty() && rows.remaining() >= rows_thread_min_bytes_ &&
+      rows_worker_->in_flight() < RowsWorker::kMaxInFlight)
+    if (const auto count = rowimage::count_rows(rows, plan, shape, scratch_))
+      return defer_rows(event, table, map, lines, *count);
   // With a converter, each row line goes through it as it ends, after the lines before it.
   if (converter_ && !worker_ && !rows.empty())
     if (auto converted = convert_ended(); !converted) return fail(std::move(converted).error());
-  const records::ChangeOp op = change_op(event.kind);
   // The op member's value: "op":"c" -> "c".
   const std::string_view op_value = records::change_op_member(op).substr(5);
   row_spans_.values = converter_ && converter_->uses_image_values(op_value[1]) ? &batch_.values : nullptr;
-  while (!rows.empty()) {
-    const std::size_t line_start = out_.bytes_buffered();
-    out_.begin_object();
-    out_.raw_members(records::change_op_member(op));
-    out_.raw_members(table.table_members);
-    const std::size_t unresolved_diffs =
-        rowimage::write_row_change(rows, plan, shape, out_, scratch_, converter_ ? &row_spans_ : nullptr);
-    if (!rows.ok()) {
-      out_.abandon_record();
-      return fail(Errc::corrupt_input, fmt::format("{}:{}: {} row {} of {}.{}: {}", position.file, position.offset,
-                                                   event.kind == binlog::RowsKind::write ? "WRITE_ROWS" :
-                                                   event.kind == binlog::RowsKind::erase ? "DELETE_ROWS" : "UPDATE_ROWS",
-                                                   index - position.first_index, map.database, map.table,
-                                                   rows.failure_text()));
-    }
-    const bool partial_line = partial || unresolved_diffs > 0;
-    if (partial_line) out_.field(records::field::partial, true);
-    if (scratch_.lossy_text && lossy_text_table_.empty()) lossy_text_table_ = map.database + "." + map.table;
-    out_.raw_comma_key(records::comma_key::pos);
-    const std::size_t pos_begin = out_.bytes_buffered();
-    out_.begin_object();
-    out_.raw_members(pos_members_);
-    out_.raw_comma_key(records::comma_key::index);
-    out_.unsigned_integer(index);
-    out_.raw_members(gtid_member_);
-    out_.end_object();
-    const std::size_t pos_end = out_.bytes_buffered();
-    out_.raw_members(tail_members_);
-    out_.end_object();
-    out_.end_record();
-    if (converter_) {
-      mark_row(op_value, table, line_start, pos_begin, pos_end, index, partial_line);
-      if (!worker_)
-        if (auto converted = convert_marked_row(); !converted) return fail(std::move(converted).error());
-    }
-    ++index;
-    if (auto flushed = flush_if_large(); !flushed) return fail(std::move(flushed).error());
+  const RowsSource source{position.file, position.offset, event.kind, map.database, map.table};
+  auto written = write_row_lines(rows, plan, shape, lines, source, out_, scratch_, converter_ ? &row_spans_ : nullptr,
+                                 [&](const WrittenLine& line) -> Result<void> {
+                                   if (converter_) {
+                                     mark_row(op_value, table, line.start, line.pos_begin, line.pos_end,
+                                              line.index, line.partial);
+                                     if (!worker_)
+                                       if (auto converted = convert_marked_row(); !converted) return converted;
+                                   }
+                                   return flush_if_large();
+                                 });
+  if (scratch_.lossy_text && lossy_text_table_.empty()) lossy_text_table_ = map.database + "." + map.table;
+  return written;
+}
+
+Result<std::uint64_t> ChangeWriter::defer_rows(const binlog::RowsEvent& event, TableEntry& table,
+                                               const binlog::TableMap& map, const EventLines& lines,
+                                               std::uint64_t count) {
+  if (!table.rows_table) {
+    auto made = std::make_shared<RowsTable>();
+    made->map = map;
+    made->plan.build(made->map);
+    made->table_members = table.table_members;
+    table.rows_table = std::move(made);
   }
-  return index - position.first_index;
+  DeferredRows job;
+  job.table = table.rows_table;
+  job.at = out_.bytes_buffered();
+  job.columns_before = work_.add_bytes(event.columns_before);
+  job.columns_after = work_.add_bytes(event.columns_after);
+  job.rows = work_.add_bytes(event.rows);
+  job.pos_members = work_.add_members(lines.pos_members);
+  job.gtid_member = work_.add_members(lines.gtid_member);
+  job.tail_members = work_.add_members(lines.tail_members);
+  job.file = work_.add_members(event_position_.file);
+  job.kind = event.kind;
+  job.column_count = event.column_count;
+  job.rows_offset = event.rows_offset;
+  job.offset = event_position_.offset;
+  job.first_index = lines.first_index;
+  job.op = lines.op;
+  job.partial = lines.partial;
+  work_.jobs.push_back(std::move(job));
+  work_rows_bytes_ += event.rows.size();
+  if (work_rows_bytes_ >= RowsWorker::kWorkBytes)
+    if (auto handed = hand_off_rows(); !handed) return fail(std::move(handed).error());
+  return count;
+}
+
+Result<void> ChangeWriter::hand_off_rows() {
+  // The jobs' places count from the start of out_'s buffer, which holds no lines from before
+  // the last hand-off.
+  out_.take_ended_records(work_.text);
+  work_rows_bytes_ = 0;
+  if (work_.text.size() == 0 && work_.jobs.empty()) return {};
+  rows_handed_over_ = true;
+  return rows_worker_->submit(work_);
 }
 
 void ChangeWriter::write_ddl(std::string_view database, std::string_view sql, const ChangePosition& position,
@@ -311,6 +344,14 @@ Result<void> ChangeWriter::flush() {
     bytes_flushed_ += *written;
     return {};
   }
+  if (rows_worker_ && (rows_handed_over_ || !work_.jobs.empty())) {
+    if (auto handed = hand_off_rows(); !handed) return handed;
+    auto written = rows_worker_->drain();
+    if (!written) return fail(std::move(written).error());
+    rows_handed_over_ = false;
+    bytes_flushed_ += *written;
+    return {};
+  }
   if (!converter_) {
     const std::size_t buffered = out_.bytes_buffered();
     if (auto flushed = out_.flush_to(out_fd_, out_name_); !flushed) return flushed;
@@ -360,6 +401,7 @@ Result<void> ChangeWriter::flush_if_large() {
   // With a converter the row lines are converted as they end: what grows is converted_.
   if (std::max(out_.bytes_buffered(), converted_.bytes_buffered()) < kFlushThreshold) return {};
   if (worker_) return hand_off();
+  if (rows_worker_ && (rows_handed_over_ || !work_.jobs.empty())) return hand_off_rows();
   if (!hold_transactions_) return flush();
   if (auto converted = convert_ended(); !converted) return converted;
   if (converted_.bytes_buffered() < kFlushThreshold) return {};
@@ -373,6 +415,15 @@ void ChangeWriter::discard() noexcept {
     if (auto drained = worker_->drain(); drained) bytes_flushed_ += *drained;
     batch_.clear();
     event_in_batch_ = false;
+  }
+  if (rows_worker_) {
+    // After an error the worker keeps it for the next flush.
+    if (auto drained = rows_worker_->drain(); drained) {
+      bytes_flushed_ += *drained;
+      rows_handed_over_ = false;
+    }
+    work_.clear();
+    work_rows_bytes_ = 0;
   }
   out_.clear();
   forget_described();

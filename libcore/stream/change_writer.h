@@ -17,6 +17,8 @@
 #include "rowimage/row_image.h"
 #include "stream/conversion_worker.h"
 #include "stream/row_batch.h"
+#include "stream/row_lines.h"
+#include "stream/rows_worker.h"
 #include "util/result.h"
 
 namespace cdc::stream {
@@ -82,6 +84,14 @@ class ChangeWriter {
   void set_converter(std::unique_ptr<output::Converter> converter, bool hold_transactions);
   [[nodiscard]] bool holds_transactions() const noexcept { return hold_transactions_; }
 
+  // Without a converter: the lines of rows events of at least `min_event_bytes` of row images
+  // are written on a thread of their own (RowsWorker), in their place among the other lines,
+  // while this thread reads on; flush() waits for them. Not with set_converter(), which has
+  // its own thread. 0 hands over every rows event that scans (the tests' way to cover the
+  // worker with every event the one-thread writer covers).
+  static constexpr std::size_t kRowsThreadMinBytes = 2048;
+  void use_rows_thread(std::size_t min_event_bytes = kRowsThreadMinBytes);
+
   // Writes out what is buffered; call at transaction boundaries and at the end.
   Result<void> flush();
   // The input ended (cdc-stream --file): flush(), after the converter's held lines (the rows
@@ -100,7 +110,10 @@ class ChangeWriter {
 
   [[nodiscard]] bool partial_images_seen() const noexcept { return partial_images_seen_; }
   // "db.table" of the first row that had binary data in a column without charset metadata.
-  [[nodiscard]] const std::string& lossy_text_table() const noexcept { return lossy_text_table_; }
+  // After flush() when the rows thread is used.
+  [[nodiscard]] const std::string& lossy_text_table() const noexcept {
+    return lossy_text_table_.empty() && rows_worker_ ? rows_worker_->lossy_text_table() : lossy_text_table_;
+  }
 
  private:
   // What every line of a table's rows shares, serialized once per TABLE_MAP decode: the row
@@ -113,6 +126,8 @@ class ChangeWriter {
     records::TableLine line;    // the table line, "pos" and "ts_ms" set when it is written
     std::string description;    // the line written without "pos" and "ts_ms", to compare
     bool described = false;     // the output has this description as the table's last
+    // The map and plan as the rows thread uses them: made on the first event handed over.
+    std::shared_ptr<const RowsTable> rows_table;
   };
   // A few recently used maps: a transaction often alternates between several tables.
   static constexpr std::size_t kCachedTables = 8;
@@ -123,6 +138,12 @@ class ChangeWriter {
   void forget_described() noexcept;
   // Serializes the members of the event's lines that do not change from row to row.
   void prepare_event(const ChangePosition& position, std::uint32_t timestamp);
+  // The event's rows, `count` of them, handed to the rows thread: their lines go where the
+  // lines written so far end.
+  Result<std::uint64_t> defer_rows(const binlog::RowsEvent& event, TableEntry& table, const binlog::TableMap& map,
+                                   const EventLines& lines, std::uint64_t count);
+  // out_'s ended lines and the events deferred among them to the rows thread.
+  Result<void> hand_off_rows();
 
   // The output stage: the ended lines of out_ converted into converted_.
   Result<void> convert_ended();
@@ -168,6 +189,13 @@ class ChangeWriter {
   std::unique_ptr<ConversionWorker> worker_;
   RowBatch batch_;
   RowLineScratch row_scratch_;
+  // The rows thread (use_rows_thread): what goes to it next, the row images in it, and whether
+  // anything was handed over since the last drain.
+  std::unique_ptr<RowsWorker> rows_worker_;
+  std::size_t rows_thread_min_bytes_ = kRowsThreadMinBytes;
+  RowsWork work_;
+  std::size_t work_rows_bytes_ = 0;
+  bool rows_handed_over_ = false;
   bool event_in_batch_ = false;
   std::uint64_t bytes_flushed_ = 0;
   bool partial_images_seen_ = false;

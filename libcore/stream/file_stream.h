@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "output/format.h"
+#include "stream/change_writer.h"
 #include "util/result.h"
 #include "util/time_text.h"
 
@@ -25,6 +26,10 @@ struct FileOptions {
   std::string exclude;                       // --exclude globs
   bool skip_unknown_events = false;          // skip unknown, non-ignorable event types
   output::OutputOptions output;  // --format and its flags: the output stage (cdc-formats(7))
+  // NDJSON: rows events of at least this many bytes of row images have their lines written on
+  // a second thread (ChangeWriter::use_rows_thread); nullopt writes everything in one. The
+  // tests set 0 and nullopt to compare the two writers on every event.
+  std::optional<std::size_t> rows_thread_min_bytes = ChangeWriter::kRowsThreadMinBytes;
 };
 
 struct FileSummary {

@@ -55,6 +55,7 @@ class LiveRun {
     // Stdout cannot be cut back after a lost connection: a format without discard lines gets
     // whole transactions only.
     writer_.set_converter(std::move(converter), !checkpoint_.has_output_file());
+    writer_.use_rows_thread();  // NDJSON: big rows events' lines on the second core
   }
 
   Result<LiveOutcome> run();

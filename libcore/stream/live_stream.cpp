@@ -395,9 +395,11 @@ Result<void> LiveRun::roll_back(std::string_view reason) {
   // Stdout cannot be cut back, and a big transaction goes out as it is read: lines of the
   // transaction in flight may be out. A discard line tells the reader to drop them (all
   // lines since the last commit line); the transaction comes again in full.
+  // Asked after the roll-back, whose discard() waits for the rows thread: bytes_flushed()
+  // then counts every line that went out.
+  if (auto cut = checkpoint_.roll_back(writer_); !cut) return cut;
   const bool partly_out =
       !checkpoint_.has_output_file() && writer_.bytes_flushed() > checkpoint_.committed_bytes() && pipeline_;
-  if (auto cut = checkpoint_.roll_back(writer_); !cut) return cut;
   last_gtid_ = checkpoint_.gtid();
   dirty_ = false;
   if (partly_out) {

@@ -1,0 +1,97 @@
+#pragma once
+
+// The change lines of one rows event (man/cdc-ndjson.5, "c", "u" and "d" lines), written the
+// one way both writers of them share: ChangeWriter in the reading thread, and RowsWorker on the
+// second core for the events it hands over.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "binlog/events/rows_event.h"
+#include "ndjson/writer.h"
+#include "records/row.h"
+#include "records/kinds.h"
+#include "rowimage/row_change.h"
+#include "rowimage/row_image.h"
+#include "util/byte_reader.h"
+#include "util/result.h"
+
+namespace cdc::stream {
+
+// What every line of one rows event shares, serialized once per event.
+struct EventLines {
+  records::ChangeOp op = records::ChangeOp::insert;
+  std::string_view table_members;  // "v":1,"db":"..","table":".."
+  std::string_view pos_members;    // "file":"..","offset":N
+  std::string_view gtid_member;    // "gtid":".." or "gtid":null
+  std::string_view tail_members;   // "server_id":N,"thread":N|null,"ts_ms":N
+  std::uint64_t first_index = 0;   // the index of the event's first row
+  bool partial = false;            // the event's images are not FULL
+};
+
+// Where a rows event came from, for the message of a row that does not decode.
+struct RowsSource {
+  std::string_view file;
+  std::uint64_t offset = 0;
+  binlog::RowsKind kind = binlog::RowsKind::write;
+  std::string_view database;
+  std::string_view table;
+};
+
+// Where the line just written is in the writer's buffer, for an output stage.
+struct WrittenLine {
+  std::size_t start = 0;
+  std::size_t pos_begin = 0;
+  std::size_t pos_end = 0;
+  std::uint64_t index = 0;
+  bool partial = false;
+};
+
+// "FILE:OFFSET: UPDATE_ROWS row N of db.table: why".
+[[nodiscard]] Error row_failure(const RowsSource& source, std::uint64_t row, std::string_view why);
+
+// Writes one line per row left in `rows` into `out`, calling after_line(const WrittenLine&)
+// (which returns Result<void>) after each. Returns how many lines it wrote; on a row that does
+// not decode, the message names it (row_failure) and its line is dropped, the lines before it
+// kept.
+template <class AfterLine>
+Result<std::uint64_t> write_row_lines(ByteReader& rows, const rowimage::TablePlan& plan,
+                                      const rowimage::RowsShape& shape, const EventLines& event,
+                                      const RowsSource& source, ndjson::Writer& out, rowimage::RowScratch& scratch,
+                                      rowimage::RowSpans* spans, AfterLine&& after_line) {
+  std::uint64_t index = event.first_index;
+  while (!rows.empty()) {
+    const std::size_t line_start = out.bytes_buffered();
+    out.begin_object();
+    out.raw_members(records::change_op_member(event.op));
+    out.raw_members(event.table_members);
+    const std::size_t unresolved_diffs = rowimage::write_row_change(rows, plan, shape, out, scratch, spans);
+    if (!rows.ok()) {
+      out.abandon_record();
+      return fail(row_failure(source, index - event.first_index, rows.failure_text()));
+    }
+    const bool partial_line = event.partial || unresolved_diffs > 0;
+    if (partial_line) out.field(records::field::partial, true);
+    out.raw_comma_key(records::comma_key::pos);
+    const std::size_t pos_begin = out.bytes_buffered();
+    out.begin_object();
+    out.raw_members(event.pos_members);
+    out.raw_comma_key(records::comma_key::index);
+    out.unsigned_integer(index);
+    out.raw_members(event.gtid_member);
+    out.end_object();
+    const std::size_t pos_end = out.bytes_buffered();
+    out.raw_members(event.tail_members);
+    out.end_object();
+    out.end_record();
+    if (auto done = after_line(WrittenLine{line_start, pos_begin, pos_end, index, partial_line}); !done)
+      return fail(std::move(done).error());
+    ++index;
+  }
+  return index - event.first_index;
+}
+
+}  // namespace cdc::stream

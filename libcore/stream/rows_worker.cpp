@@ -1,0 +1,129 @@
+#include "stream/rows_worker.h"
+
+#include <span>
+#include <string_view>
+#include <utility>
+
+#include "rowimage/row_change.h"
+#include "stream/row_lines.h"
+
+namespace cdc::stream {
+
+RowsWorker::RowsWorker(int out_fd, std::string out_name)
+    : out_fd_(out_fd), out_name_(std::move(out_name)), thread_([this] { run(); }) {}
+
+RowsWorker::~RowsWorker() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+Result<void> RowsWorker::submit(RowsWork& work) {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [this] { return in_flight_.load(std::memory_order_relaxed) < kMaxInFlight || error_; });
+  if (error_) return fail(*error_);
+  std::unique_ptr<RowsWork> handed;
+  if (!spare_.empty()) {
+    handed = std::move(spare_.back());
+    spare_.pop_back();
+  } else {
+    handed = std::make_unique<RowsWork>();
+  }
+  std::swap(*handed, work);  // the caller goes on with the spare's buffers
+  work.clear();
+  queue_.push_back(std::move(handed));
+  in_flight_.fetch_add(1, std::memory_order_release);
+  lock.unlock();
+  changed_.notify_all();
+  return {};
+}
+
+Result<std::uint64_t> RowsWorker::drain() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [this] { return in_flight_.load(std::memory_order_relaxed) == 0 || error_; });
+  if (error_) return fail(*error_);
+  return std::exchange(written_, 0);
+}
+
+void RowsWorker::run() {
+  for (;;) {
+    std::unique_ptr<RowsWork> work;
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, nothing left
+      work = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    Result<void> done;
+    bool failed_before = false;
+    {
+      const std::lock_guard lock(mutex_);
+      failed_before = error_.has_value();
+    }
+    std::uint64_t bytes = 0;
+    if (!failed_before) {  // after an error nothing more is written
+      done = write(*work);
+      // The lines before a row that does not decode go out, as the reading thread's would.
+      bytes = out_.bytes_buffered();
+      if (auto flushed = out_.flush_to(out_fd_, out_name_); !flushed) {
+        bytes = 0;
+        if (done) done = std::move(flushed);
+      }
+    }
+    out_.clear();
+    work->clear();
+    {
+      const std::lock_guard lock(mutex_);
+      written_ += bytes;
+      if (!done && !error_) error_ = done.error();
+      spare_.push_back(std::move(work));
+      in_flight_.fetch_sub(1, std::memory_order_release);
+    }
+    changed_.notify_all();
+  }
+}
+
+Result<void> RowsWorker::write(const RowsWork& work) {
+  const std::string_view text(work.text.data(), work.text.size());
+  const std::string_view members(work.members);
+  const auto bytes_of = [&work](Span span) {
+    return std::span<const std::uint8_t>(work.bytes.data() + span.begin, span.end - span.begin);
+  };
+  const auto members_of = [members](Span span) { return members.substr(span.begin, span.end - span.begin); };
+  std::size_t written_to = 0;
+  for (const DeferredRows& job : work.jobs) {
+    out_.append_lines(text.substr(written_to, job.at - written_to));
+    written_to = job.at;
+    const RowsTable& table = *job.table;
+    binlog::RowsEvent event;
+    event.kind = job.kind;
+    event.column_count = job.column_count;
+    event.columns_before = bytes_of(job.columns_before);
+    event.columns_after = bytes_of(job.columns_after);
+    event.rows = bytes_of(job.rows);
+    event.rows_offset = job.rows_offset;
+    const rowimage::RowsShape shape = rowimage::rows_shape(event, table.plan);
+    const EventLines lines{job.op,
+                           table.table_members,
+                           members_of(job.pos_members),
+                           members_of(job.gtid_member),
+                           members_of(job.tail_members),
+                           job.first_index,
+                           job.partial};
+    const RowsSource source{members_of(job.file), job.offset, job.kind, table.map.database, table.map.table};
+    ByteReader rows(event.rows, event.rows_offset);
+    auto written = write_row_lines(rows, table.plan, shape, lines, source, out_, scratch_, nullptr,
+                                   [](const WrittenLine&) { return Result<void>{}; });
+    if (scratch_.lossy_text && lossy_text_table_.empty())
+      lossy_text_table_ = table.map.database + "." + table.map.table;
+    if (!written) return fail(std::move(written).error());
+  }
+  out_.append_lines(text.substr(written_to));
+  return {};
+}
+
+}  // namespace cdc::stream

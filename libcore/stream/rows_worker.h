@@ -1,0 +1,133 @@
+#pragma once
+
+// The change lines of big rows events, written on the second core. Writing a row's line
+// (decoding each value into JSON) is most of what cdc-stream does; the reading thread reads,
+// checks and decodes the events, counts each rows event's rows (a scan, a fraction of the
+// writing), and hands the event's row images over with the lines before them. The worker
+// writes the lines of each piece of work in order, and the rows' lines where their event was,
+// so the output is byte for byte what one thread writes (ChangeWriter::use_rows_thread).
+//
+// At most kMaxInFlight pieces of work are handed over and not yet written (each about
+// kWorkBytes of row images), so memory stays bounded and a slow output slows the reading.
+// drain() waits until everything handed over is written: a checkpoint's flush, after which the
+// bytes written are known.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "binlog/events/rows_event.h"
+#include "binlog/events/table_map_event.h"
+#include "ndjson/writer.h"
+#include "records/row.h"
+#include "rowimage/row_image.h"
+#include "stream/row_batch.h"
+#include "util/result.h"
+
+namespace cdc::stream {
+
+// A table as the worker writes its rows: a copy of the map (the decoder's is replaced by the
+// next TABLE_MAP of its id, while the worker may still be writing rows of this one) and the
+// plan built on that copy. Shared by the events of one decode of the map; never changed.
+struct RowsTable {
+  binlog::TableMap map;
+  rowimage::TablePlan plan;
+  std::string table_members;  // "v":1,"db":"..","table":".."
+};
+
+// One rows event handed over: its bitmaps and rows in RowsWork::bytes, its lines' members in
+// RowsWork::members.
+struct DeferredRows {
+  std::shared_ptr<const RowsTable> table;
+  std::size_t at = 0;  // where its lines go in RowsWork::text
+  Span columns_before, columns_after, rows;  // in bytes
+  Span pos_members, gtid_member, tail_members, file;  // in members
+  binlog::RowsKind kind = binlog::RowsKind::write;
+  std::uint64_t column_count = 0;
+  std::uint64_t rows_offset = 0;  // the absolute offset of the rows, for messages
+  std::uint64_t offset = 0;       // the event's (or its payload's), for messages
+  std::uint64_t first_index = 0;
+  records::ChangeOp op = records::ChangeOp::insert;
+  bool partial = false;
+};
+
+// A piece of work: whole lines, and the rows events whose lines go between them.
+struct RowsWork {
+  ndjson::Writer::Buffer text;
+  std::vector<std::uint8_t> bytes;
+  std::string members;
+  std::vector<DeferredRows> jobs;  // in text order
+
+  void clear() noexcept {
+    text.clear();
+    bytes.clear();
+    members.clear();
+    jobs.clear();
+  }
+  [[nodiscard]] Span add_bytes(std::span<const std::uint8_t> from) {
+    const std::size_t begin = bytes.size();
+    bytes.insert(bytes.end(), from.begin(), from.end());
+    return {begin, bytes.size()};
+  }
+  [[nodiscard]] Span add_members(std::string_view from) {
+    const std::size_t begin = members.size();
+    members.append(from);
+    return {begin, members.size()};
+  }
+};
+
+class RowsWorker {
+ public:
+  // Row images handed over in one piece of work, about; and pieces in flight, at most. Two in
+  // flight keep the worker busy while the reader fills the next; the reader writes an event's
+  // lines itself rather than wait for a third.
+  static constexpr std::size_t kWorkBytes = std::size_t{1} << 16;
+  static constexpr std::size_t kMaxInFlight = 2;
+
+  RowsWorker(int out_fd, std::string out_name);
+  RowsWorker(const RowsWorker&) = delete;
+  RowsWorker& operator=(const RowsWorker&) = delete;
+  ~RowsWorker();
+
+  // Hands `work` over (swapped with a written one, whose buffers are reused). Waits while
+  // kMaxInFlight are in flight. The worker's first error, once it has failed: nothing after it
+  // is written.
+  [[nodiscard]] Result<void> submit(RowsWork& work);
+  // Waits until everything handed over is written; returns the bytes written since the last
+  // drain, or the worker's error.
+  [[nodiscard]] Result<std::uint64_t> drain();
+  // Pieces handed over and not yet written (a hint: the worker may finish one meanwhile).
+  [[nodiscard]] std::size_t in_flight() const noexcept { return in_flight_.load(std::memory_order_acquire); }
+  // "db.table" of the first row the worker wrote that had binary data in a column without
+  // charset metadata; read after drain().
+  [[nodiscard]] const std::string& lossy_text_table() const noexcept { return lossy_text_table_; }
+
+ private:
+  void run();
+  Result<void> write(const RowsWork& work);  // on the thread
+
+  int out_fd_;
+  std::string out_name_;
+  ndjson::Writer out_;
+  rowimage::RowScratch scratch_;
+  std::string lossy_text_table_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::unique_ptr<RowsWork>> queue_;   // handed over, not yet written
+  std::vector<std::unique_ptr<RowsWork>> spare_;  // written, for reuse
+  std::atomic<std::size_t> in_flight_{0};
+  bool stopping_ = false;
+  std::optional<Error> error_;
+  std::uint64_t written_ = 0;  // since the last drain
+  std::thread thread_;
+};
+
+}  // namespace cdc::stream
