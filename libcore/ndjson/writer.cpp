@@ -371,12 +371,6 @@ void Writer::take_ended_records(Buffer& into) {
   drop_ended_records();
 }
 
-void Writer::append_lines(std::string_view lines) {
-  assert(record_start_ == buf_.size() && depth_ == 0);
-  buf_.append(lines.data(), lines.data() + lines.size());
-  record_start_ = buf_.size();
-}
-
 void Writer::drop_ended_records() noexcept {
   // Keep a record in progress: the caller may flush on size between two fields.
   const std::size_t pending = buf_.size() - record_start_;

@@ -238,9 +238,6 @@ class Writer {
   // allocation is this writer's from then on.
   using Buffer = fmt::memory_buffer;
   void take_ended_records(Buffer& into);
-  // Appends whole lines written elsewhere (each ended by '\n') as ended records. Only between
-  // records: none may be in progress.
-  void append_lines(std::string_view lines);
 
   // Writes the ended records to fd and clears the buffer. A record in progress stays
   // buffered, so flushing mid-record is safe. The buffer is cleared even when the write

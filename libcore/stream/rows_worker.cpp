@@ -6,6 +6,7 @@
 
 #include "rowimage/row_change.h"
 #include "stream/row_lines.h"
+#include "util/fd_io.h"
 
 namespace cdc::stream {
 
@@ -51,29 +52,18 @@ Result<std::uint64_t> RowsWorker::drain() {
 void RowsWorker::run() {
   for (;;) {
     std::unique_ptr<RowsWork> work;
+    bool failed_before = false;
     {
       std::unique_lock lock(mutex_);
       changed_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, nothing left
       work = std::move(queue_.front());
       queue_.pop_front();
-    }
-    Result<void> done;
-    bool failed_before = false;
-    {
-      const std::lock_guard lock(mutex_);
       failed_before = error_.has_value();
     }
+    Result<void> done;
     std::uint64_t bytes = 0;
-    if (!failed_before) {  // after an error nothing more is written
-      done = write(*work);
-      // The lines before a row that does not decode go out, as the reading thread's would.
-      bytes = out_.bytes_buffered();
-      if (auto flushed = out_.flush_to(out_fd_, out_name_); !flushed) {
-        bytes = 0;
-        if (done) done = std::move(flushed);
-      }
-    }
+    if (!failed_before) done = write(*work, bytes);  // after an error nothing more is written
     out_.clear();
     work->clear();
     {
@@ -87,17 +77,20 @@ void RowsWorker::run() {
   }
 }
 
-Result<void> RowsWorker::write(const RowsWork& work) {
+Result<void> RowsWorker::write(const RowsWork& work, std::uint64_t& bytes) {
   const std::string_view text(work.text.data(), work.text.size());
   const std::string_view members(work.members);
   const auto bytes_of = [&work](Span span) {
     return std::span<const std::uint8_t>(work.bytes.data() + span.begin, span.end - span.begin);
   };
   const auto members_of = [members](Span span) { return members.substr(span.begin, span.end - span.begin); };
-  std::size_t written_to = 0;
+  // The output in order: the text's lines as they are (not copied) and the jobs' lines in out_.
+  pieces_.clear();
+  std::size_t text_from = 0;
+  Result<void> done;
   for (const DeferredRows& job : work.jobs) {
-    out_.append_lines(text.substr(written_to, job.at - written_to));
-    written_to = job.at;
+    pieces_.push_back({true, text_from, job.at});
+    text_from = job.at;
     const RowsTable& table = *job.table;
     binlog::RowsEvent event;
     event.kind = job.kind;
@@ -116,14 +109,32 @@ Result<void> RowsWorker::write(const RowsWork& work) {
                            job.partial};
     const RowsSource source{members_of(job.file), job.offset, job.kind, table.map.database, table.map.table};
     ByteReader rows(event.rows, event.rows_offset);
+    const std::size_t lines_from = out_.bytes_buffered();
     auto written = write_row_lines(rows, table.plan, shape, lines, source, out_, scratch_, nullptr,
                                    [](const WrittenLine&) { return Result<void>{}; });
+    // The lines before a row that does not decode go out, as the reading thread's would.
+    pieces_.push_back({false, lines_from, out_.bytes_buffered()});
     if (scratch_.lossy_text && lossy_text_table_.empty())
       lossy_text_table_ = table.map.database + "." + table.map.table;
-    if (!written) return fail(std::move(written).error());
+    if (!written) {
+      done = fail(std::move(written).error());
+      break;
+    }
   }
-  out_.append_lines(text.substr(written_to));
-  return {};
+  if (done) pieces_.push_back({true, text_from, text.size()});
+  vectors_.clear();
+  const std::string_view lines = out_.buffered();
+  for (const Piece& piece : pieces_) {
+    const std::string_view from = (piece.text ? text : lines).substr(piece.begin, piece.end - piece.begin);
+    if (from.empty()) continue;
+    vectors_.push_back(iovec{const_cast<char*>(from.data()), from.size()});
+    bytes += from.size();
+  }
+  if (auto flushed = write_all(out_fd_, vectors_, out_name_); !flushed) {
+    bytes = 0;
+    return flushed;
+  }
+  return done;
 }
 
 }  // namespace cdc::stream

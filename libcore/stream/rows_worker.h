@@ -12,6 +12,8 @@
 // drain() waits until everything handed over is written: a checkpoint's flush, after which the
 // bytes written are known.
 
+#include <sys/uio.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -112,12 +114,22 @@ class RowsWorker {
 
  private:
   void run();
-  Result<void> write(const RowsWork& work);  // on the thread
+  // On the thread: writes the work's lines, adding to `bytes` what went out.
+  Result<void> write(const RowsWork& work, std::uint64_t& bytes);
+
+  // A stretch of the output: of the work's text, or of the lines written into out_.
+  struct Piece {
+    bool text = false;
+    std::size_t begin = 0;
+    std::size_t end = 0;
+  };
 
   int out_fd_;
   std::string out_name_;
   ndjson::Writer out_;
   rowimage::RowScratch scratch_;
+  std::vector<Piece> pieces_;
+  std::vector<iovec> vectors_;
   std::string lossy_text_table_;
   std::mutex mutex_;
   std::condition_variable changed_;
