@@ -1,5 +1,6 @@
 #include "merge/effects.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -14,6 +15,7 @@
 #include <queue>
 
 #include "util/fd_io.h"
+#include "util/unique_fd.h"
 
 namespace cdc::merge {
 
@@ -232,8 +234,13 @@ class RunReader {
   }
 
   Result<std::size_t> pread_some() {
+    if (!fd_.valid()) {
+      // Opened on the first read: a run is closed once written (TempDir::close).
+      fd_ = UniqueFd(::open(file_.path.c_str(), O_RDONLY | O_CLOEXEC));
+      if (!fd_.valid()) return fail(Errc::io, fmt::format("cannot open {}: {}", file_.path, std::strerror(errno)));
+    }
     for (;;) {
-      const ssize_t got = ::pread(file_.fd, packed_.data(), packed_.size(), static_cast<off_t>(offset_));
+      const ssize_t got = ::pread(fd_.get(), packed_.data(), packed_.size(), static_cast<off_t>(offset_));
       if (got < 0 && errno == EINTR) continue;
       if (got < 0) return fail(Errc::io, fmt::format("{}: read failed: {}", file_.path, std::strerror(errno)));
       offset_ += static_cast<std::uint64_t>(got);
@@ -243,6 +250,7 @@ class RunReader {
   }
 
   TempDir::File file_;
+  UniqueFd fd_;  // the run, open while it is read
   std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx_;
   std::string packed_;
   const char* source_;
@@ -569,6 +577,7 @@ Result<void> EffectStore::spill() {
     return next < order.size();
   });
   if (!written) return written;
+  temp_.close(*file);
   runs_.push_back(*file);
   clear_memory();
   if (index_.size() > 4096) index_ = {};  // a small limit needs no large index
@@ -610,6 +619,7 @@ Result<void> EffectStore::merge_runs(std::size_t max_open_runs) {
       if (!status) return status;
       if (!written) return written;
       for (std::size_t r = first; r < last; ++r) temp_.remove(runs_[r]);
+      temp_.close(*file);
       merged.push_back(*file);
     }
     runs_ = std::move(merged);

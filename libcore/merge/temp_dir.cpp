@@ -38,6 +38,17 @@ Result<TempDir::File> TempDir::create(std::string_view stem) {
   return file;
 }
 
+void TempDir::close(File& file) {
+  const std::lock_guard lock(mutex_);
+  for (File& open : open_) {
+    if (open.path != file.path) continue;
+    if (open.fd >= 0) ::close(open.fd);
+    open.fd = -1;
+    break;
+  }
+  file.fd = -1;
+}
+
 void TempDir::remove(File& file) {
   const std::lock_guard lock(mutex_);
   for (auto it = open_.begin(); it != open_.end(); ++it) {

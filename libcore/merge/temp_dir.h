@@ -24,8 +24,12 @@ class TempDir {
     std::string path;
     int fd = -1;
   };
-  // A new empty file, open for reading and writing; closed by close_file() or at the end.
+  // A new empty file, open for reading and writing; closed by close() or at the end.
   [[nodiscard]] Result<File> create(std::string_view stem);
+  // Closes a file made by create() once it is written (file.fd is -1 after): a reader opens it
+  // again by its path. A tight --memory-limit spills thousands of runs, more than a process may
+  // keep open.
+  void close(File& file);
   // Closes and unlinks a file made by create().
   void remove(File& file);
 
