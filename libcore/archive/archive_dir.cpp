@@ -434,14 +434,18 @@ Result<void> ArchiveDir::begin_file(const std::string& name) {
   const std::string partial = file_path(in_progress_name(name));
   UniqueFd fd(::openat(dir_fd_.get(), in_progress_name(name).c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0640));
   if (!fd.valid()) return errno_error("cannot create", partial);
+  // The magic at once: a reader of the archive (--archive-source) may open the file in
+  // progress any time, and a binlog file without its magic is not one.
+  if (auto written = write_all(fd.get(), std::string_view(reinterpret_cast<const char*>(kMagic), sizeof kMagic), partial);
+      !written)
+    return written;
   if (auto synced = sync_directory(); !synced) return synced;
   current_.emplace();
   current_->name = name;
   current_->fd = std::move(fd);
   current_->size = sizeof kMagic;
-  current_->on_disk = 0;
-  std::memcpy(buffer_.data(), kMagic, sizeof kMagic);
-  buffered_ = sizeof kMagic;
+  current_->on_disk = sizeof kMagic;
+  buffered_ = 0;
   unsynced_ = true;
   return {};
 }

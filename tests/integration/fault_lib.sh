@@ -41,9 +41,10 @@
 #                 0.2-0.8 s; a tool may exit 74 (anything else fails) and is run again once
 #                 the space is back
 #   slow_reader   the stream writes to a pipe whose reader stops for 2.5 s, longer than
-#                 net_write_timeout (set to 1 s on the server), while 4 MB of rows go into
-#                 db.bulk (streamed too: the pipe, then the socket buffers fill, and the server
-#                 blocks on its write), every 0.1-0.5 s. A stream on a pipe
+#                 net_write_timeout (set to 1 s on the server), while 12 MB of rows go into
+#                 db.bulk (streamed too: the pipe, the stream's buffers, then the socket
+#                 buffers fill, and the server blocks on its write; 4 MB no longer did once the
+#                 stream read on while its second thread waited on the pipe), every 0.1-0.5 s. A stream on a pipe
 #                 saves its state after every transaction (two fsyncs): the load is held to 40
 #                 transactions a second and runs twice as long, so that the stream keeps up
 #   proxy         the tools connect through cdc-test-proxy, which cuts (RST or FIN) or stalls
@@ -187,7 +188,7 @@ _fault_once() {
       kill -STOP "$id" 2>/dev/null || return 1
       local dumps_before dumps_after
       dumps_before=$(root -N -e "SELECT GROUP_CONCAT(ID) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")
-      root -e "INSERT INTO \`$run_db\`.bulk (pad) SELECT REPEAT('f', 1000) FROM \`$run_db\`.seq_1_to_4000" 2>>"$work/injector.err"
+      root -e "INSERT INTO \`$run_db\`.bulk (pad) SELECT REPEAT('f', 1000) FROM \`$run_db\`.seq_1_to_12000" 2>>"$work/injector.err"
       sleep 2.5
       dumps_after=$(root -N -e "SELECT GROUP_CONCAT(ID) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")
       kill -CONT "$id" 2>/dev/null
