@@ -402,6 +402,12 @@ bool Connection::uses_tls() const { return mysql_get_ssl_cipher(impl_->handle) !
 
 std::uint64_t Connection::thread_id() const { return mysql_thread_id(impl_->handle); }
 
+bool Connection::in_transaction() const {
+  unsigned int status = 0;
+  if (mariadb_get_infov(impl_->handle, MARIADB_CONNECTION_SERVER_STATUS, &status) != 0) return false;
+  return (status & SERVER_STATUS_IN_TRANS) != 0;
+}
+
 std::string client_library_version() {
   return fmt::format("MariaDB Connector/C {}", mysql_get_client_info());
 }

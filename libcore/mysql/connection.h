@@ -69,6 +69,9 @@ class Connection {
   [[nodiscard]] bool uses_tls() const;
   // The server's id for this connection (CONNECTION_ID(), what KILL takes).
   [[nodiscard]] std::uint64_t thread_id() const;
+  // Whether the session is inside a transaction, as the server's status flags said in its
+  // last answer (SERVER_STATUS_IN_TRANS).
+  [[nodiscard]] bool in_transaction() const;
 
  private:
   struct Impl;

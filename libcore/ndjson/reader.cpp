@@ -1,5 +1,7 @@
 #include "ndjson/reader.h"
 
+#include <poll.h>
+
 #include <algorithm>
 #include <cstring>
 #include <utility>
@@ -111,6 +113,12 @@ Result<bool> Reader::accept_line(std::size_t length, bool terminated) {
     return fail(error_at_line(fmt::format("expected a JSON object, got {}", type_name(root.type()))));
   }
   return true;
+}
+
+bool Reader::ready() const {
+  if (eof_ || (end_ > begin_ && std::memchr(buffer_.get() + begin_, '\n', end_ - begin_) != nullptr)) return true;
+  pollfd want{fd_, POLLIN, 0};
+  return ::poll(&want, 1, 0) != 0;  // readable, at its end, or an error: next() will say
 }
 
 Result<void> Reader::fill() {

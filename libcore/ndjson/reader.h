@@ -58,6 +58,11 @@ class Reader {
   // true: a record is ready; false: clean end of input.
   [[nodiscard]] Result<bool> next();
 
+  // Whether next() can answer without waiting: a whole line is buffered, the input ended, or
+  // its descriptor has bytes to read now (poll). For callers that release what they hold
+  // before they wait on a pipe.
+  [[nodiscard]] bool ready() const;
+
   // The record and the raw text of its line (without '\r\n'); valid until the next call to
   // next(), and only after next() returned true. After an error, line() is the offending
   // line where there is one, so tools can quote it.

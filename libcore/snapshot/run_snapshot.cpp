@@ -130,8 +130,8 @@ Result<ReadView> open_read_view(mysql::Connection& connection, bool mariadb, con
   return view;
 }
 
-// The high watermark, then COMMIT.
-Result<records::Watermark> close_read_view(mysql::Connection& connection, bool mariadb) {
+// The high watermark; then COMMIT, unless the read view is kept for the next chunk.
+Result<records::Watermark> take_high(mysql::Connection& connection, bool mariadb, bool commit) {
   records::Watermark high;
   if (!mariadb) {
     auto mark = binlog_status(connection);
@@ -141,11 +141,12 @@ Result<records::Watermark> close_read_view(mysql::Connection& connection, bool m
     if (!gtid) return fail(gtid.error());
     high.position = gtid->empty() ? file_offset(high) : *gtid;
     high.ts_ms = now_ms();
-    if (auto committed = connection.query("COMMIT"); !committed) return fail(committed.error());
+    if (commit)
+      if (auto committed = connection.query("COMMIT"); !committed) return fail(committed.error());
     return high;
   }
-  const std::string statements[] = {"SHOW MASTER STATUS", "SELECT @@global.gtid_binlog_pos", "COMMIT"};
-  auto answers = connection.query_batch(statements);
+  const std::string with_commit[] = {"SHOW MASTER STATUS", "SELECT @@global.gtid_binlog_pos", "COMMIT"};
+  auto answers = connection.query_batch(std::span<const std::string>(with_commit, commit ? 3 : 2));
   if (!answers) return fail(std::move(answers).error());
   auto mark = binlog_point((*answers)[0]);
   if (!mark) return fail(mark.error());
@@ -308,14 +309,29 @@ Result<ChunkResult> ChunkReader::read(mysql::Connection& connection, const recor
                                       const Flush& flush) {
   const bool mariadb = is_mariadb(connection);
   ChunkResult result;
-  auto view = open_read_view(connection, mariadb, chunk, gtids_);
-  if (!view) return fail(TableDefinitions::gone_when_missing(std::move(view).error(), chunk));
-  auto described = tables_.describe(connection, chunk, view->table_definition);
-  if (!described) {
+  if (!can_reuse(connection, chunk)) {
+    // START TRANSACTION commits a view kept for another table, or one too old.
+    view_.reset();
+    auto opened = open_read_view(connection, mariadb, chunk, gtids_);
+    if (!opened) return fail(TableDefinitions::gone_when_missing(std::move(opened).error(), chunk));
+    ++views_opened_;
+    view_ = KeptView{chunk.db,
+                     chunk.table,
+                     connection.thread_id(),
+                     std::chrono::steady_clock::now(),
+                     std::move(opened->low),
+                     std::move(opened->table_definition)};
+  }
+  const auto abandon = [&] {
+    view_.reset();
     (void)connection.query("ROLLBACK");
+  };
+  auto described = tables_.describe(connection, chunk, view_->table_definition);
+  if (!described) {
+    abandon();
     return fail(described.error());
   }
-  result.low = view->low;
+  result.low = view_->low;
   records::write_low(records::low_of(chunk, result.low), out);
   described->ts_ms = result.low.ts_ms;
   records::write_table_line(*described, out);
@@ -406,7 +422,7 @@ Result<ChunkResult> ChunkReader::read(mysql::Connection& connection, const recor
   if (!select) return fail(select.error());
   auto streamed = connection.stream_rows(*select, on_columns, on_row);
   if (!streamed) {
-    (void)connection.query("ROLLBACK");
+    abandon();
     Error error = streamed.error();
     if (error.code == Errc::server && (error.message.find("[1054]") != std::string::npos ||
                                        error.message.find("[1146]") != std::string::npos))
@@ -414,11 +430,30 @@ Result<ChunkResult> ChunkReader::read(mysql::Connection& connection, const recor
     return fail(std::move(error));
   }
   result.rows = rows;
-  auto high = close_read_view(connection, mariadb);
-  if (!high) return fail(high.error());
+  // Kept for the next chunk only while it is young enough to be reused then.
+  const bool keep = std::chrono::steady_clock::now() - view_->opened < share_view_;
+  if (!keep) view_.reset();
+  auto high = take_high(connection, mariadb, !keep);
+  if (!high) {
+    view_.reset();
+    return fail(high.error());
+  }
   result.high = *high;
   records::write_high(records::High{records::chunk_ref(chunk), result.high, result.rows}, out);
   return result;
+}
+
+bool ChunkReader::can_reuse(mysql::Connection& connection, const records::Chunk& chunk) const {
+  return view_ && view_->connection_id == connection.thread_id() && connection.in_transaction() &&
+         view_->db == chunk.db && view_->table == chunk.table &&
+         std::chrono::steady_clock::now() - view_->opened < share_view_;
+}
+
+void ChunkReader::end_view(mysql::Connection& connection) {
+  if (!view_) return;
+  const bool same_connection = view_->connection_id == connection.thread_id();
+  view_.reset();
+  if (same_connection) (void)connection.query("COMMIT");
 }
 
 namespace {
@@ -541,10 +576,13 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
   ndjson::Writer out;
   RetrySchedule retry(options.retry_for_seconds);
   bool session_prepared = false;  // the session settings are made on the current connection
-  ChunkReader reader_of_chunks(options.connection);
+  ChunkReader reader_of_chunks(options.connection, options.share_view);
   for (const Input& input : opened) {
     ndjson::Reader reader(input.fd, input.name);
     for (;;) {
+      // No transaction (and no metadata lock, which would hold up an ALTER TABLE) is kept
+      // while waiting for the next chunk line.
+      if (connection && reader_of_chunks.view_open() && !reader.ready()) reader_of_chunks.end_view(*connection);
       auto next = reader.next();
       if (!next) {
         progress.finish();
@@ -579,6 +617,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
       if (options.output_dir) {
         name = chunk_file_name(*chunk);
         auto claimed = claim_chunk(dir_fd, *options.output_dir, name, [&](std::string_view message) {
+          reader_of_chunks.end_view(*connection);  // not held while waiting for another process
           (void)write_all(stderr_fd, fmt::format("cdc-snapshot: notice: {}\n", message), "stderr");
         });
         if (!claimed) {
@@ -646,6 +685,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
       while (!done && done.error().code == Errc::unavailable) {
         const Error error = done.error();
         connection.reset();
+        reader_of_chunks.drop_view();
         const auto wait = retry.after_failure();
         if (!wait) {
           done = fail(error.with_context(
@@ -690,6 +730,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
       progress.chunk_done(done->rows);
     }
   }
+  if (connection) reader_of_chunks.end_view(*connection);
   progress.finish();
   return summary;
 }

@@ -1,8 +1,10 @@
 #pragma once
 
-// cdc-snapshot's work: for each op:"chunk" line, one transaction that takes the low
-// watermark, streams the chunk's rows and takes the high watermark (man/cdc-snapshot.1 and
-// man/cdc-merge.1, "The merge"):
+// cdc-snapshot's work: for each op:"chunk" line, in a read-only transaction, the low
+// watermark, the chunk's rows streamed and the high watermark (man/cdc-snapshot.1 and
+// man/cdc-merge.1, "The merge"). Consecutive chunks of a table may share the transaction and
+// its low watermark (ChunkReader below): then the setup (the MariaDB and MySQL items) is done
+// once for all of them, and the last item for each:
 //
 //   MariaDB  SHOW CREATE TABLE (table_definitions.h), START TRANSACTION WITH CONSISTENT
 //            SNAPSHOT and SHOW STATUS LIKE 'binlog_snapshot_%' (the binlog point of exactly
@@ -15,7 +17,7 @@
 //   both     the SELECT inside that transaction, fetched row by row (binary protocol, no
 //            stored result: memory holds one row); then SHOW MASTER STATUS and
 //            @@global.gtid_binlog_pos (MySQL: gtid_executed) for the high watermark, and
-//            COMMIT (on MariaDB the three in one round trip).
+//            COMMIT unless the view is kept (on MariaDB in one round trip).
 //
 // Output per chunk (man/cdc-ndjson.5, man/cdc-snapshot.1): op:"low", op:"table" (the table as
 // information_schema describes it, read with the key check), one op:"r" per row, op:"high". A
@@ -32,6 +34,7 @@
 // op:"discard" line follows what was written of it) and the chunk is read again on a new
 // connection, with new watermarks, on cdc-stream's backoff.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -69,25 +72,62 @@ using Flush = std::function<Result<void>(ndjson::Writer&, std::uint64_t rows)>;
 
 // What a process keeps from one chunk to the next, so that the per-chunk setup does not
 // cost the server more than the rows do: the last low watermark's GTID position, advanced
-// rather than asked again (gtid_at_offset.h), and the tables described
-// (table_definitions.h). One reader per process, for chunks read one after another on any
-// connection to the same server.
+// rather than asked again (gtid_at_offset.h), the tables described (table_definitions.h),
+// and, with share_view, the read view itself. One reader per process, for chunks read one
+// after another on any connection to the same server.
+//
+// A shared read view: consecutive chunks of one table, on the same connection, are read in
+// the transaction the first of them opened, for up to share_view after it opened. Their low
+// lines are that view's low watermark (the rows of each are exactly those of that binlog
+// point) and each still gets its own high watermark, taken after its SELECT. What a view costs
+// the server (SHOW STATUS above all, a quarter of a millisecond however small the chunk) is
+// then paid once per view rather than once per chunk. The view is left open after a chunk
+// only while it is younger than share_view; end_view() commits it (cdc-snapshot calls it when
+// no next chunk line is at hand, so a process waiting for input holds no transaction and no
+// metadata lock). A view is never reused on another connection, or when the session's
+// transaction ended meanwhile (the server's status flags say so: a reconnection, a DDL
+// statement on the connection).
 class ChunkReader {
  public:
-  // options: how GtidAtOffset connects for its replication reads.
-  explicit ChunkReader(mysql::ConnectionOptions options) : gtids_(std::move(options)) {}
+  // options: how GtidAtOffset connects for its replication reads. share_view: how long
+  // consecutive chunks of a table may share a read view; zero: one view per chunk.
+  explicit ChunkReader(mysql::ConnectionOptions options, std::chrono::milliseconds share_view = {})
+      : gtids_(std::move(options)), share_view_(share_view) {}
 
   [[nodiscard]] Result<ChunkResult> read(mysql::Connection& connection, const records::Chunk& chunk,
                                          ndjson::Writer& out, const Flush& flush);
 
-  // For the tests and the benchmark: how the last low's position was found, and how many
-  // times a table was described from information_schema.
+  // Commits the read view kept open for a next chunk, if there is one. A failure is not
+  // reported: the transaction only read, and a lost connection shows at the next chunk.
+  void end_view(mysql::Connection& connection);
+  // Forgets the kept view without a word to the server (its connection is gone).
+  void drop_view() noexcept { view_.reset(); }
+
+  // For the tests and the benchmark: how the last low's position was found, how many times a
+  // table was described from information_schema, how many read views were opened, and
+  // whether one is open now.
   [[nodiscard]] const GtidAtOffset& gtids() const noexcept { return gtids_; }
   [[nodiscard]] const TableDefinitions& tables() const noexcept { return tables_; }
+  [[nodiscard]] std::uint64_t views_opened() const noexcept { return views_opened_; }
+  [[nodiscard]] bool view_open() const noexcept { return view_.has_value(); }
 
  private:
+  // The read view kept open for the next chunk of the same table.
+  struct KeptView {
+    std::string db;
+    std::string table;
+    std::uint64_t connection_id = 0;
+    std::chrono::steady_clock::time_point opened;
+    records::Watermark low;
+    mysql::QueryResult table_definition;  // SHOW CREATE TABLE's answer when the view opened
+  };
+  [[nodiscard]] bool can_reuse(mysql::Connection& connection, const records::Chunk& chunk) const;
+
   GtidAtOffset gtids_;
   TableDefinitions tables_;
+  std::chrono::milliseconds share_view_;
+  std::optional<KeptView> view_;
+  std::uint64_t views_opened_ = 0;
 };
 
 struct Options {
@@ -107,6 +147,10 @@ struct Options {
     std::uint64_t count = 1;
   };
   std::optional<Shard> shard;
+  // --share-view MS: consecutive chunks of a table share one read view for up to this long
+  // (ChunkReader); zero: a view per chunk.
+  static constexpr std::chrono::milliseconds kDefaultShareView{250};
+  std::chrono::milliseconds share_view{kDefaultShareView};
 };
 
 // "INDEX/COUNT" with INDEX < COUNT; Errc::usage naming the form otherwise.

@@ -210,13 +210,14 @@ server_start || exit 1
 
 # ---- 4. the low watermarks under writes: each chunk's GTID position is the one the server
 # gives for its binlog point (BINLOG_GTID_POS), though cdc-snapshot only asked it for the
-# first chunk and advanced it over the binlog for the others ----
+# first chunk and advanced it over the binlog for the others. A read view per chunk
+# (--share-view 0), so that every chunk has a low of its own to check ----
 root -e "CREATE TABLE t.w (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB" || exit 1
 ( for ((k = 0; k < 400; k++)); do echo "INSERT INTO t.w (v) VALUES ($k); DO SLEEP(0.005);"; done | root ) &
 writer_pid=$!
 bg_pids+=("$writer_pid")
 root -e "SET GLOBAL log_output = 'TABLE'; TRUNCATE TABLE mysql.general_log; SET GLOBAL general_log = ON" || exit 1
-tool "$snapshot" "$work/plan.ndjson" >"$work/written.ndjson" 2>"$work/written.err"
+tool "$snapshot" --share-view 0 "$work/plan.ndjson" >"$work/written.ndjson" 2>"$work/written.err"
 assert "writes: the snapshot under writes exits 0" test $? -eq 0
 root -e "SET GLOBAL general_log = OFF"
 wait "$writer_pid"

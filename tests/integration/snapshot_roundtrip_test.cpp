@@ -1,6 +1,7 @@
 // cdc-snapshot against the live test server: the values it SELECTs must be byte-identical to
-// what cdc-stream decodes from the binlog for the same rows, for every column type; plus the
-// watermarks, streaming, bad chunks and --output-dir.
+// what cdc-stream decodes from the binlog for the same rows, for every column type; plus key
+// ranges, bad chunks, table lines and --output-dir. The watermarks and read views are in
+// snapshot_watermarks_test.cpp.
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
@@ -33,7 +34,10 @@
 #include "snapshot/run_snapshot.h"
 #include "stream/file_stream.h"
 #include "every_type.h"
+#include "snapshot_test_util.h"
 #include "test_server.h"
+
+using namespace snapshot_test;
 
 namespace {
 
@@ -78,136 +82,6 @@ std::string row(int id) {
   return "(" + std::to_string(id) + ", " + cdc::test::every_type_values()[at] + ", " + kExtras[at] + ")";
 }
 
-// The text of one member's value in a JSON line as it was written (no re-serialization).
-std::string raw_member(std::string_view line, std::string_view name) {
-  const std::string key = "\"" + std::string(name) + "\":";
-  const auto at = line.find(key);
-  REQUIRE(at != std::string_view::npos);
-  std::size_t i = at + key.size();
-  const std::size_t from = i;
-  int depth = 0;
-  bool in_string = false;
-  for (; i < line.size(); ++i) {
-    const char c = line[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '{' || c == '[') ++depth;
-    else if (c == '}' || c == ']') {
-      if (depth == 0) break;
-      if (--depth == 0) { ++i; break; }
-    } else if (c == ',' && depth == 0) {
-      break;
-    }
-  }
-  return std::string(line.substr(from, i - from));
-}
-
-cdc::mysql::Connection root() {
-  auto connection = cdc::mysql::Connection::open(cdc::test::root_account());
-  REQUIRE_MESSAGE(connection.has_value(), connection.error().message);
-  return std::move(*connection);
-}
-
-cdc::mysql::QueryResult run(cdc::mysql::Connection& connection, const std::string& sql) {
-  auto done = connection.query(sql);
-  REQUIRE_MESSAGE(done.has_value(), done.error().message);
-  return std::move(*done);
-}
-
-// The chunk line cdc-plan would write for db.table, from information_schema.
-std::string chunk_line(cdc::mysql::Connection& connection, const std::string& db, const std::string& table,
-                       const std::string& start = "null", const std::string& end = "null", int index = 0,
-                       int count = 1, const std::string& key_type_override = "") {
-  const auto info = run(connection,
-                        "SELECT c.COLUMN_NAME, c.COLUMN_TYPE, COALESCE(co.ID, 0) FROM information_schema.COLUMNS c "
-                        "LEFT JOIN information_schema.COLLATIONS co ON co.COLLATION_NAME = c.COLLATION_NAME "
-                        "WHERE c.TABLE_SCHEMA = '" + db + "' AND c.TABLE_NAME = '" + table +
-                            "' ORDER BY c.ORDINAL_POSITION");
-  REQUIRE(!info.rows.empty());
-  cdc::ndjson::Writer w;
-  w.begin_object();
-  w.field("op", "chunk");
-  w.field("v", 1);
-  w.field("db", db);
-  w.field("table", table);
-  w.key("key");
-  w.begin_array();
-  w.string(*info.rows[0][0]);
-  w.end_array();
-  w.key("key_types");
-  w.begin_array();
-  w.string(key_type_override.empty() ? *info.rows[0][1] : key_type_override);
-  w.end_array();
-  w.key("start");
-  w.raw_number("0");  // placeholder, replaced below
-  w.key("end");
-  w.raw_number("0");
-  w.field("index", index);
-  w.field("count", count);
-  w.key("columns");
-  w.begin_array();
-  for (const auto& r : info.rows) {
-    w.begin_object();
-    w.field("name", *r[0]);
-    w.field("type", *r[1]);
-    w.field("collation_id", std::stoi(*r[2]));
-    w.end_object();
-  }
-  w.end_array();
-  w.field("rows_estimate", 0);
-  w.end_object();
-  std::string line(w.buffered());
-  line.replace(line.find("\"start\":0"), 9, "\"start\":" + start);
-  line.replace(line.find("\"end\":0"), 7, "\"end\":" + end);
-  return line;
-}
-
-cdc::records::Chunk parse(const std::string& line) {
-  simdjson::dom::parser parser;
-  simdjson::dom::object record;
-  REQUIRE(parser.parse(line).get_object().get(record) == simdjson::SUCCESS);
-  auto chunk = cdc::records::parse_chunk(record);
-  REQUIRE_MESSAGE(chunk.has_value(), chunk.error().message);
-  auto checked = cdc::snapshot::check_bounds(*chunk);
-  REQUIRE_MESSAGE(checked.has_value(), checked.error().message);
-  return std::move(*chunk);
-}
-
-struct Collected {
-  std::string text;
-  int flushes = 0;
-  std::size_t max_capacity = 0;
-};
-
-cdc::Result<cdc::snapshot::ChunkResult> read(cdc::mysql::Connection& connection, const cdc::records::Chunk& chunk,
-                                             Collected& out, cdc::snapshot::ChunkReader* reader = nullptr) {
-  cdc::ndjson::Writer writer;
-  cdc::snapshot::ChunkReader one_off(cdc::test::cdc_account());
-  auto result = (reader != nullptr ? *reader : one_off).read(
-      connection, chunk, writer,
-      [&](cdc::ndjson::Writer& w, std::uint64_t) -> cdc::Result<void> {
-        out.text += w.buffered();
-        out.max_capacity = std::max(out.max_capacity, w.capacity());
-        ++out.flushes;
-        w.clear();
-        return {};
-      });
-  out.text += writer.buffered();
-  return result;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-std::string op_of(const std::string& line) { return raw_member(line, "op"); }
 
 }  // namespace
 
@@ -316,150 +190,6 @@ TEST_CASE("snapshot round trip: every column type is byte-identical to the binlo
     }
     CHECK(compared == decoded["\"" + table + "\""].size());
   }
-}
-
-TEST_CASE("snapshot watermarks: low before high, rows streamed, a commit during the SELECT stays out") {
-  auto connection = root();
-  run(connection, "DROP DATABASE IF EXISTS cdc_snapshot_wm");
-  run(connection, "CREATE DATABASE cdc_snapshot_wm");
-  run(connection, "CREATE TABLE cdc_snapshot_wm.t (id INT PRIMARY KEY, pad CHAR(60))");
-  run(connection, "INSERT INTO cdc_snapshot_wm.t SELECT seq, REPEAT('p', 60) FROM mysql.seq_1_to_20000");
-  auto other = root();
-  Collected out;
-  cdc::ndjson::Writer writer;
-  bool inserted = false;
-  cdc::snapshot::ChunkReader reader(cdc::test::cdc_account());
-  auto result = reader.read(
-      connection, parse(chunk_line(connection, "cdc_snapshot_wm", "t")), writer,
-      [&](cdc::ndjson::Writer& w, std::uint64_t) -> cdc::Result<void> {
-        // The first flush happens while rows are still being fetched: commit a row meanwhile.
-        if (!inserted) {
-          run(other, "INSERT INTO cdc_snapshot_wm.t VALUES (50000, 'late')");
-          inserted = true;
-        }
-        out.text += w.buffered();
-        out.max_capacity = std::max(out.max_capacity, w.capacity());
-        ++out.flushes;
-        w.clear();
-        return {};
-      });
-  out.text += writer.buffered();
-  REQUIRE_MESSAGE(result.has_value(), result.error().message);
-  CHECK(result->rows == 20000);  // the late row is not in the read view
-  CHECK(out.flushes > 10);       // written as they arrived, not held
-  CHECK(out.max_capacity < (std::size_t{1} << 20));
-  CHECK(out.text.find("\"id\":50000") == std::string::npos);
-  // The late commit is after low and covered by high.
-  CHECK(result->low.file == result->high.file);
-  CHECK(result->low.offset < result->high.offset);
-  CHECK(result->low.position != result->high.position);
-  const auto lines = lines_of(out.text);
-  REQUIRE(lines.size() == 20003);
-  CHECK(lines[1].starts_with(R"({"op":"table","v":1,"db":"cdc_snapshot_wm","table":"t","columns":[)"));
-  CHECK(lines.front().starts_with("{\"op\":\"low\",\"v\":1,\"db\":\"cdc_snapshot_wm\",\"table\":\"t\",\"index\":0,"
-                                  "\"count\":1,\"position\":\"" + result->low.position + "\""));
-  CHECK(lines.back().find("\"rows\":20000") != std::string::npos);
-  CHECK(raw_member(lines.back(), "position") == "\"" + result->high.position + "\"");
-}
-
-// The sequence number of domain 0 in a MariaDB GTID position ("0-1-17,1-2-5" -> 17), 0 without.
-std::uint64_t domain0_seq(const std::string& position) {
-  std::istringstream parts(position);
-  for (std::string part; std::getline(parts, part, ',');) {
-    if (!part.starts_with("0-")) continue;
-    return std::stoull(part.substr(part.rfind('-') + 1));
-  }
-  return 0;
-}
-
-TEST_CASE("snapshot low watermarks under concurrent commits: each chunk holds exactly the transactions up to its low") {
-  // Two writers commit single-row inserts as fast as they can, each noting its insert's GTID;
-  // one process reads chunk after chunk, as cdc-snapshot does, its low watermarks' GTID
-  // positions found by GtidAtOffset (asked once, then advanced over the replication protocol).
-  // In every chunk a row must be there exactly when its insert's GTID is in the chunk's low:
-  // a low one transaction late or early loses or doubles a row in the merge.
-  auto connection = root();
-  run(connection, "DROP DATABASE IF EXISTS cdc_snapshot_lw");
-  run(connection, "CREATE DATABASE cdc_snapshot_lw");
-  run(connection, "CREATE TABLE cdc_snapshot_lw.t (id INT PRIMARY KEY)");
-  const cdc::records::Chunk chunk = parse(chunk_line(connection, "cdc_snapshot_lw", "t"));
-  std::atomic<bool> stop{false};
-  std::mutex mutex;
-  std::map<int, std::uint64_t> seq_of;  // id -> its insert's GTID sequence number
-  std::vector<std::string> writer_errors;
-  const auto write = [&](int first) {
-    auto writer = cdc::mysql::Connection::open(cdc::test::root_account());
-    if (!writer) {
-      const std::lock_guard lock(mutex);
-      writer_errors.push_back(writer.error().message);
-      return;
-    }
-    for (int id = first; !stop.load(); id += 2) {
-      auto inserted = writer->query(fmt::format("INSERT INTO cdc_snapshot_lw.t VALUES ({})", id));
-      auto gtid = inserted ? writer->query("SELECT @@last_gtid") : inserted;
-      if (!gtid || gtid->rows.empty() || !gtid->rows[0][0]) {
-        const std::lock_guard lock(mutex);
-        writer_errors.push_back(gtid ? "no @@last_gtid" : gtid.error().message);
-        return;
-      }
-      const std::lock_guard lock(mutex);
-      seq_of[id] = domain0_seq(*gtid->rows[0][0]);
-    }
-  };
-  std::thread first_writer(write, 1);
-  std::thread second_writer(write, 2);
-  cdc::snapshot::ChunkReader reader(cdc::test::cdc_account());
-  struct Read {
-    std::uint64_t low_seq = 0;
-    std::set<int> ids;
-  };
-  std::vector<Read> reads;
-  int advanced = 0;
-  int killed = 0;
-  for (int i = 0; i < 120; ++i) {
-    // Now and then the kept replication connection is dropped between two chunks (as
-    // net_write_timeout or a proxy would): the next low must not suffer.
-    if ((i == 39 || i == 79) && reader.gtids().stream_thread_id() != 0) {
-      run(connection, fmt::format("KILL {}", reader.gtids().stream_thread_id()));
-      ++killed;
-    }
-    Collected out;
-    auto result = read(connection, chunk, out, &reader);
-    if (!result) {
-      stop = true;
-      first_writer.join();
-      second_writer.join();
-      FAIL(result.error().message);
-    }
-    advanced += reader.gtids().last_source() == cdc::snapshot::GtidAtOffset::Source::advanced ? 1 : 0;
-    Read got;
-    got.low_seq = domain0_seq(result->low.position);
-    for (const std::string& line : lines_of(out.text))
-      if (op_of(line) == "\"r\"") got.ids.insert(std::stoi(raw_member(raw_member(line, "key"), "id")));
-    reads.push_back(std::move(got));
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  stop = true;
-  first_writer.join();
-  second_writer.join();
-  REQUIRE_MESSAGE(writer_errors.empty(), writer_errors.front());
-  CHECK_MESSAGE(advanced > 50, "most lows advanced from the last one, not asked of BINLOG_GTID_POS");
-  // One replication connection kept from chunk to chunk, opened again only after each KILL.
-  CHECK(killed >= 2);
-  CHECK(reader.gtids().streams_opened() == static_cast<std::uint64_t>(killed) + 1);
-  std::size_t wrong = 0;
-  std::string first_wrong;
-  for (const Read& got : reads) {
-    for (const auto& [id, seq] : seq_of) {
-      const bool want = seq <= got.low_seq;
-      if (want == got.ids.contains(id)) continue;
-      if (wrong++ == 0)
-        first_wrong = fmt::format("row {} (inserted by GTID 0-x-{}) {} the chunk read at low 0-x-{}", id, seq,
-                                  want ? "is missing from" : "is in, though committed after,", got.low_seq);
-    }
-  }
-  CHECK_MESSAGE(wrong == 0, first_wrong);
-  CHECK(seq_of.size() > 200);  // the writers were busy while the chunks were read
 }
 
 TEST_CASE("snapshot key ranges: integer and VARBINARY bounds, inclusive start and exclusive end") {

@@ -32,6 +32,14 @@ int main(int argc, char** argv) {
                  "node_exporter's textfile collector): chunks done and total, rows, reconnects")
       ->type_name("FILE")
       ->group("Output");
+  unsigned share_view_ms = static_cast<unsigned>(cdc::snapshot::Options::kDefaultShareView.count());
+  app.add_option("--share-view", share_view_ms,
+                 "Consecutive chunks of a table share one read view (one transaction, one low watermark) for up to "
+                 "this many milliseconds, which spares the server a view's setup per chunk; the view is not kept "
+                 "while waiting for input (default 250; 0: a view per chunk)")
+      ->type_name("MS")
+      ->check(CLI::Range(0U, 3600000U))
+      ->group("Input");
   std::string shard;
   app.add_option("--shard", shard,
                  "Read only every COUNT-th chunk line, from the INDEX-th (from 0): COUNT processes given the same "
@@ -50,6 +58,7 @@ int main(int argc, char** argv) {
     if (!parsed) return cli.usage_error(parsed.error().message);
     options.shard = *parsed;
   }
+  options.share_view = std::chrono::milliseconds(share_view_ms);
   // A reader that went away (| head) ends it quietly; the chunk it cut has no high line.
   return cli.finish(cdc::snapshot::run(options, STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO));
 }
