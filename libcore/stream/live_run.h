@@ -187,6 +187,10 @@ class LiveRun {
   std::uint64_t transactions_saved_ = 0;
   std::string last_gtid_;
   bool span_start_pending_ = false;  // --until: span_start goes out with the first event
+  // ... or, on a rerun of a run that closed its span at --until TIME, with the first
+  // transaction committed before that time: reaching it again at once writes no empty span.
+  bool span_start_at_transaction_ = false;
+  std::optional<Error> gate_error_;  // opening the span from the transaction gate failed
   bool dirty_ = false;
   bool connected_once_this_round_ = false;
   Clock::time_point last_save_ = Clock::now();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "binlog/event_header.h"
 #include "stream/live_run.h"
@@ -36,6 +37,9 @@ Result<LiveOutcome> LiveRun::run() {
   // The span opens with the first event the server sends: a dump the server refuses (a
   // purged binlog) writes nothing.
   span_start_pending_ = !until_text_.empty() && !checkpoint_.span_open();
+  // A GTID or FILE:OFFSET --until already reached is found above; a time is known reached only
+  // when the first transaction after the start commits at or after it.
+  span_start_at_transaction_ = span_start_pending_ && until_time_ && checkpoint_.span_closed();
   StopSignals signals;
   unsigned failures_in_a_row = 0;
   Clock::time_point failing_since{};
@@ -147,7 +151,7 @@ Result<LiveOutcome> LiveRun::stream_once() {
 }
 
 Result<void> LiveRun::open_span_when_pending() {
-  if (!span_start_pending_) return {};
+  if (!span_start_pending_ || span_start_at_transaction_) return {};
   // Nothing is buffered yet, and the checkpoint is still the start.
   writer_.write_span_start(checkpoint_.position().to_string());
   if (auto saved = commit(checkpoint_.position(), checkpoint_.file_position(), last_gtid_, Checkpoint::Span::opened);
@@ -221,6 +225,7 @@ Result<std::optional<LiveOutcome>> LiveRun::handle_event(std::span<const std::ui
   if (opens_transaction && !artificial) transaction_start_ = gtid::FilePosition{pipeline_->file(), offset};
 
   auto step = pipeline_->handle(event, end_offset);
+  if (gate_error_) return fail(*std::exchange(gate_error_, std::nullopt));
   if (!step) return fail(std::move(step).error());
   if (step->stopped_before_ddl) return stop_before_ddl();
   if (step->stopped_before_transaction) return reach_until();
@@ -258,6 +263,13 @@ Result<std::optional<LiveOutcome>> LiveRun::after_boundary() {
 }
 
 Result<std::optional<LiveOutcome>> LiveRun::reach_until() {
+  if (span_start_at_transaction_) {
+    // The span closed by the last run stays the output's last line: nothing was written.
+    if (auto saved = checkpoint(Checkpoint::Span::closed); !saved) return fail(std::move(saved).error());
+    reporter_.notice(fmt::format("nothing to do: --until {} was reached again before any transaction, at {}:{}",
+                                 until_text_, last_boundary_.file, last_boundary_.offset));
+    return std::optional<LiveOutcome>{LiveOutcome::finished};
+  }
   writer_.write_span_end(current_position().to_string(), last_boundary_, until_text_);
   if (auto saved = checkpoint(Checkpoint::Span::closed); !saved) return fail(std::move(saved).error());
   reporter_.notice(fmt::format("reached --until {} at {}:{}", until_text_, last_boundary_.file, last_boundary_.offset));
@@ -317,8 +329,19 @@ void LiveRun::install_hooks() {
   if (until_time_) {
     // The stop comes before the first transaction committed at or after --until; the ones
     // read again up to a FILE:OFFSET resume point are before the start, not after it.
-    pipeline_->set_transaction_gate(
-        [this](const TransactionStart& start) { return silent_until_ || start.committed < *until_time_; });
+    pipeline_->set_transaction_gate([this](const TransactionStart& start) {
+      if (silent_until_) return true;
+      if (!(start.committed < *until_time_)) return false;
+      if (span_start_at_transaction_) {
+        // Before the transaction's first line; nothing was written since the start.
+        span_start_at_transaction_ = false;
+        if (auto opened = open_span_when_pending(); !opened) {
+          gate_error_ = std::move(opened).error();
+          return false;
+        }
+      }
+      return true;
+    });
   }
   if (options_.stop_on_ddl) {
     pipeline_->set_ddl_gate([this](const PendingDdl& ddl) {

@@ -7,7 +7,8 @@
 # - a first run killed before its first transaction, its output holding a torn line: the rerun
 #   cuts the file back (the first run saved its state before writing);
 # - --until writes span_start first and span_end last; a rerun of a finished bounded run
-#   writes nothing; a start that already includes --until writes just the two lines;
+#   writes nothing; a start that already includes --until writes just the two lines; the same
+#   with --until TIME, whose rerun writes nothing until a later time asks for more;
 # - a MariaDB GTID position naming a domain the server never logged is refused (exit 2);
 # - a FILE:OFFSET state saved against another server id is refused (exit 2), and resumes
 #   against its own server.
@@ -119,6 +120,32 @@ expect "a bounded run on stdout exits 0" 0 \
   live --from "$p1" --until now --tables 't.*'
 assert "on stdout, a bounded run writes its span lines too" \
   test "$(head -c 22 "$work/out")" == '{"op":"span_start","v"'
+# The same with --until TIME, which is known reached only when the first transaction after
+# the start commits at or after it, or when an idle server's clock is past it.
+p3=$(gtid_pos)
+root -e "INSERT INTO t.k VALUES (6003, 'time')"
+t1=$(date -u -d '+2 seconds' +%Y-%m-%dT%H:%M:%SZ)
+expect "a bounded run to a time exits 0" 0 \
+  live --from "$p3" --until "$t1" --state "$work/t.state" --output "$work/t.ndjson" --tables 't.*'
+assert "it holds the insert, between span_start and span_end at the time" \
+  jq -e -s --arg t "$t1" '.[0].op == "span_start" and .[-1].op == "span_end" and .[-1].until == $t
+    and ([.[] | select(.op == "c") | .after.id] == [6003])' "$work/t.ndjson"
+cp "$work/t.ndjson" "$work/t.before"
+expect "rerunning it on an idle server exits 0" 0 \
+  live --from "$p3" --until "$t1" --state "$work/t.state" --output "$work/t.ndjson" --tables 't.*'
+same_file "and writes nothing (no empty span)" "$work/t.before" "$work/t.ndjson"
+assert "and says so" grep -q "nothing to do: --until $t1 was reached again" "$work/err"
+root -e "INSERT INTO t.k VALUES (6004, 'after')"
+expect "rerunning it after a commit past the time exits 0" 0 \
+  live --from "$p3" --until "$t1" --state "$work/t.state" --output "$work/t.ndjson" --tables 't.*'
+same_file "and writes nothing either" "$work/t.before" "$work/t.ndjson"
+t2=$(date -u -d '+2 seconds' +%Y-%m-%dT%H:%M:%SZ)
+expect "a later --until on the same state exits 0" 0 \
+  live --from "$p3" --until "$t2" --state "$work/t.state" --output "$work/t.ndjson" --tables 't.*'
+assert "and appends one span with the insert made since" \
+  jq -e -s --arg t1 "$t1" --arg t2 "$t2" '[.[] | select(.op | startswith("span")) | [.op, .until]]
+    == [["span_start", null], ["span_end", $t1], ["span_start", null], ["span_end", $t2]]
+    and ([.[] | select(.op == "c") | .after.id] == [6003, 6004])' "$work/t.ndjson"
 
 # ---- 4. a GTID position with a domain the server never logged --------------------------
 expect "--from with an unknown domain exits 2" 2 live --from "$p2,77-1-5" --until now
