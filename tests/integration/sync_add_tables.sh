@@ -49,6 +49,10 @@ stop_sync() {
 # wait_phase FILE PHASE: until cdc-sync's stderr FILE announces PHASE (60 s at most).
 wait_phase() { wait_for_text "$1" "phase $2 position" 60; }
 # load TABLE KIND SEED SECONDS: the proof's writer load, at most 150 transactions a second.
+# table_locked DB.TABLE: a LOCK TABLES ... WRITE on it is held (the server lists it in use).
+table_locked() {
+  test "$(root -N -e "SHOW OPEN TABLES FROM ${1%%.*} WHERE \`Table\` = '${1#*.}' AND In_use > 0" | wc -l)" -gt 0
+}
 load() { proof_load_bg "$2" "$1" "$3" "$4" --max-rate 150; }
 # section NAME: a heading with the seconds so far.
 section() { echo "# $1 (at ${SECONDS}s)"; }
@@ -175,6 +179,13 @@ bg_pids+=("$pid")
 assert "stdout: the first sync reaches its stream" wait_phase "$work/d2.first.err" stream_start
 sleep 1
 stop_sync "$pid" "stdout, first sync"
+# src.c's plan and snapshot wait for this lock for 3 s, so the stream of src.a is frozen below
+# before anything of src.c is read, whatever the machine's speed (a quick snapshot once ended
+# before the freeze, and the stream then stopped after the high watermark instead).
+root -e "LOCK TABLES src.c WRITE; SELECT SLEEP(3); UNLOCK TABLES" >/dev/null &
+lock_pid=$!
+bg_pids+=("$lock_pid")
+assert "stdout: src.c is locked (its reads wait 3 s)" wait_until 10 table_locked src.c
 sync_bg --tables src.a,src.c --dir "$dir2" --chunk-size 100 -j 1 --no-progress >"$work/d2.2.ndjson" \
   2>"$work/d2.second.err" &
 pid=$!
@@ -190,6 +201,7 @@ if [[ -n $old_stream ]]; then
   kill -CONT "$old_stream"
 fi
 assert "stdout: the final stream starts" wait_phase "$work/d2.second.err" stream_start
+wait "$lock_pid" 2>/dev/null
 assert "stdout: the stream stopped before the high watermark runs on to it first" \
   grep -q "before the new tables' high watermark" "$work/d2.second.err"
 settle
