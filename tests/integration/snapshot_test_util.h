@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -128,13 +129,17 @@ struct Collected {
   std::size_t max_capacity = 0;
 };
 
+// One chunk read into out; on_flush, when given, runs at each flush (while rows are still
+// being fetched).
 inline cdc::Result<cdc::snapshot::ChunkResult> read(cdc::mysql::Connection& connection, const cdc::records::Chunk& chunk,
-                                             Collected& out, cdc::snapshot::ChunkReader* reader = nullptr) {
+                                                    Collected& out, cdc::snapshot::ChunkReader* reader = nullptr,
+                                                    const std::function<void()>& on_flush = {}) {
   cdc::ndjson::Writer writer;
   cdc::snapshot::ChunkReader one_off(cdc::test::cdc_account());
   auto result = (reader != nullptr ? *reader : one_off).read(
       connection, chunk, writer,
       [&](cdc::ndjson::Writer& w, std::uint64_t) -> cdc::Result<void> {
+        if (on_flush) on_flush();
         out.text += w.buffered();
         out.max_capacity = std::max(out.max_capacity, w.capacity());
         ++out.flushes;

@@ -39,24 +39,14 @@ TEST_CASE("snapshot watermarks: low before high, rows streamed, a commit during 
   run(connection, "INSERT INTO cdc_snapshot_wm.t SELECT seq, REPEAT('p', 60) FROM mysql.seq_1_to_20000");
   auto other = root();
   Collected out;
-  cdc::ndjson::Writer writer;
   bool inserted = false;
   cdc::snapshot::ChunkReader reader(cdc::test::cdc_account());
-  auto result = reader.read(
-      connection, parse(chunk_line(connection, "cdc_snapshot_wm", "t")), writer,
-      [&](cdc::ndjson::Writer& w, std::uint64_t) -> cdc::Result<void> {
-        // The first flush happens while rows are still being fetched: commit a row meanwhile.
-        if (!inserted) {
-          run(other, "INSERT INTO cdc_snapshot_wm.t VALUES (50000, 'late')");
-          inserted = true;
-        }
-        out.text += w.buffered();
-        out.max_capacity = std::max(out.max_capacity, w.capacity());
-        ++out.flushes;
-        w.clear();
-        return {};
-      });
-  out.text += writer.buffered();
+  // The first flush happens while rows are still being fetched: commit a row meanwhile.
+  auto result = read(connection, parse(chunk_line(connection, "cdc_snapshot_wm", "t")), out, &reader, [&] {
+    if (inserted) return;
+    run(other, "INSERT INTO cdc_snapshot_wm.t VALUES (50000, 'late')");
+    inserted = true;
+  });
   REQUIRE_MESSAGE(result.has_value(), result.error().message);
   CHECK(result->rows == 20000);  // the late row is not in the read view
   CHECK(out.flushes > 10);       // written as they arrived, not held
