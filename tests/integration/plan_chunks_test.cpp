@@ -25,36 +25,36 @@ namespace {
 using cdc::plan::ChunkPolicy;
 using cdc::plan::TableSplit;
 
-constexpr const char* kDatabase = "plan_test";
+constexpr const char* kPlanDatabase = "plan_test";
 
-cdc::mysql::Connection connect() {
+cdc::mysql::Connection connect_as_cdc() {
   auto connection = cdc::mysql::Connection::open(cdc::test::cdc_account());
   REQUIRE_MESSAGE(connection.has_value(), connection.error().message);
   return std::move(*connection);
 }
 
 void setup(const std::string& table, const std::string& definition, const std::string& fill) {
-  cdc::test::run_as_root(fmt::format("CREATE DATABASE IF NOT EXISTS {}", kDatabase));
-  cdc::test::run_as_root(fmt::format("DROP TABLE IF EXISTS {}.{}", kDatabase, table));
-  cdc::test::run_as_root(fmt::format("CREATE TABLE {}.{} {}", kDatabase, table, definition));
+  cdc::test::run_as_root(fmt::format("CREATE DATABASE IF NOT EXISTS {}", kPlanDatabase));
+  cdc::test::run_as_root(fmt::format("DROP TABLE IF EXISTS {}.{}", kPlanDatabase, table));
+  cdc::test::run_as_root(fmt::format("CREATE TABLE {}.{} {}", kPlanDatabase, table, definition));
   // The SEQUENCE engine's seq_1_to_N tables live in whichever database names them.
   std::string rows = fill;
   for (std::size_t at = rows.find("FROM seq_"); at != std::string::npos; at = rows.find("FROM seq_", at + 1))
-    rows.insert(at + 5, fmt::format("{}.", kDatabase));
-  if (!rows.empty()) cdc::test::run_as_root(fmt::format("INSERT INTO {}.{} {}", kDatabase, table, rows));
+    rows.insert(at + 5, fmt::format("{}.", kPlanDatabase));
+  if (!rows.empty()) cdc::test::run_as_root(fmt::format("INSERT INTO {}.{} {}", kPlanDatabase, table, rows));
   // TABLE_ROWS is InnoDB's estimate; a fresh table's may lag until the statistics are read.
-  cdc::test::run_as_root(fmt::format("ANALYZE TABLE {}.{}", kDatabase, table));
+  cdc::test::run_as_root(fmt::format("ANALYZE TABLE {}.{}", kPlanDatabase, table));
 }
 
 std::uint64_t count(cdc::mysql::Connection& connection, const std::string& table, const std::string& where) {
-  auto result = connection.query(fmt::format("SELECT COUNT(*) FROM {}.{} WHERE {}", kDatabase, table, where));
+  auto result = connection.query(fmt::format("SELECT COUNT(*) FROM {}.{} WHERE {}", kPlanDatabase, table, where));
   REQUIRE_MESSAGE(result.has_value(), result.error().message);
   return std::stoull(*result->rows.at(0).at(0));
 }
 
 TableSplit plan_table(cdc::mysql::Connection& connection, const std::string& table, std::uint64_t chunk_size,
                      const cdc::plan::ChunkKeyOption* chunk_key = nullptr) {
-  auto tables = cdc::plan::discover_tables(connection, fmt::format("{}.{}", kDatabase, table), "");
+  auto tables = cdc::plan::discover_tables(connection, fmt::format("{}.{}", kPlanDatabase, table), "");
   REQUIRE_MESSAGE(tables.has_value(), tables.error().message);
   REQUIRE(tables->size() == 1);
   auto key = cdc::plan::describe_table(connection, tables->front(), chunk_key);
@@ -84,7 +84,7 @@ std::uint64_t check_cover(cdc::mysql::Connection& connection, const TableSplit& 
 
 TEST_CASE("plan: INT primary key, evenly spread, splits arithmetically") {
   setup("int_even", "(id INT PRIMARY KEY, v INT)", "SELECT seq, seq FROM seq_1_to_20000");
-  auto connection = connect();
+  auto connection = connect_as_cdc();
   const TableSplit plan = plan_table(connection, "int_even", 1000);
   CHECK(plan.chunks.size() >= 15);
   CHECK(plan.chunks.size() <= 25);
@@ -95,7 +95,7 @@ TEST_CASE("plan: INT primary key, evenly spread, splits arithmetically") {
 
 TEST_CASE("plan: sparse INT primary key walks the index") {
   setup("int_sparse", "(id INT PRIMARY KEY)", "SELECT seq * seq FROM seq_1_to_5000");  // up to 25e6: factor 5000
-  auto connection = connect();
+  auto connection = connect_as_cdc();
   const TableSplit plan = plan_table(connection, "int_sparse", 500);
   CHECK(plan.chunks.size() >= 9);
   CHECK(check_cover(connection, plan) <= 1000);
@@ -108,7 +108,7 @@ TEST_CASE("plan: sparse INT primary key walks the index") {
 
 TEST_CASE("plan: BIGINT UNSIGNED primary key near its maximum") {
   setup("bigint_top", "(id BIGINT UNSIGNED PRIMARY KEY)", "SELECT 18446744073709551615 - seq FROM seq_0_to_9999");
-  auto connection = connect();
+  auto connection = connect_as_cdc();
   const TableSplit plan = plan_table(connection, "bigint_top", 1000);
   CHECK(plan.chunks.size() >= 8);
   CHECK(check_cover(connection, plan) <= 2000);
@@ -117,7 +117,7 @@ TEST_CASE("plan: BIGINT UNSIGNED primary key near its maximum") {
 TEST_CASE("plan: composite primary key whose leading column has one value splits by the second") {
   setup("lead_single", "(tenant INT NOT NULL, id INT NOT NULL, PRIMARY KEY (tenant, id))",
         "SELECT 7, seq FROM seq_1_to_5000");
-  auto connection = connect();
+  auto connection = connect_as_cdc();
   const TableSplit plan = plan_table(connection, "lead_single", 400);
   CHECK(plan.chunks.size() >= 12);
   CHECK(check_cover(connection, plan) <= 800);
@@ -128,7 +128,7 @@ TEST_CASE("plan: composite primary key whose leading column has one value splits
   auto explain = connection.query(fmt::format(
       "EXPLAIN SELECT tenant, id FROM {}.lead_single FORCE INDEX (PRIMARY) WHERE {} ORDER BY tenant, id LIMIT 1 "
       "OFFSET 399",
-      kDatabase, *where));
+      kPlanDatabase, *where));
   REQUIRE(explain.has_value());
   std::size_t type = 0;
   for (std::size_t i = 0; i < explain->columns.size(); ++i)
@@ -140,7 +140,7 @@ TEST_CASE("plan: VARBINARY(16) primary key with random bytes") {
   setup("varbinary_random", "(id VARBINARY(16) PRIMARY KEY, n INT)",
         "SELECT UNHEX(MD5(seq)), seq FROM seq_1_to_6000 UNION ALL SELECT X'00', 0 UNION ALL SELECT X'0000', 0 "
         "UNION ALL SELECT X'20', 0 UNION ALL SELECT X'2000', 0 UNION ALL SELECT X'FF', 0 UNION ALL SELECT '', 0");
-  auto connection = connect();
+  auto connection = connect_as_cdc();
   const TableSplit plan = plan_table(connection, "varbinary_random", 500);
   CHECK(plan.chunks.size() >= 10);
   CHECK(plan.key.front().kind == cdc::plan::KeyKind::binary);
@@ -150,7 +150,7 @@ TEST_CASE("plan: VARBINARY(16) primary key with random bytes") {
 TEST_CASE("plan: utf8mb4_general_ci VARCHAR primary key") {
   setup("varchar_ci", "(name VARCHAR(20) COLLATE utf8mb4_general_ci PRIMARY KEY)",
         "SELECT CONCAT(IF(seq % 2, 'k', 'K'), seq, IF(seq % 3 = 0, 'é', 'e')) FROM seq_1_to_5000");
-  auto connection = connect();
+  auto connection = connect_as_cdc();
   const TableSplit plan = plan_table(connection, "varchar_ci", 300);
   CHECK(plan.chunks.size() >= 12);
   CHECK(check_cover(connection, plan) <= 600);
@@ -164,8 +164,8 @@ TEST_CASE("plan: a non-unique --chunk-key on a case-insensitive column never spl
         "SELECT seq, CASE WHEN seq <= 300 THEN CHAR(96 + seq % 26 + 1) "
         "WHEN seq <= 1100 THEN ELT(seq % 4 + 1, 'a', 'A', 'a ', 'á') "
         "ELSE CONCAT(CHAR(97 + seq % 26), seq % 7) END FROM seq_1_to_3000");
-  auto connection = connect();
-  const cdc::plan::ChunkKeyOption key{kDatabase, "ci_runs", {"name"}};
+  auto connection = connect_as_cdc();
+  const cdc::plan::ChunkKeyOption key{kPlanDatabase, "ci_runs", {"name"}};
   const TableSplit plan = plan_table(connection, "ci_runs", 100, &key);
   CHECK(plan.chunks.size() >= 10);
   check_cover(connection, plan);
@@ -185,7 +185,7 @@ TEST_CASE("plan: a non-unique --chunk-key on a case-insensitive column never spl
 TEST_CASE("plan: --chunk-key on a secondary index of a table without a primary key") {
   setup("no_pk_indexed", "(k INT NOT NULL, v VARCHAR(10), KEY by_k (k, v))",
         "SELECT seq DIV 3, seq FROM seq_1_to_4000");
-  auto connection = connect();
+  auto connection = connect_as_cdc();
   auto tables = cdc::plan::discover_tables(connection, "plan_test.no_pk_indexed", "");
   REQUIRE(tables.has_value());
   REQUIRE(tables->size() == 1);
@@ -202,13 +202,13 @@ TEST_CASE("plan: --chunk-key on a secondary index of a table without a primary k
   CHECK_FALSE(one->chunks[0].end.has_value());
 
   // v allows NULL: no chunk key, index or not.
-  const cdc::plan::ChunkKeyOption not_leading{kDatabase, "no_pk_indexed", {"v"}};
+  const cdc::plan::ChunkKeyOption not_leading{kPlanDatabase, "no_pk_indexed", {"v"}};
   const auto refused = cdc::plan::describe_table(connection, tables->front(), &not_leading);
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code == cdc::Errc::usage);
   CHECK(refused.error().message.find("allows NULL") != std::string::npos);
 
-  const cdc::plan::ChunkKeyOption key{kDatabase, "no_pk_indexed", {"k"}};
+  const cdc::plan::ChunkKeyOption key{kPlanDatabase, "no_pk_indexed", {"k"}};
   const TableSplit plan = plan_table(connection, "no_pk_indexed", 300, &key);
   CHECK(plan.chunks.size() >= 12);
   CHECK(check_cover(connection, plan) <= 600);
@@ -218,10 +218,10 @@ TEST_CASE("plan: --chunk-key on columns no index starts with splits by the serve
   // Many duplicates, text under a case-insensitive collation ('a' and 'A' are one value), no index.
   setup("unindexed", "(grp INT NOT NULL, name VARCHAR(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci NOT NULL, v INT)",
         "SELECT seq DIV 7, IF(seq % 2, 'a', 'A'), seq FROM seq_1_to_5000");
-  auto connection = connect();
+  auto connection = connect_as_cdc();
   for (const auto& columns : std::vector<std::vector<std::string>>{{"grp"}, {"name"}, {"name", "grp"}}) {
     CAPTURE(columns.size());
-    const cdc::plan::ChunkKeyOption key{kDatabase, "unindexed", columns};
+    const cdc::plan::ChunkKeyOption key{kPlanDatabase, "unindexed", columns};
     auto tables = cdc::plan::discover_tables(connection, "plan_test.unindexed", "");
     REQUIRE(tables.has_value());
     const auto described = cdc::plan::describe_table(connection, tables->front(), &key);
@@ -247,7 +247,7 @@ TEST_CASE("plan: --chunk-key on columns no index starts with splits by the serve
 TEST_CASE("plan: an empty table is one chunk with open ends") {
   setup("empty_int", "(id INT PRIMARY KEY)", "");
   setup("empty_text", "(id VARCHAR(5) PRIMARY KEY)", "");
-  auto connection = connect();
+  auto connection = connect_as_cdc();
   for (const char* table : {"empty_int", "empty_text"}) {
     CAPTURE(table);
     const TableSplit plan = plan_table(connection, table, 100);
@@ -305,7 +305,7 @@ TEST_CASE("plan: DATETIME, DECIMAL and TIMESTAMP keys are walked with exact lite
   setup("timestamp_key", "(t TIMESTAMP(2) NOT NULL PRIMARY KEY)",
         "SELECT FROM_UNIXTIME(1700000000 + seq * 7) + INTERVAL (seq % 100) * 10000 MICROSECOND "
         "FROM seq_1_to_3000");
-  auto connection = connect();
+  auto connection = connect_as_cdc();
   // Bounds print in UTC (the planner's session) and the coverage queries must read them the same way.
   REQUIRE(connection.query("SET time_zone = '+00:00'").has_value());
   for (const char* table : {"temporal_keys", "timestamp_key"}) {

@@ -15,21 +15,13 @@
 #include <vector>
 
 #include "binlog/checksum.h"
+#include "unit_support.h"
 
 namespace cdc::test_archive {
 
 using Bytes = std::vector<std::uint8_t>;
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char pattern[] = "/tmp/cdc-archive-test-XXXXXX";
-    path = ::mkdtemp(pattern);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() { (void)std::system(("rm -rf '" + path + "'").c_str()); }
-};
+using unit_test::TempDir;
 
 inline void put(Bytes& out, std::uint64_t value, int width) {
   for (int i = 0; i < width; ++i) out.push_back(static_cast<std::uint8_t>((value >> (8 * i)) & 0xff));

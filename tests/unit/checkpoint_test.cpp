@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "stream/checkpoint.h"
+#include "unit_support.h"
 
 namespace {
 
@@ -21,23 +22,8 @@ using cdc::gtid::Position;
 using cdc::stream::Checkpoint;
 using cdc::stream::ChangeWriter;
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char pattern[] = "/tmp/cdc-checkpoint-test-XXXXXX";
-    path = ::mkdtemp(pattern);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() { (void)std::system(("rm -rf '" + path + "'").c_str()); }
-};
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using unit_test::read_text;
+using unit_test::TempDir;
 
 Position pos(const char* text) { return *Position::parse(text); }
 
@@ -57,13 +43,13 @@ TEST_CASE("checkpoint: a roll back cuts the output to the last commit and resume
   ChangeWriter writer(checkpoint.output_fd(), checkpoint.output_name());
   checkpoint.start_at(pos("0-1-10"), FilePosition{"binlog.000001", 400}, "0-1-10");
   REQUIRE(checkpoint.commit(writer, checkpoint.position(), checkpoint.file_position(), "0-1-10").has_value());
-  CHECK(read_file(state).find(R"("output_bytes":0)") != std::string::npos);
+  CHECK(read_text(state).find(R"("output_bytes":0)") != std::string::npos);
 
   writer.write_span_start("0-1-10");
   REQUIRE(checkpoint.commit(writer, pos("0-1-11"), FilePosition{"binlog.000001", 900}, "0-1-11",
                             Checkpoint::Span::opened)
               .has_value());
-  const std::string committed = read_file(output);
+  const std::string committed = read_text(output);
   CHECK(committed == "{\"op\":\"span_start\",\"v\":1,\"position\":\"0-1-10\"}\n");
   CHECK(checkpoint.committed_bytes() == committed.size());
 
@@ -72,9 +58,9 @@ TEST_CASE("checkpoint: a roll back cuts the output to the last commit and resume
   writer.write_span_start("not committed 1");
   REQUIRE(writer.flush().has_value());
   writer.write_span_start("not committed 2");
-  CHECK(read_file(output).size() > committed.size());
+  CHECK(read_text(output).size() > committed.size());
   REQUIRE(checkpoint.roll_back(writer).has_value());
-  CHECK(read_file(output) == committed);
+  CHECK(read_text(output) == committed);
   CHECK(writer.bytes_flushed() == committed.size());
   CHECK(checkpoint.position().to_string() == "0-1-11");
   CHECK(checkpoint.file_position() == FilePosition{"binlog.000001", 900});
@@ -83,9 +69,9 @@ TEST_CASE("checkpoint: a roll back cuts the output to the last commit and resume
   // What is written after the roll back lands right after the committed bytes.
   writer.write_span_start("0-1-11 again");
   REQUIRE(checkpoint.commit(writer, pos("0-1-12"), FilePosition{"binlog.000001", 1300}, "0-1-12").has_value());
-  CHECK(read_file(output) == committed + "{\"op\":\"span_start\",\"v\":1,\"position\":\"0-1-11 again\"}\n");
-  CHECK(read_file(state).find(R"("position":"0-1-12")") != std::string::npos);
-  CHECK(read_file(state).find(R"("span":"open")") != std::string::npos);
+  CHECK(read_text(output) == committed + "{\"op\":\"span_start\",\"v\":1,\"position\":\"0-1-11 again\"}\n");
+  CHECK(read_text(state).find(R"("position":"0-1-12")") != std::string::npos);
+  CHECK(read_text(state).find(R"("span":"open")") != std::string::npos);
 }
 
 TEST_CASE("checkpoint: a restart cuts the output back to what the state covers, also after a first run's torn line") {
@@ -107,7 +93,7 @@ TEST_CASE("checkpoint: a restart cuts the output back to what the state covers, 
   REQUIRE(reopened.has_value());
   REQUIRE(reopened->loaded().has_value());
   CHECK(reopened->loaded()->position == "0-1-5");
-  CHECK(read_file(output).empty());
+  CHECK(read_text(output).empty());
   REQUIRE(notices.size() == 1);
   CHECK(notices[0].find("cutting " + std::to_string(torn.size()) + " bytes") != std::string::npos);
 }
@@ -131,12 +117,12 @@ TEST_CASE("checkpoint: a span closed by a commit stays closed only while nothing
   CHECK(checkpoint.span_closed());
   REQUIRE(checkpoint.commit(writer, pos("0-1-2"), FilePosition{"binlog.000001", 700}, "0-1-2").has_value());
   CHECK(checkpoint.span_closed());
-  CHECK(read_file(state).find(R"("span":"closed")") != std::string::npos);
+  CHECK(read_text(state).find(R"("span":"closed")") != std::string::npos);
   writer.write_span_start("0-1-3");  // any line after the span_end
   REQUIRE(checkpoint.commit(writer, pos("0-1-3"), FilePosition{"binlog.000001", 900}, "0-1-3").has_value());
   CHECK_FALSE(checkpoint.span_closed());
-  CHECK(read_file(state).find("span") == std::string::npos);
-  CHECK(read_file(output) ==
+  CHECK(read_text(state).find("span") == std::string::npos);
+  CHECK(read_text(output) ==
         "{\"op\":\"span_start\",\"v\":1,\"position\":\"0-1-1\"}\n"
         "{\"op\":\"span_end\",\"v\":1,\"position\":\"0-1-2\",\"pos\":{\"file\":\"binlog.000001\",\"offset\":700},"
         "\"until\":\"0-1-2\"}\n"

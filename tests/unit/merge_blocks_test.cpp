@@ -28,16 +28,7 @@ std::string after_of(int id, const std::string& v) {
 
 std::string key_of(int id) { return fmt::format(R"({{"id":{}}})", id); }
 
-cdc::merge::Options options_for(const std::vector<std::string>& inputs, const std::string& deltas, unsigned threads,
-                                std::uint64_t memory_limit) {
-  cdc::merge::Options options;
-  options.inputs = inputs;
-  options.deltas = deltas;
-  options.until = "0-1-99999";
-  options.threads = threads;
-  options.memory_limit = memory_limit;
-  return options;
-}
+using merge_test::options_for;
 
 // The merged rows: everything before the op:"high" line.
 std::string rows_of(const std::string& out) { return out.substr(0, out.find(R"({"op":"high")")); }

@@ -15,6 +15,7 @@
 
 #include "merge/key_order.h"
 #include "merge/uca_table.h"
+#include "merge_support.h"
 
 namespace {
 
@@ -30,12 +31,7 @@ KeyColumnOrder order_of(std::uint32_t collation) {
   return *order;
 }
 
-std::string key(const KeyColumnOrder& order, std::string_view json) {
-  std::string out;
-  auto done = order.append_sort_key(json, out);
-  REQUIRE_MESSAGE(done.has_value(), done.error().message);
-  return out;
-}
+using merge_test::key;
 
 void check_ascending(std::uint32_t collation, const std::vector<std::string_view>& values) {
   const auto order = order_of(collation);

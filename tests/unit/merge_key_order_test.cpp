@@ -11,6 +11,7 @@
 #include "merge/collation_weights.h"
 #include "merge/key_order.h"
 #include "merge/uca_table.h"
+#include "merge_support.h"
 
 namespace {
 
@@ -24,12 +25,7 @@ KeyColumnOrder order_of(std::string_view type, std::uint32_t collation = 0) {
   return *order;
 }
 
-std::string key(const KeyColumnOrder& order, std::string_view json) {
-  std::string out;
-  auto done = order.append_sort_key(json, out);
-  REQUIRE_MESSAGE(done.has_value(), done.error().message);
-  return out;
-}
+using merge_test::key;
 
 // Each value sorts strictly after the one before it.
 void check_ascending(const KeyColumnOrder& order, const std::vector<std::string_view>& values) {

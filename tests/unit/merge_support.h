@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "merge/key_order.h"
 #include "merge/run_merge.h"
 
 namespace merge_test {
@@ -193,6 +194,26 @@ inline const std::string kLatestMariadb = "0-1-1000000,1-2-1000000,2-3-1000000";
 inline std::string spanned(const std::string& lines, const std::string& from = kEarliestMariadb,
                            const std::string& until = kLatestMariadb) {
   return span_start(from) + lines + span_end(until);
+}
+
+// Options for a merge of inputs with deltas up to 0-1-99999, on threads within memory_limit.
+inline cdc::merge::Options options_for(const std::vector<std::string>& inputs, const std::string& deltas,
+                                       unsigned threads, std::uint64_t memory_limit) {
+  cdc::merge::Options options;
+  options.inputs = inputs;
+  options.deltas = deltas;
+  options.until = "0-1-99999";
+  options.threads = threads;
+  options.memory_limit = memory_limit;
+  return options;
+}
+
+// The sort key of one JSON key value in order.
+inline std::string key(const cdc::merge::KeyColumnOrder& order, std::string_view json) {
+  std::string out;
+  auto done = order.append_sort_key(json, out);
+  REQUIRE_MESSAGE(done.has_value(), done.error().message);
+  return out;
 }
 
 }  // namespace merge_test

@@ -68,16 +68,7 @@ std::string change_lines() {
   return lines;
 }
 
-cdc::merge::Options options_for(const std::vector<std::string>& inputs, const std::string& deltas, unsigned threads,
-                                std::uint64_t memory_limit) {
-  cdc::merge::Options options;
-  options.inputs = inputs;
-  options.deltas = deltas;
-  options.until = "0-1-99999";
-  options.threads = threads;
-  options.memory_limit = memory_limit;
-  return options;
-}
+using merge_test::options_for;
 
 }  // namespace
 

@@ -54,13 +54,13 @@ const std::string kItemsTable =
     R"~({"name":"name","type":"varchar(32)","nullable":false,"charset":"utf8mb4","collation":"utf8mb4_general_ci"},)~"
     R"~({"name":"price","type":"decimal(8,2)","nullable":false},{"name":"updated","type":"datetime(3)","nullable":false}],)~"
     R"~("key":["id"],"pos":{"file":"binlog.000042","offset":1520,"gtid":"3e11fa47-71ca-11e1-9e33-c80aa9429562:101"},"ts_ms":1725523201000})~";
-const std::string kGtid = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
+const std::string kServerUuid = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
 
 std::string change(std::string_view op, std::string_view before, std::string_view after, std::uint64_t offset,
                    int gtid, std::uint64_t ts_ms) {
   return std::string(R"~({"op":")~") + std::string(op) + R"~(","v":1,"db":"shop","table":"items","key":{"id":7},"before":)~" +
          std::string(before) + R"~(,"after":)~" + std::string(after) + R"~(,"pos":{"file":"binlog.000042","offset":)~" +
-         std::to_string(offset) + R"~(,"index":0,"gtid":")~" + kGtid + ":" + std::to_string(gtid) +
+         std::to_string(offset) + R"~(,"index":0,"gtid":")~" + kServerUuid + ":" + std::to_string(gtid) +
          R"~("},"server_id":1,"thread":12,"ts_ms":)~" + std::to_string(ts_ms) + "}";
 }
 
@@ -70,7 +70,7 @@ const std::string kLamp2 = R"~({"id":7,"name":"lamp","price":"17.50","updated":"
 std::string source(std::uint64_t ts_ms, int gtid, std::uint64_t pos) {
   return R"~({"version":"3.6.1.Final","connector":"mysql","name":"dbz1","ts_ms":)~" + std::to_string(ts_ms) +
          R"~(,"snapshot":"false","db":"shop","sequence":null,"ts_us":)~" + std::to_string(ts_ms) + "000" +
-         R"~(,"ts_ns":)~" + std::to_string(ts_ms) + "000000" + R"~(,"table":"items","server_id":1,"gtid":")~" + kGtid +
+         R"~(,"ts_ns":)~" + std::to_string(ts_ms) + "000000" + R"~(,"table":"items","server_id":1,"gtid":")~" + kServerUuid +
          ":" + std::to_string(gtid) + R"~(","file":"binlog.000042","pos":)~" + std::to_string(pos) +
          R"~(,"row":0,"thread":12,"query":null})~";
 }
@@ -195,7 +195,7 @@ TEST_CASE("debezium: provide.transaction.metadata adds BEGIN, END and each event
   const auto lines = convert(options, kExample);
   // BEGIN, c, END (the commit line), BEGIN, u, d, tombstone (no commit line: no END).
   REQUIRE(lines.size() == 7);
-  const std::string id = kGtid + ":101";
+  const std::string id = kServerUuid + ":101";
   CHECK(lines[0] == "dbz1.transaction\t{\"id\":\"" + id + "\"}\t" +
                         R"~({"status":"BEGIN","id":")~" + id +
                         R"~(","event_count":null,"data_collections":null,"ts_ms":1725523201000})~");

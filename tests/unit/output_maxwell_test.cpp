@@ -24,7 +24,7 @@ cdc::output::OutputOptions with(std::initializer_list<std::pair<std::string_view
 }
 
 const std::string kLamp1 = items_row(7, "lamp", "19.90", "2024-09-05 08:00:01.250");
-const std::string kLamp2 = items_row(7, "lamp", "17.50", "2024-09-05 08:00:02.500");
+const std::string kMaxwellLamp2 = items_row(7, "lamp", "17.50", "2024-09-05 08:00:02.500");
 
 std::string items_insert(int id, std::uint64_t offset, std::uint64_t index) {
   return items_change("c", "null", items_row(id, "n" + std::to_string(id), "1.00", "2024-01-01 00:00:00.000"), offset,
@@ -51,9 +51,9 @@ TEST_CASE("maxwell: FORMATS 5.5 worked example, byte for byte") {
   const std::string out =
       run(*converter, {items_table_line(), items_change("c", "null", kLamp1, 1520, 0, 101, 1725523201),
                        commit_line("9001", 101, 1700, 1725523201),
-                       items_change("u", kLamp1, kLamp2, 1890, 0, 102, 1725523202),
+                       items_change("u", kLamp1, kMaxwellLamp2, 1890, 0, 102, 1725523202),
                        commit_line("9002", 102, 2100, 1725523202),
-                       items_change("d", kLamp2, "null", 2260, 0, 103, 1725523203),
+                       items_change("d", kMaxwellLamp2, "null", 2260, 0, 103, 1725523203),
                        commit_line("9003", 103, 2400, 1725523203)});
   CHECK(out ==
         R"j({"database":"shop","table":"items","type":"insert","ts":1725523201,"xid":9001,"commit":true,"data":{"id":7,"name":"lamp","price":19.90,"updated":"2024-09-05 08:00:01.250"}}

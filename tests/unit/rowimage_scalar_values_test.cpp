@@ -23,6 +23,7 @@
 
 #include "column/column_type.h"
 #include "ndjson/writer.h"
+#include "unit_support.h"
 #include "rowimage/scalar_values.h"
 #include "util/byte_reader.h"
 
@@ -104,18 +105,10 @@ std::uint32_t pick(std::mt19937& random, std::uint32_t bound) {
   return static_cast<std::uint32_t>(random() % bound);
 }
 
-std::string quoted(std::string_view text) { return fmt::format("\"{}\"", text); }
+std::string json_quoted(std::string_view text) { return fmt::format("\"{}\"", text); }
 
-Bytes be(std::uint64_t value, std::size_t width) {
-  Bytes out(width);
-  for (std::size_t i = width; i-- > 0; value >>= 8) out[i] = static_cast<std::uint8_t>(value & 0xFF);
-  return out;
-}
-
-Bytes concat(Bytes head, const Bytes& tail) {
-  head.insert(head.end(), tail.begin(), tail.end());
-  return head;
-}
+using unit_test::be;
+using unit_test::concat;
 
 // ---------------------------------------------------------------------------------------
 // Test-only encoders, written from the server's writers.
@@ -417,7 +410,7 @@ TEST_CASE("scalar: DECIMAL round trip over random precisions, scales and digits"
     canonical_int.erase(0, canonical_int.find_first_not_of('0'));
     if (canonical_int.empty()) canonical_int = "0";
     const bool is_zero = canonical_int == "0" && frac_digits.find_first_not_of('0') == std::string::npos;
-    const std::string expected = quoted((negative && !is_zero ? "-" : "") + canonical_int +
+    const std::string expected = json_quoted((negative && !is_zero ? "-" : "") + canonical_int +
                                         (scale > 0 ? "." + frac_digits : ""));
     CAPTURE(text);
     CAPTURE(precision);
@@ -607,7 +600,7 @@ TEST_CASE("scalar: TIME2 test encoder reproduces the server's own table") {
   for (const Case& c : cases) {
     CAPTURE(c.time);
     CHECK(encode_time2(c.negative, 0, 0, c.second, c.micros, 2) == c.bytes);
-    check_value(c.bytes, time2(2), quoted(c.time), "TIME2");
+    check_value(c.bytes, time2(2), json_quoted(c.time), "TIME2");
   }
 }
 
@@ -667,7 +660,7 @@ TEST_CASE("scalar: TIME2 round trip over random times and every fsp") {
     const Outcome outcome = run(encode_time2(negative, hour, minute, second, micros, fsp), time2(fsp));
     CAPTURE(outcome.failure);
     REQUIRE(outcome.ok);
-    CHECK(outcome.json == quoted(expected));
+    CHECK(outcome.json == json_quoted(expected));
   }
 }
 
@@ -741,7 +734,7 @@ TEST_CASE("scalar: DATETIME2 round trip over random datetimes and every fsp") {
         run(encode_datetime2(year, month, day, hour, minute, second, micros, fsp), datetime2(fsp));
     CAPTURE(outcome.failure);
     REQUIRE(outcome.ok);
-    CHECK(outcome.json == quoted(expected));
+    CHECK(outcome.json == json_quoted(expected));
   }
 }
 

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "ndjson/writer.h"
+#include "unit_support.h"
 #include "rowimage/scalar_values.h"
 #include "util/byte_reader.h"
 
@@ -28,16 +29,8 @@ namespace rowimage = cdc::rowimage;
 
 using Bytes = std::vector<std::uint8_t>;
 
-Bytes be(std::uint64_t value, std::size_t width) {
-  Bytes out(width);
-  for (std::size_t i = width; i-- > 0; value >>= 8) out[i] = static_cast<std::uint8_t>(value & 0xFF);
-  return out;
-}
-
-Bytes concat(Bytes head, const Bytes& tail) {
-  head.insert(head.end(), tail.begin(), tail.end());
-  return head;
-}
+using unit_test::be;
+using unit_test::concat;
 
 // Decodes one value from exactly `bytes`; the JSON text, or "FAIL: <message>".
 template <typename Decode>

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sync/add_resume.h"
+#include "unit_support.h"
 #include "util/table_filter.h"
 
 using cdc::sync::AddAction;
@@ -26,13 +27,7 @@ std::string settings(std::string tables, std::string exclude = "", std::optional
   return cdc::sync::settings_text(Settings{mode, std::move(tables), std::move(exclude), chunk_size, std::move(keys)});
 }
 
-// A chunk line as cdc-plan writes it, of db.table, chunk index/count.
-std::string chunk_line(std::string_view db, std::string_view table, int index, int count) {
-  return "{\"op\":\"chunk\",\"v\":1,\"db\":\"" + std::string(db) + "\",\"table\":\"" + std::string(table) +
-         "\",\"key\":[\"id\"],\"key_types\":[\"int(11)\"],\"start\":null,\"end\":null,\"index\":" +
-         std::to_string(index) + ",\"count\":" + std::to_string(count) +
-         ",\"columns\":[{\"name\":\"id\",\"type\":\"int(11)\",\"collation_id\":0}],\"rows_estimate\":10}\n";
-}
+using unit_test::chunk_line;
 
 std::vector<std::string> names_of(const std::vector<cdc::sync::TableName>& tables) {
   std::vector<std::string> out;
@@ -308,7 +303,7 @@ std::vector<std::string> run_from(World& world, int crash_after = -1) {
   return actions;
 }
 
-std::vector<std::string> names(std::initializer_list<const char*> list) { return {list.begin(), list.end()}; }
+using unit_test::names;
 
 bool has(const std::vector<std::string>& actions, const char* name) {
   return std::find(actions.begin(), actions.end(), name) != actions.end();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sync/resume.h"
+#include "unit_support.h"
 #include "sync/run_sync.h"
 
 using cdc::sync::Action;
@@ -50,7 +51,7 @@ std::vector<std::string> run_from(Mode mode, bool with_output, DirFacts facts) {
   return actions;
 }
 
-std::vector<std::string> names(std::initializer_list<const char*> list) { return {list.begin(), list.end()}; }
+using unit_test::names;
 
 const std::vector<std::string> kAfterMerge = names({"emit_snapshot", "announce_snapshot_end", "stream"});
 

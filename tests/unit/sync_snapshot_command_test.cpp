@@ -20,6 +20,7 @@
 #include "merge_support.h"
 #include "sync/children.h"
 #include "sync/snapshot_command.h"
+#include "unit_support.h"
 
 using cdc::sync::expand_worker_command;
 using cdc::sync::shell_word;
@@ -73,13 +74,7 @@ bool is_running(pid_t pid) {
   return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
 }
 
-// A chunk line as cdc-plan writes it, of db.table, chunk index/count.
-std::string chunk_line(std::string_view db, std::string_view table, int index, int count) {
-  return "{\"op\":\"chunk\",\"v\":1,\"db\":\"" + std::string(db) + "\",\"table\":\"" + std::string(table) +
-         "\",\"key\":[\"id\"],\"key_types\":[\"int(11)\"],\"start\":null,\"end\":null,\"index\":" +
-         std::to_string(index) + ",\"count\":" + std::to_string(count) +
-         ",\"columns\":[{\"name\":\"id\",\"type\":\"int(11)\",\"collation_id\":0}],\"rows_estimate\":10}\n";
-}
+using unit_test::chunk_line;
 
 }  // namespace
 
