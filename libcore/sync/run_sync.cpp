@@ -262,7 +262,12 @@ int run(Options options) {
     std::error_code ignored;
     options.output = std::filesystem::weakly_canonical(std::filesystem::absolute(options.output), ignored).string();
   }
-  auto state = SyncState::open(options.dir);
+  constexpr std::chrono::seconds kLockWait{10};
+  auto state = SyncState::open(options.dir, kLockWait, [&] {
+    Console().note(fmt::format("{}/lock is held by another process (another cdc-sync, or a tool of one that was just "
+                               "killed and is still exiting): waiting up to {} s",
+                               options.dir, kLockWait.count()));
+  });
   if (!state) {
     Console().error(state.error().message);
     if (state.error().code == Errc::usage) {

@@ -10,9 +10,11 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "records/chunk.h"
 #include "records/kinds.h"
@@ -81,7 +83,8 @@ std::string logical_absolute(std::string_view path) {
   return text;
 }
 
-Result<SyncState> SyncState::open(std::string_view path) {
+Result<SyncState> SyncState::open(std::string_view path, std::chrono::milliseconds wait,
+                                  const std::function<void()>& on_wait) {
   const std::string dir = logical_absolute(path);
   std::error_code error;
   std::filesystem::create_directories(dir, error);
@@ -92,10 +95,19 @@ Result<SyncState> SyncState::open(std::string_view path) {
   // still holds it.
   const int fd = ::open(lock_path.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0666);  // NOLINT(hicpp-signed-bitwise)
   if (fd < 0) return fail(Errc::io, fmt::format("cannot open {}", lock_path));
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    ::close(fd);
-    return fail(Errc::usage, fmt::format("{} is in use by another cdc-sync (it holds {}); one --dir belongs to one run",
-                                         dir, lock_path));
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  bool waited = false;
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK || std::chrono::steady_clock::now() >= deadline) {
+      ::close(fd);
+      return fail(Errc::usage,
+                  fmt::format("{} is in use by another cdc-sync (it holds {}{}); one --dir belongs to one run", dir,
+                              lock_path, waited ? fmt::format(", still after {} s", std::chrono::duration<double>(wait).count()) : ""));
+    }
+    if (!waited && on_wait) on_wait();
+    waited = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds{50});
   }
   return SyncState(dir, fd);
 }

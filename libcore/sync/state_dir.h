@@ -17,6 +17,7 @@
 //   stream.state      cdc-stream's state file of the final stream
 //   lock              flock(2)ed for the run, inherited by the tools
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -36,8 +37,13 @@ class SyncState {
   // Creates the directory (and its parents) when missing and takes its lock; Errc::usage when
   // another run holds it, Errc::io when it cannot be created or opened. path is made absolute
   // without resolving symbolic links (as `cd DIR && pwd` does), because the tools' messages
-  // name the files by the paths given to them.
-  [[nodiscard]] static Result<SyncState> open(std::string_view path);
+  // name the files by the paths given to them. A lock held by another process is waited for
+  // up to `wait`, calling on_wait once first: the tools of a cdc-sync killed a moment ago hold
+  // it until they have exited, which takes a while on a busy machine after a SIGKILL to the
+  // process group (a restart by systemd or a cron loop).
+  [[nodiscard]] static Result<SyncState> open(std::string_view path,
+                                              std::chrono::milliseconds wait = std::chrono::milliseconds{0},
+                                              const std::function<void()>& on_wait = {});
   // The directory without taking the lock (reading facts in tests, --version).
   [[nodiscard]] static SyncState at(std::string absolute_path);
 

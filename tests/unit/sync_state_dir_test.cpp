@@ -4,8 +4,11 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <thread>
 
 #include "merge_support.h"
 #include "sync/state_dir.h"
@@ -111,6 +114,29 @@ TEST_CASE("sync state: one run per directory") {
   REQUIRE_FALSE(second);
   CHECK(second.error().code == cdc::Errc::usage);
   CHECK(second.error().message.find("is in use by another cdc-sync") != std::string::npos);
+
+  // Waiting for it: refused when it stays held, after the wait, having said so once.
+  int waits = 0;
+  const auto started = std::chrono::steady_clock::now();
+  auto waited = SyncState::open(files.dir() + "/dir", std::chrono::milliseconds{300}, [&] { ++waits; });
+  CHECK(std::chrono::steady_clock::now() - started >= std::chrono::milliseconds{300});
+  REQUIRE_FALSE(waited);
+  CHECK(waits == 1);
+  CHECK(waited.error().code == cdc::Errc::usage);
+  CHECK(waited.error().message == files.dir() + "/dir is in use by another cdc-sync (it holds " + files.dir() +
+                                      "/dir/lock, still after 0.3 s); one --dir belongs to one run");
+
+  // Taken when the holder lets go during the wait (as the tools of a killed run exit).
+  std::optional<SyncState> holder(std::move(*first));
+  std::thread exits([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds{150});
+    holder.reset();
+  });
+  waits = 0;
+  auto taken = SyncState::open(files.dir() + "/dir", std::chrono::seconds{10}, [&] { ++waits; });
+  exits.join();
+  REQUIRE_MESSAGE(taken, taken.error().message);
+  CHECK(waits == 1);
 }
 
 TEST_CASE("sync state: paths are made absolute without resolving links") {
