@@ -264,7 +264,7 @@ int run(Options options) {
   }
   constexpr std::chrono::seconds kLockWait{10};
   auto state = SyncState::open(options.dir, kLockWait, [&] {
-    Console().note(fmt::format("{}/lock is held by another process (another cdc-sync, or a tool of one that was just "
+    Console().note(fmt::format("notice: {}/lock is held by another process (another cdc-sync, or a tool of one that was just "
                                "killed and is still exiting): waiting up to {} s",
                                options.dir, kLockWait.count()));
   });
