@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <simdjson.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <iterator>
@@ -16,6 +17,7 @@
 #include "records/kinds.h"
 #include "records/position.h"
 #include "records/row.h"
+#include "util/fd_io.h"
 
 namespace cdc::merge {
 
@@ -55,6 +57,63 @@ Result<void> read_high(simdjson::dom::object record, ChunkInfo& chunk) {
   return {};
 }
 
+// An input's last line, when it is a high line with "rows_bytes" (read once per input, when
+// its first chunk's rows begin).
+struct TailHigh {
+  std::uint64_t offset = 0;  // where the line starts
+  simdjson::dom::element record;
+};
+
+// The last line of the input, parsed, when it is a whole JSON object within the last 64 KiB
+// that has "rows_bytes"; nullopt otherwise (the lines are then read one by one, which reports
+// what is wrong with them).
+Result<std::optional<TailHigh>> read_tail_high(const InputFile& input, simdjson::dom::parser& parser,
+                                               std::string& buffer) {
+  struct stat st {};
+  if (::fstat(input.fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 2) return std::optional<TailHigh>{};
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  const std::uint64_t from = size - std::min<std::uint64_t>(size, std::uint64_t{64} << 10);
+  buffer.resize(static_cast<std::size_t>(size - from));
+  std::size_t filled = 0;
+  while (filled < buffer.size()) {
+    auto got = read_some_at(input.fd, buffer.data() + filled, buffer.size() - filled, from + filled, input.name);
+    if (!got) return fail(got.error());
+    if (*got == 0) return std::optional<TailHigh>{};  // shorter than it was a moment ago
+    filled += *got;
+  }
+  if (buffer.back() != '\n') return std::optional<TailHigh>{};
+  const std::size_t previous = buffer.rfind('\n', buffer.size() - 2);
+  if (previous == std::string::npos && from > 0) return std::optional<TailHigh>{};
+  const std::size_t start = previous == std::string::npos ? 0 : previous + 1;
+  const std::string_view line(buffer.data() + start, buffer.size() - 1 - start);
+  if (line.find(records::field::rows_bytes) == std::string_view::npos) return std::optional<TailHigh>{};
+  simdjson::dom::element record;
+  if (parser.parse(line.data(), line.size(), true).get(record) != simdjson::SUCCESS)
+    return std::optional<TailHigh>{};
+  return std::optional<TailHigh>{TailHigh{from + start, record}};
+}
+
+// Whether tail is the high line that ends chunk and everything between its rows' start and
+// tail is its rows: then its rows need not be read here. cdc-snapshot writes the bytes of the
+// rows of a chunk's last attempt in "rows_bytes", so this holds for its outputs only when the
+// low line the rows follow is that attempt's own (a discarded attempt before it would put its
+// low line, rows and discard line in between). A high line that does not check out is read
+// again in order, which reports it.
+bool ends_chunk(const TailHigh& tail, ChunkInfo& chunk) {
+  simdjson::dom::object record;
+  std::string_view op;
+  std::uint64_t rows_bytes = 0;
+  if (tail.record.get_object().get(record) != simdjson::SUCCESS ||
+      record[records::field::op].get_string().get(op) != simdjson::SUCCESS || op != records::op::high ||
+      record[records::field::rows_bytes].get_uint64().get(rows_bytes) != simdjson::SUCCESS)
+    return false;
+  if (rows_bytes > tail.offset || tail.offset - rows_bytes != chunk.rows_begin) return false;
+  if (!read_high(record, chunk)) return false;  // it changes the chunk only when the line is right
+  chunk.rows_end = tail.offset;
+  chunk.rows_unread = true;
+  return true;
+}
+
 Error unfinished(const InputFile& input, const ChunkInfo& chunk, std::string_view why) {
   return Error{Errc::corrupt_input,
                fmt::format("{}:{}: {} has no high line ({}): it was not finished; rerun cdc-snapshot for it",
@@ -69,9 +128,12 @@ namespace {
 Result<std::vector<ChunkInfo>> scan_inputs(std::span<const InputFile> inputs, std::size_t first, std::size_t last) {
   std::vector<ChunkInfo> chunks;
   simdjson::dom::parser parser;
+  simdjson::dom::parser tail_parser;
+  std::string tail_buffer;
   for (std::size_t i = first; i < last; ++i) {
     ndjson::LineReader reader(inputs[i].fd, inputs[i].name);
     std::optional<ChunkInfo> open;
+    std::optional<std::optional<TailHigh>> tail;  // read when the first chunk's rows begin
     for (;;) {
       auto more = reader.next();
       if (!more) return fail(more.error());
@@ -81,6 +143,20 @@ Result<std::vector<ChunkInfo>> scan_inputs(std::span<const InputFile> inputs, st
         if (!open)
           return fail(reader.error_here(
               "op:\"r\" line outside a chunk (no low line before it): give whole cdc-snapshot outputs"));
+        // The first row of a chunk: when the input's last line is its high line, with the
+        // bytes of its rows, the rows are left to the output pass (which reads them anyway).
+        if (reader.line_offset() == open->rows_begin) {
+          if (!tail) {
+            auto read = read_tail_high(inputs[i], tail_parser, tail_buffer);
+            if (!read) return fail(read.error());
+            tail = std::move(*read);
+          }
+          if (*tail && ends_chunk(**tail, *open)) {
+            chunks.push_back(std::move(*open));
+            open.reset();
+            break;
+          }
+        }
         continue;
       }
       if (is_blank(line)) continue;

@@ -36,6 +36,9 @@ struct ChunkInfo {
   std::uint64_t rows_begin = 0;  // byte range of the "r" lines between low (and table) and high
   std::uint64_t rows_end = 0;
   std::uint64_t rows_first_line = 0;  // the line number at rows_begin
+  // Its rows were not read by scan_chunk_outputs: its high line ends the input and says how
+  // many bytes they take ("rows_bytes"), which is exactly the space between.
+  bool rows_unread = false;
   // The chunk's table line (after its low line), "pos" null; nullopt in the output of a
   // cdc-snapshot that wrote none.
   std::optional<records::TableLine> described;
@@ -44,7 +47,9 @@ struct ChunkInfo {
 };
 
 // Reads every input once, checking the structure (a low before rows, a table line right after
-// it or none, a high for each low, no foreign lines). Errors are Errc::corrupt_input "<input>:<line>: ..." naming the fix.
+// it or none, a high for each low, no foreign lines); but not the rows of an input's last chunk
+// whose high line says how many bytes they take (ChunkInfo::rows_unread: the output pass
+// checks those). Errors are Errc::corrupt_input "<input>:<line>: ..." naming the fix.
 // With threads > 1, the second half of the inputs is read on another thread.
 [[nodiscard]] Result<std::vector<ChunkInfo>> scan_chunk_outputs(std::span<const InputFile> inputs,
                                                                 unsigned threads = 1);

@@ -27,11 +27,7 @@ constexpr std::size_t kMaxVectors = 1024;
 
 // pread() of up to size bytes at offset; 0 at the end of the file.
 Result<std::size_t> read_at(const Segment& segment, char* into, std::size_t size, std::uint64_t offset) {
-  for (;;) {
-    const ssize_t got = ::pread(segment.fd, into, size, static_cast<off_t>(offset));
-    if (got >= 0) return static_cast<std::size_t>(got);
-    if (errno != EINTR) return fail(Errc::io, fmt::format("{}: read failed: {}", segment.name, std::strerror(errno)));
-  }
+  return read_some_at(segment.fd, into, size, offset, segment.name);
 }
 
 // The line number of the line at offset: only for an error's message, so counted then.
@@ -235,6 +231,12 @@ Result<void> RowBlock::read(const Segment& segment, std::uint64_t from, std::uin
     if (newline != nullptr && !plain) --length;
     const std::size_t next = newline != nullptr ? line_end + 1 : line_end;
     const std::string_view line(line_start, length);
+    if (segment.only_written_rows && !ndjson::starts_with_bytes(line, table.row_prefix))
+      return fail(Errc::corrupt_input,
+                  fmt::format("{}:{}: not an op:\"r\" line of {}.{} as cdc-snapshot writes them, where its high line's "
+                              "\"rows_bytes\" says the chunk's rows are: the file was changed after it was written; "
+                              "snapshot the chunk again",
+                              segment.name, line_number_at(segment, offset_ + at), table.db, table.table));
     if (line.empty() || ndjson::trim_json_space(line).empty()) {
       at = next;
       continue;

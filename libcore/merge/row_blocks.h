@@ -36,6 +36,9 @@ struct Segment {
   std::uint64_t begin = 0;
   std::uint64_t end = 0;
   std::uint64_t first_line = 1;
+  // Every line must be an "r" line of the table as cdc-snapshot writes it (starting with the
+  // table's row prefix): a chunk whose rows the first pass did not read (ChunkInfo::rows_unread).
+  bool only_written_rows = false;
 };
 
 // One slice of a group's effects: entries sorted by identity, looked up in an open-addressing

@@ -252,7 +252,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
     const TableInfo& table = (*tables)[table_of[c]];
     const ChunkInfo& chunk = (*chunks)[c];
     Segment segment{inputs[chunk.input].fd, inputs[chunk.input].name, chunk.rows_begin, chunk.rows_end,
-                    chunk.rows_first_line};
+                    chunk.rows_first_line, chunk.rows_unread};
     if (!table.ordered) {
       auto [it, added] = unordered_group.emplace(table_of[c], static_cast<std::uint32_t>(groups.size()));
       if (added) groups.push_back(Group{it->second, &table, {}});

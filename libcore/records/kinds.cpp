@@ -20,8 +20,8 @@ constexpr std::array<F, 17> kTableFields{"op", "v", "db", "table", "columns", "c
 constexpr std::array<F, 16> kLowFields{"op", "v", "db", "table", "index", "count", "position", "file", "offset",
                                        "key", "key_types", "key_collations", "start", "end", "identity", "ts_ms"};
 constexpr std::array<F, 8> kRowFields{"op", "v", "db", "table", "key", "before", "after", "ts_ms"};
-constexpr std::array<F, 11> kHighFields{"op", "v", "db", "table", "index", "count", "position", "file", "offset",
-                                        "rows", "ts_ms"};
+constexpr std::array<F, 12> kHighFields{"op", "v", "db", "table", "index", "count", "position", "file", "offset",
+                                        "rows", "rows_bytes", "ts_ms"};
 constexpr std::array<F, 8> kSnapshotDiscardFields{"op", "v", "db", "table", "index", "count", "reason", "ts_ms"};
 constexpr std::array<F, 8> kMergedHighFields{"op", "v", "position", "file", "offset", "chunks", "rows", "ts_ms"};
 constexpr std::array<F, 17> kChangeFields{"op",       "v",        "db",         "table",     "key",      "before",

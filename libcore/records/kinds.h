@@ -55,6 +55,7 @@ inline constexpr std::string_view position = "position";
 inline constexpr std::string_view file = "file";
 inline constexpr std::string_view offset = "offset";
 inline constexpr std::string_view rows = "rows";
+inline constexpr std::string_view rows_bytes = "rows_bytes";
 inline constexpr std::string_view chunks = "chunks";
 inline constexpr std::string_view reason = "reason";
 inline constexpr std::string_view before = "before";

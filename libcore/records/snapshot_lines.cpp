@@ -100,6 +100,7 @@ void write_high(const High& high, ndjson::Writer& out) {
   write_chunk_ref(op::high, high.chunk, out);
   write_mark_position(high.mark, out);
   out.field(field::rows, high.rows);
+  if (high.rows_bytes) out.field(field::rows_bytes, *high.rows_bytes);
   out.field(field::ts_ms, high.mark.ts_ms);
   end_line(out);
 }
@@ -203,6 +204,12 @@ Result<High> parse_high(simdjson::dom::object record) {
   auto rows = required_uint(record, field::rows);
   if (!rows) return fail(rows.error());
   high.rows = *rows;
+  if (!record[field::rows_bytes].error()) {
+    std::uint64_t bytes = 0;
+    if (record[field::rows_bytes].get_uint64().get(bytes) != simdjson::SUCCESS)
+      return corrupt_line("\"rows_bytes\" is not a non-negative integer");
+    high.rows_bytes = bytes;
+  }
   get_coordinates(record, high.mark);
   std::int64_t ts_ms = 0;
   if (record[field::ts_ms].get_int64().get(ts_ms) == simdjson::SUCCESS) high.mark.ts_ms = ts_ms;

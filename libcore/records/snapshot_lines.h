@@ -58,6 +58,10 @@ struct High {
   ChunkRef chunk;
   Watermark mark;
   std::uint64_t rows = 0;
+  // The bytes of the chunk's "r" lines, newlines included: what lies between its low (or
+  // table) line and this line in the output. cdc-merge then need not read them to find this
+  // line. nullopt: not written (an older cdc-snapshot's).
+  std::optional<std::uint64_t> rows_bytes;
 };
 
 struct SnapshotDiscard {

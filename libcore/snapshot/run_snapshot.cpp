@@ -277,7 +277,9 @@ Result<ChunkResult> ChunkReader::read(mysql::Connection& connection, const recor
     return {};
   };
   std::uint64_t rows = 0;
+  std::uint64_t rows_bytes = 0;
   const auto on_row = [&](const std::vector<StreamCell>& cells) -> Result<void> {
+    const std::size_t row_from = out.bytes_buffered();
     out.begin_object();
     out.raw_members(head);
     out.raw_comma_key(records::comma_key::key);
@@ -317,6 +319,7 @@ Result<ChunkResult> ChunkReader::read(mysql::Connection& connection, const recor
     out.end_object();
     out.end_record();
     ++rows;
+    rows_bytes += out.bytes_buffered() - row_from;
     if (out.bytes_buffered() >= kFlushBytes) return flush(out, rows);
     return {};
   };
@@ -341,7 +344,7 @@ Result<ChunkResult> ChunkReader::read(mysql::Connection& connection, const recor
     return fail(high.error());
   }
   result.high = *high;
-  records::write_high(records::High{records::chunk_ref(chunk), result.high, result.rows}, out);
+  records::write_high(records::High{records::chunk_ref(chunk), result.high, result.rows, rows_bytes}, out);
   return result;
 }
 

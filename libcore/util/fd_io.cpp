@@ -65,6 +65,15 @@ Result<std::size_t> read_some(int fd, char* buffer, std::size_t size, std::strin
   }
 }
 
+Result<std::size_t> read_some_at(int fd, char* buffer, std::size_t size, std::uint64_t offset, std::string_view what) {
+  for (;;) {
+    const ssize_t got = ::pread(fd, buffer, size, static_cast<off_t>(offset));
+    if (got >= 0) return static_cast<std::size_t>(got);
+    if (errno == EINTR) continue;
+    return fail(Errc::io, std::string(what) + ": read failed: " + std::strerror(errno));
+  }
+}
+
 Unexpected errno_error(std::string_view what, std::string_view path) {
   const char* const reason = std::strerror(errno);
   std::string message;

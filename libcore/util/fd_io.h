@@ -3,6 +3,7 @@
 #include <sys/uio.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -19,6 +20,8 @@ Result<void> write_all(int fd, std::span<iovec> vectors, std::string_view what);
 
 // Reads up to size bytes; 0 means end of input. Retries EINTR.
 Result<std::size_t> read_some(int fd, char* buffer, std::size_t size, std::string_view what);
+// The same at a file offset (pread: the fd's own offset is not used or moved).
+Result<std::size_t> read_some_at(int fd, char* buffer, std::size_t size, std::uint64_t offset, std::string_view what);
 
 [[nodiscard]] bool is_broken_pipe(const Error& error) noexcept;
 

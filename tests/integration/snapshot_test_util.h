@@ -129,11 +129,29 @@ struct Collected {
   std::size_t max_capacity = 0;
 };
 
+// The high line that ends a chunk's lines says how many bytes its "r" lines take, which is what
+// cdc-merge relies on to skip them (merge/chunk_input.cpp).
+inline void check_rows_bytes(std::string_view lines) {
+  std::uint64_t rows_bytes = 0;
+  std::string_view high;
+  while (!lines.empty()) {
+    const std::size_t end = lines.find('\n');
+    REQUIRE(end != std::string_view::npos);
+    const std::string_view line = lines.substr(0, end);
+    if (line.starts_with(R"({"op":"r",)")) rows_bytes += line.size() + 1;
+    if (line.starts_with(R"({"op":"high",)")) high = line;
+    lines.remove_prefix(end + 1);
+  }
+  REQUIRE(!high.empty());
+  CHECK(raw_member(high, "rows_bytes") == std::to_string(rows_bytes));
+}
+
 // One chunk read into out; on_flush, when given, runs at each flush (while rows are still
-// being fetched).
+// being fetched). Checks the high line's "rows_bytes".
 inline cdc::Result<cdc::snapshot::ChunkResult> read(cdc::mysql::Connection& connection, const cdc::records::Chunk& chunk,
                                                     Collected& out, cdc::snapshot::ChunkReader* reader = nullptr,
                                                     const std::function<void()>& on_flush = {}) {
+  const std::size_t from = out.text.size();
   cdc::ndjson::Writer writer;
   cdc::snapshot::ChunkReader one_off(cdc::test::cdc_account());
   auto result = (reader != nullptr ? *reader : one_off).read(
@@ -147,6 +165,7 @@ inline cdc::Result<cdc::snapshot::ChunkResult> read(cdc::mysql::Connection& conn
         return {};
       });
   out.text += writer.buffered();
+  if (result) check_rows_bytes(std::string_view(out.text).substr(from));
   return result;
 }
 

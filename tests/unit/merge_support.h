@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -104,6 +105,7 @@ struct ChunkSpec {
   std::string identity = R"(["id"])";
   std::vector<std::string> rows;  // "key object|after object"
   std::uint64_t ts = 1000;
+  bool rows_bytes = false;  // the high line says how many bytes the rows take, as cdc-snapshot now writes
 };
 
 inline std::string file_of(const std::string& position) {
@@ -131,10 +133,12 @@ inline std::string low_line(const ChunkSpec& c) {
          "\n";
 }
 
-inline std::string high_line(const ChunkSpec& c) {
+// rows_bytes: written when given.
+inline std::string high_line(const ChunkSpec& c, std::optional<std::uint64_t> rows_bytes = std::nullopt) {
   return fmt::format(
-             R"({{"op":"high","v":1,"db":"{}","table":"{}","index":{},"count":{},"position":"{}","file":"{}","offset":{},"rows":{},"ts_ms":{}}})",
-             c.db, c.table, c.index, c.count, c.high, file_of(c.high), offset_of(c.high), c.rows.size(), c.ts + 1) +
+             R"({{"op":"high","v":1,"db":"{}","table":"{}","index":{},"count":{},"position":"{}","file":"{}","offset":{},"rows":{},{}"ts_ms":{}}})",
+             c.db, c.table, c.index, c.count, c.high, file_of(c.high), offset_of(c.high), c.rows.size(),
+             rows_bytes ? fmt::format(R"("rows_bytes":{},)", *rows_bytes) : std::string(), c.ts + 1) +
          "\n";
 }
 
@@ -149,11 +153,13 @@ inline std::string table_line(const std::string& pos = "null", std::uint64_t ts 
 // `described`: with the table line after the low line, as cdc-snapshot writes it.
 inline std::string chunk_text(const ChunkSpec& c, bool described = false) {
   std::string text = low_line(c) + (described ? table_line() : std::string());
+  const std::size_t rows_begin = text.size();
   for (const std::string& row : c.rows) {
     const std::size_t bar = row.find('|');
     text += row_line(c, row.substr(0, bar), row.substr(bar + 1));
   }
-  return text + high_line(c);
+  if (!c.rows_bytes) return text + high_line(c);
+  return text + high_line(c, text.size() - rows_begin);
 }
 
 // A cdc-stream data line. pos: gtid ("" = null), file, offset.

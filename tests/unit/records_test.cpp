@@ -145,7 +145,7 @@ TEST_CASE("records: cdc-snapshot's lines are listed, and low and high read back"
   CHECK(low.key_collations == std::vector<std::uint32_t>{0, 63});
   const std::string low_line = written([&](auto& out) { cdc::records::write_low(low, out); });
   check_listed(Kind::low, low_line);
-  const cdc::records::High high{cdc::records::chunk_ref(chunk), mark, 77};
+  const cdc::records::High high{cdc::records::chunk_ref(chunk), mark, 77, 4096};
   const std::string high_line = written([&](auto& out) { cdc::records::write_high(high, out); });
   check_listed(Kind::high, high_line);
   check_listed(Kind::snapshot_discard, written([&](auto& out) {
@@ -186,7 +186,17 @@ TEST_CASE("records: cdc-snapshot's lines are listed, and low and high read back"
   auto read_high = cdc::records::parse_high(record);
   REQUIRE_MESSAGE(read_high.has_value(), read_high.error().message);
   CHECK(read_high->rows == 77);
+  CHECK(read_high->rows_bytes == 4096);
   CHECK(written([&](auto& out) { cdc::records::write_high(*read_high, out); }) == high_line);
+  // An older cdc-snapshot's high line has no "rows_bytes".
+  cdc::records::High older = high;
+  older.rows_bytes.reset();
+  const std::string older_line = written([&](auto& out) { cdc::records::write_high(older, out); });
+  CHECK(older_line.find("rows_bytes") == std::string::npos);
+  REQUIRE(parser.parse(older_line).get_object().get(record) == simdjson::SUCCESS);
+  auto read_older = cdc::records::parse_high(record);
+  REQUIRE_MESSAGE(read_older.has_value(), read_older.error().message);
+  CHECK_FALSE(read_older->rows_bytes.has_value());
 }
 
 TEST_CASE("records: cdc-stream's lines are listed, and their pos reads back from the bytes") {
