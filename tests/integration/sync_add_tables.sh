@@ -179,29 +179,42 @@ bg_pids+=("$pid")
 assert "stdout: the first sync reaches its stream" wait_phase "$work/d2.first.err" stream_start
 sleep 1
 stop_sync "$pid" "stdout, first sync"
-# src.c's plan and snapshot wait for this lock for 3 s, so the stream of src.a is frozen below
-# before anything of src.c is read, whatever the machine's speed (a quick snapshot once ended
-# before the freeze, and the stream then stopped after the high watermark instead).
-root -e "LOCK TABLES src.c WRITE; SELECT SLEEP(3); UNLOCK TABLES" >/dev/null &
+# src.c's plan and snapshot wait for this lock until the stream of src.a is frozen below, so
+# that the freeze comes before anything of src.c is read, whatever the machine's speed (a quick
+# snapshot once ended before the freeze, and the stream then stopped after the high watermark
+# instead; a lock held for a fixed 3 s was over too soon on a loaded machine). The lock goes
+# with its connection, which unlock_src_c kills.
+root -e "LOCK TABLES src.c WRITE; SELECT SLEEP(120) AS holding_src_c; UNLOCK TABLES" >/dev/null 2>&1 &
 lock_pid=$!
 bg_pids+=("$lock_pid")
-assert "stdout: src.c is locked (its reads wait 3 s)" wait_until 10 table_locked src.c
+unlock_src_c() {
+  local id
+  id=$(root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT SLEEP(120) AS holding_src_c%'")
+  [[ -n $id ]] && root -e "KILL $id"
+  wait "$lock_pid" 2>/dev/null
+}
+assert "stdout: src.c is locked (its reads wait)" wait_until 10 table_locked src.c
 sync_bg --tables src.a,src.c --dir "$dir2" --chunk-size 100 -j 1 --no-progress >"$work/d2.2.ndjson" \
   2>"$work/d2.second.err" &
 pid=$!
 bg_pids+=("$pid")
-assert "stdout: the addition begins" wait_phase "$work/d2.second.err" add_snapshot_start
-# The stream of src.a, frozen (SIGSTOP) while src.c is read, and until cdc-sync has sent it
-# SIGTERM for the switch-over: it stops before src.c's high watermark.
+# The stream of src.a, resumed before src.c is planned: frozen (SIGSTOP) while src.c is read,
+# and until cdc-sync has sent it SIGTERM for the switch-over: it stops before src.c's high
+# watermark.
+old_stream_started() { pgrep -P "$pid" -f -- "--state=$dir2/stream.state" >/dev/null; }
+assert "stdout: the stream of src.a runs beside the addition" wait_until 30 old_stream_started
 old_stream=$(pgrep -P "$pid" -f -- "--state=$dir2/stream.state" | head -1)
-assert "stdout: the stream of src.a runs beside the addition" test -n "$old_stream"
 if [[ -n $old_stream ]]; then
   kill -STOP "$old_stream"
+  assert "stdout: src.c was still locked when the stream froze" table_locked src.c
+  unlock_src_c
+  assert "stdout: the addition begins" wait_phase "$work/d2.second.err" add_snapshot_start
   assert "stdout: cdc-sync stops the stream for the switch-over (SIGTERM)" wait_until 60 sigterm_pending "$old_stream"
   kill -CONT "$old_stream"
+else
+  unlock_src_c
 fi
 assert "stdout: the final stream starts" wait_phase "$work/d2.second.err" stream_start
-wait "$lock_pid" 2>/dev/null
 assert "stdout: the stream stopped before the high watermark runs on to it first" \
   grep -q "before the new tables' high watermark" "$work/d2.second.err"
 settle
