@@ -10,6 +10,7 @@
 #include <string>
 
 #include "stream/state_file.h"
+#include "unit_support.h"
 
 namespace {
 
@@ -17,16 +18,7 @@ using cdc::Errc;
 using cdc::stream::StateFile;
 using cdc::records::StreamState;
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char pattern[] = "/tmp/cdc-state-test-XXXXXX";
-    path = ::mkdtemp(pattern);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() { (void)std::system(("rm -rf '" + path + "'").c_str()); }
-};
+using unit_test::TempDir;
 
 StreamState sample_state() {
   StreamState state;
