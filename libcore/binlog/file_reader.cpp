@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -17,6 +18,8 @@ namespace cdc::binlog {
 namespace {
 
 constexpr std::size_t kReadBlock = std::size_t{1} << 20;
+// Blocks kept for reuse: as many as a consumer holding event bytes (the rows thread) keeps at once.
+constexpr std::size_t kSpareBlocks = 4;
 // max_allowed_packet tops out at 1 GiB, and no event is larger.
 constexpr std::uint32_t kMaxEventSize = (std::uint32_t{1} << 30) + 1024;
 constexpr std::uint8_t kMagic[kBinlogMagicSize] = {0xfe, 0x62, 0x69, 0x6e};
@@ -24,13 +27,14 @@ constexpr std::uint8_t kMagic[kBinlogMagicSize] = {0xfe, 0x62, 0x69, 0x6e};
 }  // namespace
 
 FileReader::FileReader(int fd, bool owns_fd, std::string name)
-    : fd_(fd), owns_fd_(owns_fd), name_(std::move(name)), buffer_(kReadBlock) {}
+    : fd_(fd), owns_fd_(owns_fd), name_(std::move(name)), block_(std::make_shared<std::vector<std::uint8_t>>(kReadBlock)) {}
 
 FileReader::FileReader(FileReader&& other) noexcept
     : fd_(other.fd_),
       owns_fd_(other.owns_fd_),
       name_(std::move(other.name_)),
-      buffer_(std::move(other.buffer_)),
+      block_(std::move(other.block_)),
+      spare_blocks_(std::move(other.spare_blocks_)),
       begin_(other.begin_),
       end_(other.end_),
       eof_(other.eof_),
@@ -60,7 +64,7 @@ Result<FileReader> FileReader::open(const std::string& path) {
   FileReader reader(fd, owns, std::move(name));
   auto have_magic = reader.ensure(kBinlogMagicSize);
   if (!have_magic) return fail(std::move(have_magic).error());
-  const std::uint8_t* head = reader.buffer_.data();
+  const std::uint8_t* head = reader.block_->data();
   const std::size_t got = reader.end_;
   if (got >= 2 && head[0] == 0x1f && head[1] == 0x8b)
     return fail(Errc::corrupt_input,
@@ -78,21 +82,48 @@ Result<FileReader> FileReader::open(const std::string& path) {
   return reader;
 }
 
+void FileReader::make_room(std::size_t bytes) {
+  const std::size_t unread = end_ - begin_;
+  if (block_.use_count() > 1) {
+    // Held elsewhere: the bytes already returned stay where they are, and the unread ones go
+    // on in a block nobody else holds.
+    Block fresh;
+    for (Block& spare : spare_blocks_)
+      if (spare.use_count() == 1) {
+        fresh = std::move(spare);
+        std::swap(spare, spare_blocks_.back());
+        spare_blocks_.pop_back();
+        break;
+      }
+    if (!fresh) fresh = std::make_shared<std::vector<std::uint8_t>>();
+    fresh->resize(std::max(kReadBlock, unread));
+    std::memcpy(fresh->data(), block_->data() + begin_, unread);
+    // A block grown for a big event is not kept: spares of that size would multiply it.
+    if (spare_blocks_.size() < kSpareBlocks && block_->size() == kReadBlock) spare_blocks_.push_back(std::move(block_));
+    block_ = std::move(fresh);
+    begin_ = 0;
+    end_ = unread;
+  }
+  std::vector<std::uint8_t>& buffer = *block_;
+  if (buffer.size() - begin_ < bytes && begin_ > 0) {
+    // Slide what is left to the front before growing.
+    std::memmove(buffer.data(), buffer.data() + begin_, unread);
+    end_ = unread;
+    begin_ = 0;
+  }
+  if (end_ == buffer.size()) {
+    // Grow only as data arrives (doubling): a corrupt size field must not make us allocate
+    // a gigabyte before finding out the file is shorter.
+    buffer.resize(std::min(std::max(bytes, kReadBlock), buffer.size() * 2));
+  }
+}
+
 Result<bool> FileReader::ensure(std::size_t bytes) {
   while (end_ - begin_ < bytes) {
     if (eof_) return false;
-    if (buffer_.size() - begin_ < bytes && begin_ > 0) {
-      // Slide what is left to the front before growing.
-      std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
-      end_ -= begin_;
-      begin_ = 0;
-    }
-    if (end_ == buffer_.size()) {
-      // Grow only as data arrives (doubling): a corrupt size field must not make us allocate
-      // a gigabyte before finding out the file is shorter.
-      buffer_.resize(std::min(std::max(bytes, kReadBlock), buffer_.size() * 2));
-    }
-    auto got = read_some(fd_, reinterpret_cast<char*>(buffer_.data() + end_), buffer_.size() - end_, name_);
+    if (block_->size() - begin_ < bytes || end_ == block_->size()) make_room(bytes);
+    std::vector<std::uint8_t>& buffer = *block_;
+    auto got = read_some(fd_, reinterpret_cast<char*>(buffer.data() + end_), buffer.size() - end_, name_);
     if (!got) return fail(std::move(got).error());
     if (*got == 0) eof_ = true;
     end_ += *got;
@@ -113,7 +144,7 @@ Result<std::optional<RawEvent>> FileReader::next() {
                 fmt::format("{}:{}: truncated event header: need 19 bytes, the file has {} (the file was cut short)",
                             name_, position_, end_ - begin_));
   }
-  const std::uint8_t* header = buffer_.data() + begin_;
+  const std::uint8_t* header = block_->data() + begin_;
   const std::uint32_t size = static_cast<std::uint32_t>(header[9]) | static_cast<std::uint32_t>(header[10]) << 8 |
                              static_cast<std::uint32_t>(header[11]) << 16 |
                              static_cast<std::uint32_t>(header[12]) << 24;
@@ -144,7 +175,7 @@ Result<std::optional<RawEvent>> FileReader::next() {
                             name_, position_, type_name.empty() ? fmt::format("event type {}", type_code) : std::string(type_name),
                             size, end_ - begin_));
   }
-  RawEvent event{std::span<const std::uint8_t>(buffer_.data() + begin_, size), position_};
+  RawEvent event{std::span<const std::uint8_t>(block_->data() + begin_, size), position_};
   begin_ += size;
   position_ += size;
   return std::optional<RawEvent>{event};

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -11,8 +12,10 @@
 namespace cdc::binlog {
 
 struct RawEvent {
-  std::span<const std::uint8_t> bytes;  // header, body and checksum; valid until the next read
-  std::uint64_t offset = 0;             // where it starts in the file
+  // Header, body and checksum; valid until the next read, or for as long as a copy of the
+  // reader's block() is held.
+  std::span<const std::uint8_t> bytes;
+  std::uint64_t offset = 0;  // where it starts in the file
 };
 
 // Reads a binlog (or relay log) file as a stream of whole events: from disk or from a pipe
@@ -37,6 +40,14 @@ class FileReader {
   // mysqlbinlog --start-position). Only forward.
   Result<void> skip_to(std::uint64_t offset);
 
+  // The buffer the events are read into. A copy held elsewhere keeps the bytes of every event
+  // returned from it valid and unchanged: while one is held, the reader never moves or rewrites
+  // what it holds (it goes on in a fresh block), so another thread can use an event's bytes
+  // without copying them (ChangeWriter::set_input). Read the copies' count on this thread only:
+  // their holders must let go of them here.
+  using Block = std::shared_ptr<std::vector<std::uint8_t>>;
+  [[nodiscard]] const Block& block() const noexcept { return block_; }
+
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
   [[nodiscard]] std::uint64_t position() const noexcept { return position_; }
   [[nodiscard]] bool in_use() const noexcept { return in_use_; }
@@ -46,15 +57,19 @@ class FileReader {
  private:
   FileReader(int fd, bool owns_fd, std::string name);
   Result<bool> ensure(std::size_t bytes);  // false: end of input first
+  // Room in block_ for `bytes` from begin_: the unread bytes slid to the front, the block grown,
+  // or, when block_ is held elsewhere, both moved to a block nobody else holds.
+  void make_room(std::size_t bytes);
 
   int fd_ = -1;
   bool owns_fd_ = false;
   std::string name_;
-  std::vector<std::uint8_t> buffer_;
+  Block block_;
+  std::vector<Block> spare_blocks_;  // earlier blocks, reused once nobody else holds them
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
   bool eof_ = false;
-  std::uint64_t position_ = 0;  // file offset of buffer_[begin_]
+  std::uint64_t position_ = 0;  // file offset of (*block_)[begin_]
   bool in_use_ = false;
   bool first_event_ = true;
   std::uint64_t torn_tail_ = 0;

@@ -14,6 +14,7 @@
 #include <tuple>
 #include <utility>
 
+#include "util/bits.h"
 #include "util/retry.h"
 
 namespace cdc::mysql {
@@ -447,13 +448,6 @@ WireKind wire_kind(enum_field_types type) {
     case MYSQL_TYPE_TIME: return WireKind::time;
     default: return WireKind::bytes;
   }
-}
-
-// Little-endian loads (the protocol's byte order), whatever the host's.
-std::uint64_t load_le(const unsigned char* p, unsigned width) {
-  std::uint64_t value = 0;
-  for (unsigned i = 0; i < width; ++i) value |= std::uint64_t{p[i]} << (8 * i);
-  return value;
 }
 
 // What the result callback needs: where each column's value goes and how it is laid out.

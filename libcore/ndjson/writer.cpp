@@ -12,6 +12,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define CDC_NDJSON_AVX2 1
+#endif
 
 #include "ndjson/utf8.h"
 #include "util/fd_io.h"
@@ -86,10 +90,44 @@ const char* skip_plain(const char* p, const char* const end) {
   return p;
 }
 
+#if defined(CDC_NDJSON_AVX2)
+// copy_if_plain() 32 bytes per step, for n >= 32, on a CPU that has AVX2 (checked once, at run
+// time: the build targets every x86-64). Values of a row are mostly text longer than that.
+__attribute__((target("avx2"))) inline __m256i flagged_avx2(__m256i chunk) {
+  // A signed compare flags bytes below 0x20 and every byte >= 0x80; two more find '"' and '\\'.
+  return _mm256_or_si256(_mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), chunk),
+                         _mm256_or_si256(_mm256_cmpeq_epi8(chunk, _mm256_set1_epi8('"')),
+                                         _mm256_cmpeq_epi8(chunk, _mm256_set1_epi8('\\'))));
+}
+
+__attribute__((target("avx2"))) bool copy_if_plain_avx2(char* to, const char* from, std::size_t n) {
+  std::size_t i = 0;
+  for (; n - i >= 32; i += 32) {
+    const __m256i chunk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(from + i));
+    if (_mm256_movemask_epi8(flagged_avx2(chunk)) != 0) return false;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(to + i), chunk);
+  }
+  if (i < n) {  // the last 1..31 bytes: one more 32-byte block ending at n
+    const __m256i chunk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(from + n - 32));
+    if (_mm256_movemask_epi8(flagged_avx2(chunk)) != 0) return false;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(to + n - 32), chunk);
+  }
+  return true;
+}
+
+const bool kHaveAvx2 = [] {
+  __builtin_cpu_init();  // this may run before the runtime's own constructors
+  return __builtin_cpu_supports("avx2") != 0;
+}();
+#endif
+
 // Copies n bytes from `from` to `to` while checking them, and tells whether every one was
 // kPlain (what skip_plain() would find); on false, what was copied is meaningless. One pass
 // instead of skip_plain() and then a copy.
 bool copy_if_plain(char* to, const char* from, std::size_t n) {
+#if defined(CDC_NDJSON_AVX2)
+  if (n >= 32 && kHaveAvx2) return copy_if_plain_avx2(to, from, n);
+#endif
 #if defined(__SSE2__)
   if (n >= 16) {
     const __m128i below_space = _mm_set1_epi8(0x20);

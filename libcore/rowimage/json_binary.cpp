@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "rowimage/scalar_values.h"
+#include "util/bits.h"
 
 namespace cdc::rowimage {
 
@@ -29,9 +30,7 @@ constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 
 // Little-endian unsigned integer of `width` bytes at bytes[at]; the caller checked the bounds.
 std::uint64_t read_le(std::span<const std::uint8_t> bytes, std::size_t at, std::size_t width) {
-  std::uint64_t value = 0;
-  for (std::size_t i = 0; i < width; ++i) value |= static_cast<std::uint64_t>(bytes[at + i]) << (8 * i);
-  return value;
+  return load_le(bytes.data() + at, width);
 }
 
 bool is_large(JsonbType type) { return type == JsonbType::large_object || type == JsonbType::large_array; }

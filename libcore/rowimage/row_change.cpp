@@ -58,6 +58,9 @@ RowsShape rows_shape(const binlog::RowsEvent& event, const TablePlan& plan) {
   };
   shape.has_columns =
       (!shape.has_before || any(event.columns_before)) && (!shape.has_after || any(event.columns_after));
+  shape.full_images = shape.has_columns && !shape.partial_update && (!shape.has_before || shape.before.all_present) &&
+                      (!shape.has_after || shape.after.all_present) &&
+                      plan.key_columns_end() <= plan.column_count();
   return shape;
 }
 
@@ -80,6 +83,21 @@ std::optional<std::uint64_t> count_rows(ByteReader rows, const TablePlan& plan, 
                                         RowScratch& scratch) {
   if (!rows.empty() && !shape.has_columns) return std::nullopt;  // no row would take bytes
   std::uint64_t count = 0;
+  if (!shape.partial_update) {
+    // Sized only: where each value is does not matter here.
+    const std::span<const std::uint8_t> rest = rows.peek_rest();
+    std::size_t at = 0;
+    while (at < rest.size()) {
+      for (const ImageShape* image : {shape.has_before ? &shape.before : nullptr, shape.has_after ? &shape.after : nullptr}) {
+        if (image == nullptr) continue;
+        const auto size = row_image_size(rest.subspan(at), plan, *image);
+        if (!size) return std::nullopt;
+        at += *size;
+      }
+      ++count;
+    }
+    return count;
+  }
   while (!rows.empty()) {
     scan_row_change(rows, plan, shape, scratch);
     if (!rows.ok()) return std::nullopt;
@@ -88,8 +106,63 @@ std::optional<std::uint64_t> count_rows(ByteReader rows, const TablePlan& plan, 
   return count;
 }
 
+namespace {
+
+// write_row_change() of a row of FULL images without JSON diffs, for a caller that wants no
+// spans: each image sized whole, the key's columns sliced, then each image written in one
+// pass. False, with nothing written, when an image does not size: the slicing path then
+// fails on it with its message.
+bool write_full_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, ndjson::Writer& out,
+                           RowScratch& scratch) {
+  const std::span<const std::uint8_t> rest = rows.peek_rest();
+  std::size_t before_size = 0;
+  std::size_t after_size = 0;
+  if (shape.has_before) {
+    const auto size = row_image_size(rest, plan, shape.before);
+    if (!size) return false;
+    before_size = *size;
+  }
+  if (shape.has_after) {
+    const auto size = row_image_size(rest.subspan(before_size), plan, shape.after);
+    if (!size) return false;
+    after_size = *size;
+  }
+  const std::uint64_t offset = rows.offset();
+  // Past the row before writing it, as the slicing path is: a value's failure names the
+  // same offset either way.
+  rows.skip(before_size + after_size);
+  const std::span<const std::uint8_t> before = rest.first(before_size);
+  const std::span<const std::uint8_t> after = rest.subspan(before_size, after_size);
+  // The key comes from the after image, or the before image of a delete.
+  const bool key_from_after = shape.has_after;
+  std::vector<ColumnSlice>& key_slices = key_from_after ? scratch.after : scratch.before;
+  slice_full_row_image(key_from_after ? after : before, key_from_after ? offset + before_size : offset, plan,
+                       plan.key_columns_end(), key_slices);
+  out.raw_comma_key(records::comma_key::key);
+  write_key_object(plan, key_slices, nullptr, out, scratch, rows);
+  if (rows.ok()) {
+    out.raw_comma_key(records::comma_key::before);
+    if (shape.has_before)
+      write_full_row_image(before, offset, plan, out, scratch, rows,
+                           key_from_after ? std::span<const WrittenValue>{} : scratch.key_values);
+    else
+      out.null();
+  }
+  if (rows.ok()) {
+    out.raw_comma_key(records::comma_key::after);
+    if (shape.has_after)
+      write_full_row_image(after, offset + before_size, plan, out, scratch, rows, scratch.key_values);
+    else
+      out.null();
+  }
+  return true;
+}
+
+}  // namespace
+
 std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, ndjson::Writer& out,
                              RowScratch& scratch, RowSpans* spans) {
+  if (shape.full_images && spans == nullptr && write_full_row_change(rows, plan, shape, out, scratch)) return 0;
   scan_row_change(rows, plan, shape, scratch);
   std::size_t unresolved_diffs = 0;
   // Where a member's value starts or ended, for an output stage.

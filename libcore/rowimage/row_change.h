@@ -30,6 +30,9 @@ struct RowsShape {
   // Each image the rows have holds at least one column, so every row takes bytes. A corrupt
   // event without any would never reach the end of its rows.
   bool has_columns = false;
+  // Every image is FULL (all columns present) and there are no JSON diffs: a row's images are
+  // sized, then written in one pass each, rather than sliced column by column first.
+  bool full_images = false;
 };
 [[nodiscard]] RowsShape rows_shape(const binlog::RowsEvent& event, const TablePlan& plan);
 

@@ -325,6 +325,9 @@ void TablePlan::build(const binlog::TableMap& map) {
     }
     layouts_.push_back(layout);
   }
+  key_columns_end_ = 0;
+  for (const std::uint32_t column : map.primary_key)
+    key_columns_end_ = std::max(key_columns_end_, std::size_t{column} + 1);
 }
 
 ImageShape image_shape(const TablePlan& plan, std::span<const std::uint8_t> present) {
@@ -392,8 +395,7 @@ void scan_row_image(ByteReader& in, const TablePlan& plan, const ImageShape& sha
     if (slice.is_null) continue;
     std::size_t size = layout.size;
     if (layout.prefix_width != 0 && layout.prefix_width <= rest.size() - at) {
-      std::uint64_t length = 0;
-      for (std::size_t b = 0; b < layout.prefix_width; ++b) length |= std::uint64_t{rest[at + b]} << (8 * b);
+      const std::uint64_t length = load_le(rest.data() + at, layout.prefix_width);
       size = length <= rest.size() ? layout.prefix_width + static_cast<std::size_t>(length) : rest.size() + 1;
     } else if (layout.prefix_width != 0) {
       size = TablePlan::Layout::kUnsized;  // the length itself is cut off: value_size() says so
@@ -417,6 +419,93 @@ void scan_row_image(ByteReader& in, const TablePlan& plan, const ImageShape& sha
     return;
   }
   in.skip(at);
+}
+
+std::optional<std::size_t> row_image_size(std::span<const std::uint8_t> rest, const TablePlan& plan,
+                                          const ImageShape& shape) {
+  if (rest.size() < shape.null_bytes) return std::nullopt;
+  const std::span<const std::uint8_t> nulls = rest.first(shape.null_bytes);
+  std::size_t at = shape.null_bytes;
+  std::size_t present_index = 0;
+  const std::size_t columns = plan.column_count();
+  for (std::size_t i = 0; i < columns; ++i) {
+    if (!shape.all_present && !lsb_bit(shape.present, i)) continue;
+    if (lsb_bit(nulls, present_index++)) continue;
+    const TablePlan::Layout& layout = plan.layout(i);
+    std::size_t size = layout.size;
+    if (layout.prefix_width != 0) {
+      if (layout.prefix_width > rest.size() - at) return std::nullopt;
+      const std::uint64_t length = load_le(rest.data() + at, layout.prefix_width);
+      if (length > rest.size()) return std::nullopt;
+      size = layout.prefix_width + static_cast<std::size_t>(length);
+    } else if (size == TablePlan::Layout::kUnsized) {
+      return std::nullopt;
+    }
+    if (size > rest.size() - at) return std::nullopt;
+    at += size;
+  }
+  return at;
+}
+
+namespace {
+
+// The bytes of the non-NULL value of a column laid out as `layout` at `at`, in an image that
+// row_image_size() has sized whole (so the length prefix is there and the value fits).
+std::size_t sized_value(const TablePlan::Layout& layout, const std::uint8_t* at) noexcept {
+  return layout.prefix_width != 0 ? layout.prefix_width + static_cast<std::size_t>(load_le(at, layout.prefix_width))
+                                  : layout.size;
+}
+
+}  // namespace
+
+void slice_full_row_image(std::span<const std::uint8_t> image, std::uint64_t offset, const TablePlan& plan,
+                          std::size_t count, std::vector<ColumnSlice>& slices) {
+  const std::size_t null_bytes = (plan.column_count() + 7) / 8;
+  const std::span<const std::uint8_t> nulls = image.first(null_bytes);
+  slices.resize(plan.column_count());
+  std::size_t at = null_bytes;
+  for (std::size_t i = 0; i < count; ++i) {
+    ColumnSlice& slice = slices[i];
+    slice = ColumnSlice{};
+    slice.present = true;
+    slice.offset = offset + at;
+    slice.is_null = lsb_bit(nulls, i);
+    if (slice.is_null) continue;
+    const std::size_t size = sized_value(plan.layout(i), image.data() + at);
+    slice.bytes = image.subspan(at, size);
+    at += size;
+  }
+}
+
+void write_full_row_image(std::span<const std::uint8_t> image, std::uint64_t offset, const TablePlan& plan,
+                          ndjson::Writer& out, RowScratch& scratch, ByteReader& errors,
+                          std::span<const WrittenValue> written) {
+  const std::size_t columns = plan.column_count();
+  const std::size_t null_bytes = (columns + 7) / 8;
+  const std::span<const std::uint8_t> nulls = image.first(null_bytes);
+  std::size_t at = null_bytes;
+  std::size_t next_written = 0;  // written is in column order: one pass over it
+  ColumnSlice slice;
+  slice.present = true;
+  out.begin_object();
+  for (std::size_t i = 0; i < columns && errors.ok(); ++i) {
+    out.raw_comma_key(plan.key(i));
+    slice.is_null = lsb_bit(nulls, i);
+    slice.offset = offset + at;
+    slice.bytes = {};
+    if (!slice.is_null) {
+      const std::size_t size = sized_value(plan.layout(i), image.data() + at);
+      slice.bytes = image.subspan(at, size);
+      at += size;
+    }
+    while (next_written < written.size() && written[next_written].column < i) ++next_written;
+    if (next_written < written.size() && written[next_written].column == i) {
+      out.copy_value(written[next_written].from, written[next_written].size);
+    } else {
+      write_column_value(plan, i, slice, out, scratch, errors);
+    }
+  }
+  out.end_object();
 }
 
 std::size_t write_row_image(const binlog::TableMap& map, const std::vector<ColumnSlice>& slices, ndjson::Writer& out,
@@ -532,8 +621,7 @@ void write_column_value(const TablePlan& plan, std::size_t index, const ColumnSl
   } else if (layout.integer_width != 0 && slice.bytes.size() == layout.integer_width) {
     // Integers are most columns of most tables: read in place, what decode_integer() does
     // without its reader, switch and checks (scan_row_image sized the value already).
-    std::uint64_t raw = 0;
-    for (std::size_t i = 0; i < layout.integer_width; ++i) raw |= std::uint64_t{slice.bytes[i]} << (8 * i);
+    const std::uint64_t raw = load_le(slice.bytes.data(), layout.integer_width);
     if (layout.is_unsigned) {
       out.unsigned_integer(raw);
     } else {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -64,6 +65,9 @@ class TablePlan {
     bool trim_char = false;
   };
   [[nodiscard]] const Layout& layout(std::size_t column) const noexcept { return layouts_[column]; }
+  // How many leading columns hold every primary-key column (0 without a key); more than
+  // column_count() when the map's key metadata names a column it does not have.
+  [[nodiscard]] std::size_t key_columns_end() const noexcept { return key_columns_end_; }
 
  private:
   const binlog::TableMap* map_ = nullptr;
@@ -72,6 +76,7 @@ class TablePlan {
   std::vector<std::uint32_t> key_ends_;   // where each column's key ends in keys_
   std::vector<Charset> charsets_;
   std::vector<Layout> layouts_;
+  std::size_t key_columns_end_ = 0;
 };
 
 // What scanning a row image needs from its present-columns bitmap, worked out once per rows
@@ -131,6 +136,23 @@ void scan_row_image(ByteReader& in, const TablePlan& plan, std::span<const std::
                     std::span<const std::uint8_t> partial_json = {});
 void scan_row_image(ByteReader& in, const TablePlan& plan, const ImageShape& shape, std::vector<ColumnSlice>& slices,
                     RowScratch& scratch, std::span<const std::uint8_t> partial_json = {});
+
+// The bytes the row image at the front of `rest` takes, sized as scan_row_image sizes it but
+// without noting where each value is (counting rows); nullopt where scan_row_image would fail.
+// Not for PARTIAL_UPDATE_ROWS after images, which start with a header of their own.
+[[nodiscard]] std::optional<std::size_t> row_image_size(std::span<const std::uint8_t> rest, const TablePlan& plan,
+                                                        const ImageShape& shape);
+
+// For a FULL row image (every column present) that row_image_size() has sized whole: `image`
+// is exactly its bytes, `offset` where they start (for messages). The slices of its first
+// `count` columns, to write the key from (write_full_row_image then copies those values).
+void slice_full_row_image(std::span<const std::uint8_t> image, std::uint64_t offset, const TablePlan& plan,
+                          std::size_t count, std::vector<ColumnSlice>& slices);
+// write_row_image() of such an image in one pass, sizing each value as it is written, without
+// slicing the image first: what cdc-stream's usual rows (FULL images) take.
+void write_full_row_image(std::span<const std::uint8_t> image, std::uint64_t offset, const TablePlan& plan,
+                          ndjson::Writer& out, RowScratch& scratch, ByteReader& errors,
+                          std::span<const WrittenValue> written);
 
 // Writes a scanned row image as a JSON object {"col": value, ...} in column order, skipping
 // absent columns (minimal row images). JSON diffs are applied to the column's document in

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <utility>
 #include <vector>
@@ -38,6 +39,19 @@ records::ChangeOp change_op(binlog::RowsKind kind) {
 std::string_view members_of(const ndjson::Writer& writer) {
   const std::string_view record = writer.buffered();
   return record.substr(1, record.size() - 3);
+}
+
+// Whether `part` lies in `block` (an empty span does, wherever it points), and where.
+bool inside(const std::vector<std::uint8_t>& block, std::span<const std::uint8_t> part) {
+  const auto begin = reinterpret_cast<std::uintptr_t>(block.data());
+  const auto at = reinterpret_cast<std::uintptr_t>(part.data());
+  return part.empty() || (at >= begin && at - begin <= block.size() && part.size() <= block.size() - (at - begin));
+}
+Span span_in(const std::vector<std::uint8_t>& block, std::span<const std::uint8_t> part) {
+  if (part.empty()) return {};
+  const auto from = static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(part.data()) -
+                                             reinterpret_cast<std::uintptr_t>(block.data()));
+  return {from, from + part.size()};
 }
 
 std::string described_key(std::string_view database, std::string_view table) {
@@ -227,9 +241,20 @@ Result<std::uint64_t> ChangeWriter::defer_rows(const binlog::RowsEvent& event, T
   DeferredRows job;
   job.table = table.rows_table;
   job.at = out_.bytes_buffered();
-  job.columns_before = work_.add_bytes(event.columns_before);
-  job.columns_after = work_.add_bytes(event.columns_after);
-  job.rows = work_.add_bytes(event.rows);
+  if (const std::vector<std::uint8_t>* block = input_ != nullptr ? input_->get() : nullptr;
+      block != nullptr && inside(*block, event.columns_before) && inside(*block, event.columns_after) &&
+      inside(*block, event.rows)) {
+    // In place: the block stays as it is while the work holds it (FileReader::block).
+    if (work_.held.empty() || work_.held.back().get() != block) work_.held.emplace_back(*input_);
+    job.held_bytes = block->data();
+    job.columns_before = span_in(*block, event.columns_before);
+    job.columns_after = span_in(*block, event.columns_after);
+    job.rows = span_in(*block, event.rows);
+  } else {
+    job.columns_before = work_.add_bytes(event.columns_before);
+    job.columns_after = work_.add_bytes(event.columns_after);
+    job.rows = work_.add_bytes(event.rows);
+  }
   job.pos_members = work_.add_members(lines.pos_members);
   job.gtid_member = work_.add_members(lines.gtid_member);
   job.tail_members = work_.add_members(lines.tail_members);

@@ -91,6 +91,24 @@ class ChangeWriter {
   // worker with every event the one-thread writer covers).
   static constexpr std::size_t kRowsThreadMinBytes = 2048;
   void use_rows_thread(std::size_t min_event_bytes = kRowsThreadMinBytes);
+  // The block the events written next are read from (binlog::FileReader::block), or null. A
+  // rows event handed to the rows thread whose bytes all lie in it is taken in place, the
+  // work holding a copy of the block, instead of being copied; any other (decompressed, or
+  // from the network) is copied. The pointer must stay valid until it is replaced.
+  void set_input(const std::shared_ptr<std::vector<std::uint8_t>>* block) noexcept { input_ = block; }
+  // set_input() for as long as a file is read: its reader's block, then none.
+  class InputScope {
+   public:
+    InputScope(ChangeWriter& writer, const std::shared_ptr<std::vector<std::uint8_t>>& block) : writer_(writer) {
+      writer_.set_input(&block);
+    }
+    InputScope(const InputScope&) = delete;
+    InputScope& operator=(const InputScope&) = delete;
+    ~InputScope() { writer_.set_input(nullptr); }
+
+   private:
+    ChangeWriter& writer_;
+  };
 
   // Writes out what is buffered; call at transaction boundaries and at the end.
   Result<void> flush();
@@ -195,6 +213,7 @@ class ChangeWriter {
   std::size_t rows_thread_min_bytes_ = kRowsThreadMinBytes;
   RowsWork work_;
   std::size_t work_rows_bytes_ = 0;
+  const std::shared_ptr<std::vector<std::uint8_t>>* input_ = nullptr;
   bool rows_handed_over_ = false;
   bool event_in_batch_ = false;
   std::uint64_t bytes_flushed_ = 0;

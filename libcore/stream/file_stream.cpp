@@ -112,6 +112,8 @@ class FileRun {
     if (!reader) return fail(std::move(reader).error());
     decoder_.set_source_name(reader->name());
     decoder_.forget_tables();
+    // The rows thread takes the rows events of this file in place, in the reader's blocks.
+    const ChangeWriter::InputScope input_scope(writer_, reader->block());
     pipeline_.start_file(base_name(path));
     // --start-position: the events before it are decoded without writing anything, so the
     // GTID state at the start position is complete (the file's PREVIOUS_GTIDS plus every

@@ -92,6 +92,7 @@ Result<std::optional<LiveOutcome>> LiveRun::replay_files(const ArchiveSource& so
       decoder_.forget_tables();
     }
     decoder_.set_source_name(file.name);
+    const ChangeWriter::InputScope input_scope(writer_, reader->block());
     end = gtid::FilePosition{file.name, binlog::kBinlogMagicSize};
     for (;;) {
       if (stop && stop->file == file.name && reader->position() >= stop->offset) return std::optional<LiveOutcome>{};

@@ -64,8 +64,7 @@ void RowsWorker::run() {
     Result<void> done;
     std::uint64_t bytes = 0;
     if (!failed_before) done = write(*work, bytes);  // after an error nothing more is written
-    out_.clear();
-    work->clear();
+    out_.clear();  // the work is cleared when submit() hands it back to the reading thread
     {
       const std::lock_guard lock(mutex_);
       written_ += bytes;
@@ -80,8 +79,9 @@ void RowsWorker::run() {
 Result<void> RowsWorker::write(const RowsWork& work, std::uint64_t& bytes) {
   const std::string_view text(work.text.data(), work.text.size());
   const std::string_view members(work.members);
-  const auto bytes_of = [&work](Span span) {
-    return std::span<const std::uint8_t>(work.bytes.data() + span.begin, span.end - span.begin);
+  const auto bytes_of = [&work](const DeferredRows& job, Span span) {
+    const std::uint8_t* const base = job.held_bytes != nullptr ? job.held_bytes : work.bytes.data();
+    return std::span<const std::uint8_t>(base + span.begin, span.end - span.begin);
   };
   const auto members_of = [members](Span span) { return members.substr(span.begin, span.end - span.begin); };
   // The output in order: the text's lines as they are (not copied) and the jobs' lines in out_.
@@ -95,9 +95,9 @@ Result<void> RowsWorker::write(const RowsWork& work, std::uint64_t& bytes) {
     binlog::RowsEvent event;
     event.kind = job.kind;
     event.column_count = job.column_count;
-    event.columns_before = bytes_of(job.columns_before);
-    event.columns_after = bytes_of(job.columns_after);
-    event.rows = bytes_of(job.rows);
+    event.columns_before = bytes_of(job, job.columns_before);
+    event.columns_after = bytes_of(job, job.columns_after);
+    event.rows = bytes_of(job, job.rows);
     event.rows_offset = job.rows_offset;
     const rowimage::RowsShape shape = rowimage::rows_shape(event, table.plan);
     const EventLines lines{job.op,

@@ -45,11 +45,13 @@ struct RowsTable {
   std::string table_members;  // "v":1,"db":"..","table":".."
 };
 
-// One rows event handed over: its bitmaps and rows in RowsWork::bytes, its lines' members in
-// RowsWork::members.
+// One rows event handed over: its bitmaps and rows in RowsWork::bytes, or in place in a block
+// of input that RowsWork::held keeps; its lines' members in RowsWork::members.
 struct DeferredRows {
   std::shared_ptr<const RowsTable> table;
   std::size_t at = 0;  // where its lines go in RowsWork::text
+  // Where columns_before, columns_after and rows count from: RowsWork::bytes when null.
+  const std::uint8_t* held_bytes = nullptr;
   Span columns_before, columns_after, rows;  // in bytes
   Span pos_members, gtid_member, tail_members, file;  // in members
   binlog::RowsKind kind = binlog::RowsKind::write;
@@ -67,12 +69,17 @@ struct RowsWork {
   std::vector<std::uint8_t> bytes;
   std::string members;
   std::vector<DeferredRows> jobs;  // in text order
+  // The input blocks the jobs' held_bytes are in. Let go of on the reading thread only (clear(),
+  // which the worker does not call): the reader reuses a block once nobody else holds it
+  // (binlog::FileReader::block), and may count its holders on its own thread alone.
+  std::vector<std::shared_ptr<const void>> held;
 
   void clear() noexcept {
     text.clear();
     bytes.clear();
     members.clear();
     jobs.clear();
+    held.clear();
   }
   [[nodiscard]] Span add_bytes(std::span<const std::uint8_t> from) {
     const std::size_t begin = bytes.size();

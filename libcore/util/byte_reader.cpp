@@ -29,8 +29,7 @@ bool ByteReader::want_integer(std::size_t width, std::string_view what) noexcept
 
 std::uint64_t ByteReader::uint_le_checked(std::size_t width, std::string_view what) noexcept {
   if (!want_integer(width, what)) return 0;
-  std::uint64_t value = 0;
-  for (std::size_t i = 0; i < width; ++i) value |= static_cast<std::uint64_t>(data_[position_ + i]) << (8 * i);
+  const std::uint64_t value = load_le(data_ + position_, width);
   position_ += width;
   return value;
 }

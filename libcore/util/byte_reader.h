@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "util/bits.h"
 #include "util/error.h"
 
 namespace cdc {
@@ -62,8 +63,7 @@ class ByteReader {
   // value cost more than the read. Everything else goes to the checked out-of-line version.
   std::uint64_t uint_le(std::size_t width, std::string_view what = "integer") noexcept {
     if (width - 1 < 8 && !failure_ && width <= size_ - position_) [[likely]] {
-      std::uint64_t value = 0;
-      for (std::size_t i = 0; i < width; ++i) value |= static_cast<std::uint64_t>(data_[position_ + i]) << (8 * i);
+      const std::uint64_t value = load_le(data_ + position_, width);
       position_ += width;
       return value;
     }

@@ -522,3 +522,47 @@ TEST_CASE("writer flush_to reports a closed reader as broken pipe") {
   CHECK(cdc::is_broken_pipe(flushed.error()));
   CHECK(writer.bytes_buffered() == 0);
 }
+
+TEST_CASE("string_if_plain takes only plain ASCII, at every length and position of the first other byte") {
+  // Lengths across the 16- and 32-byte steps and their tails; a byte that must be escaped or
+  // is not ASCII at each position makes it write nothing, else it writes what string() does.
+  for (std::size_t length = 0; length <= 100; ++length) {
+    std::string text(length, 'a');
+    for (std::size_t i = 0; i < length; ++i) {
+      const char c = static_cast<char>(' ' + (i * 7) % 95);  // printable ASCII, DEL included
+      text[i] = c == '"' || c == '\\' ? 'x' : c;
+    }
+    if (length > 0) text[length - 1] = '\x7f';
+    CAPTURE(length);
+    for (const bool in_array : {false, true}) {
+      CAPTURE(in_array);
+      cdc::ndjson::Writer plain;
+      cdc::ndjson::Writer expected;
+      for (cdc::ndjson::Writer* w : {&plain, &expected}) {
+        w->begin_array();
+        if (in_array) w->integer(1);
+      }
+      CHECK(plain.string_if_plain(text));
+      expected.string(text);
+      plain.end_array();
+      expected.end_array();
+      CHECK(plain.buffered() == expected.buffered());
+    }
+    for (std::size_t at = 0; at < length; ++at)
+      for (const char other : {'"', '\\', '\x00', '\x1f', '\x80', '\xff'}) {
+        std::string changed = text;
+        changed[at] = other;
+        cdc::ndjson::Writer writer;
+        writer.begin_array();
+        writer.integer(1);
+        const std::string before(writer.buffered());
+        CAPTURE(at);
+        CAPTURE(static_cast<int>(static_cast<unsigned char>(other)));
+        CHECK_FALSE(writer.string_if_plain(changed));
+        CHECK(writer.buffered() == before);
+        writer.string("after");  // the writer's state is as it was: a comma, then the value
+        writer.end_array();
+        CHECK(writer.buffered() == before + ",\"after\"]");
+      }
+  }
+}
