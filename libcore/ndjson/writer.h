@@ -98,6 +98,15 @@ class Writer {
     append_literal(members);
     need_comma_ = true;
   }
+  // raw_members() and then raw_key() in one copy: whole members followed by a key and its
+  // colon ("\"a\":1,\"k\":"); the key's value comes next.
+  void raw_members_key(std::string_view members_comma_key_colon) {
+    assert(depth_ > 0 && stack_[depth_ - 1] == Container::object && "raw_members_key() outside an object");
+    assert(!after_key_ && "raw_members_key() after a key");
+    if (need_comma_) buf_.push_back(',');
+    append_literal(members_comma_key_colon);
+    after_key_ = true;
+  }
 
   // Writes again, as the next value, text this writer already wrote into the record in
   // progress: buffered().substr(from, size), e.g. a key column's value that the row image

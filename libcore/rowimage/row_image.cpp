@@ -449,6 +449,42 @@ std::optional<std::size_t> row_image_size(std::span<const std::uint8_t> rest, co
 
 namespace {
 
+// The values most columns hold, written straight from their bytes (a non-NULL value, sized):
+// CHAR/VARCHAR text in a charset where plain ASCII is its own UTF-8, when it is plain ASCII
+// (what decode_value_as -> write_string_value -> write_text does for it), and integers (what
+// decode_integer() does, without its reader, switch and checks). False, with nothing written,
+// for anything else: decode_column_value() then decodes it in full.
+inline bool write_common_value(const TablePlan::Layout& layout, std::span<const std::uint8_t> bytes,
+                               ndjson::Writer& out) {
+  if (layout.ascii_text) {
+    std::string_view text = as_chars(bytes.subspan(layout.prefix_width));
+    if (layout.trim_char)
+      while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+    return out.string_if_plain(text);
+  }
+  if (layout.integer_width == 0 || bytes.size() != layout.integer_width) return false;
+  const std::uint64_t raw = load_le(bytes.data(), layout.integer_width);
+  if (layout.is_unsigned) {
+    out.unsigned_integer(raw);
+  } else {
+    const auto unused_bits = static_cast<unsigned>(64 - 8 * layout.integer_width);
+    out.integer(static_cast<std::int64_t>(raw << unused_bits) >> unused_bits);
+  }
+  return true;
+}
+
+// A non-NULL value decoded in full; a value that does not decode fails `errors` with the
+// column named.
+void decode_column_value(const TablePlan& plan, std::size_t index, const ColumnSlice& slice, ndjson::Writer& out,
+                         RowScratch& scratch, ByteReader& errors) {
+  const binlog::TableMap& map = plan.map();
+  ByteReader value(slice.bytes, slice.offset);
+  decode_value_as(value, map, index, plan.charset(index), out, scratch);
+  if (!value.ok())
+    errors.fail(fmt::format("column {} ({} {}): {}", index + 1, column_name(map, index, scratch.name),
+                            column_type_name(map.columns[index].type), value.failure_text()));
+}
+
 // The bytes of the non-NULL value of a column laid out as `layout` at `at`, in an image that
 // row_image_size() has sized whole (so the length prefix is there and the value fits).
 std::size_t sized_value(const TablePlan::Layout& layout, const std::uint8_t* at) noexcept {
@@ -485,25 +521,31 @@ void write_full_row_image(std::span<const std::uint8_t> image, std::uint64_t off
   const std::span<const std::uint8_t> nulls = image.first(null_bytes);
   std::size_t at = null_bytes;
   std::size_t next_written = 0;  // written is in column order: one pass over it
-  ColumnSlice slice;
-  slice.present = true;
   out.begin_object();
   for (std::size_t i = 0; i < columns && errors.ok(); ++i) {
     out.raw_comma_key(plan.key(i));
-    slice.is_null = lsb_bit(nulls, i);
-    slice.offset = offset + at;
-    slice.bytes = {};
-    if (!slice.is_null) {
-      const std::size_t size = sized_value(plan.layout(i), image.data() + at);
-      slice.bytes = image.subspan(at, size);
-      at += size;
-    }
     while (next_written < written.size() && written[next_written].column < i) ++next_written;
-    if (next_written < written.size() && written[next_written].column == i) {
-      out.copy_value(written[next_written].from, written[next_written].size);
-    } else {
-      write_column_value(plan, i, slice, out, scratch, errors);
+    const bool copy = next_written < written.size() && written[next_written].column == i;
+    if (lsb_bit(nulls, i)) {
+      if (copy)
+        out.copy_value(written[next_written].from, written[next_written].size);
+      else
+        out.null();
+      continue;
     }
+    const TablePlan::Layout& layout = plan.layout(i);
+    const std::size_t size = sized_value(layout, image.data() + at);
+    const std::span<const std::uint8_t> bytes = image.subspan(at, size);
+    if (copy) {
+      out.copy_value(written[next_written].from, written[next_written].size);
+    } else if (!write_common_value(layout, bytes, out)) {
+      ColumnSlice slice;
+      slice.present = true;
+      slice.offset = offset + at;
+      slice.bytes = bytes;
+      decode_column_value(plan, i, slice, out, scratch, errors);
+    }
+    at += size;
   }
   out.end_object();
 }
@@ -610,32 +652,8 @@ void write_column_value(const TablePlan& plan, std::size_t index, const ColumnSl
     out.null();
     return;
   }
-  const TablePlan::Layout& layout = plan.layout(index);
-  if (layout.ascii_text) {
-    // What decode_value_as -> write_string_value -> write_text does for a plain ASCII value,
-    // without the reader and the switches (scan_row_image sized the value: prefix + length).
-    std::string_view text = as_chars(slice.bytes.subspan(layout.prefix_width));
-    if (layout.trim_char)
-      while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
-    if (out.string_if_plain(text)) return;
-  } else if (layout.integer_width != 0 && slice.bytes.size() == layout.integer_width) {
-    // Integers are most columns of most tables: read in place, what decode_integer() does
-    // without its reader, switch and checks (scan_row_image sized the value already).
-    const std::uint64_t raw = load_le(slice.bytes.data(), layout.integer_width);
-    if (layout.is_unsigned) {
-      out.unsigned_integer(raw);
-    } else {
-      const auto unused_bits = static_cast<unsigned>(64 - 8 * layout.integer_width);
-      out.integer(static_cast<std::int64_t>(raw << unused_bits) >> unused_bits);
-    }
-    return;
-  }
-  const binlog::TableMap& map = plan.map();
-  ByteReader value(slice.bytes, slice.offset);
-  decode_value_as(value, map, index, plan.charset(index), out, scratch);
-  if (!value.ok())
-    errors.fail(fmt::format("column {} ({} {}): {}", index + 1, column_name(map, index, scratch.name),
-                            column_type_name(map.columns[index].type), value.failure_text()));
+  if (write_common_value(plan.layout(index), slice.bytes, out)) return;
+  decode_column_value(plan, index, slice, out, scratch, errors);
 }
 
 }  // namespace cdc::rowimage

@@ -145,6 +145,7 @@ void ChangeWriter::prepare_event(const ChangePosition& position, std::uint32_t t
   pieces_.end_object();
   pieces_.end_record();
   pos_members_.assign(members_of(pieces_));
+  pos_members_ += records::comma_key::index;  // the row's index follows
   pieces_.clear();
   pieces_.begin_object();
   if (position.gtid.empty())
@@ -199,8 +200,10 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
                                                  rows.remaining()));
   if (!rows.empty()) describe(table, position, timestamp);  // a line only before a change
   const records::ChangeOp op = change_op(event.kind);
-  const EventLines lines{op,           table.table_members,     pos_members_, gtid_member_,
-                         tail_members_, position.first_index, partial};
+  head_members_.assign(records::change_op_member(op));
+  head_members_ += ',';
+  head_members_ += table.table_members;
+  const EventLines lines{head_members_, pos_members_, gtid_member_, tail_members_, position.first_index, partial};
   // The rows thread writes the event's lines while this one reads on, unless it has all the
   // work it can take: then this thread writes them rather than wait.
   if (rows_worker_ && !rows.empty() && rows.remaining() >= rows_thread_min_bytes_ &&
@@ -235,7 +238,6 @@ Result<std::uint64_t> ChangeWriter::defer_rows(const binlog::RowsEvent& event, T
     auto made = std::make_shared<RowsTable>();
     made->map = map;
     made->plan.build(made->map);
-    made->table_members = table.table_members;
     table.rows_table = std::move(made);
   }
   DeferredRows job;
@@ -255,6 +257,7 @@ Result<std::uint64_t> ChangeWriter::defer_rows(const binlog::RowsEvent& event, T
     job.columns_after = work_.add_bytes(event.columns_after);
     job.rows = work_.add_bytes(event.rows);
   }
+  job.head_members = work_.add_members(lines.head_members);
   job.pos_members = work_.add_members(lines.pos_members);
   job.gtid_member = work_.add_members(lines.gtid_member);
   job.tail_members = work_.add_members(lines.tail_members);
@@ -264,7 +267,6 @@ Result<std::uint64_t> ChangeWriter::defer_rows(const binlog::RowsEvent& event, T
   job.rows_offset = event.rows_offset;
   job.offset = event_position_.offset;
   job.first_index = lines.first_index;
-  job.op = lines.op;
   job.partial = lines.partial;
   work_.jobs.push_back(std::move(job));
   work_rows_bytes_ += event.rows.size();

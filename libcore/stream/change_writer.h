@@ -188,7 +188,8 @@ class ChangeWriter {
   std::size_t next_table_slot_ = 0;  // which entry a new map replaces once all are in use
   // The current event's pieces (prepare_event); reused, so no allocation once warm.
   ndjson::Writer pieces_;
-  std::string pos_members_;    // "file":"..","offset":N
+  std::string head_members_;   // "op":"c","v":1,"db":"..","table":".."
+  std::string pos_members_;    // "file":"..","offset":N,"index":
   std::string gtid_member_;    // "gtid":".." or "gtid":null
   std::string tail_members_;   // "server_id":N,"thread":N|null,"ts_ms":N
   // The same values alone, and where each row's members are, for the output stage.

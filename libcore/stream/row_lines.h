@@ -23,9 +23,8 @@ namespace cdc::stream {
 
 // What every line of one rows event shares, serialized once per event.
 struct EventLines {
-  records::ChangeOp op = records::ChangeOp::insert;
-  std::string_view table_members;  // "v":1,"db":"..","table":".."
-  std::string_view pos_members;    // "file":"..","offset":N
+  std::string_view head_members;   // "op":"c","v":1,"db":"..","table":".."
+  std::string_view pos_members;    // "file":"..","offset":N,"index": (the row's index follows)
   std::string_view gtid_member;    // "gtid":".." or "gtid":null
   std::string_view tail_members;   // "server_id":N,"thread":N|null,"ts_ms":N
   std::uint64_t first_index = 0;   // the index of the event's first row
@@ -66,8 +65,7 @@ Result<std::uint64_t> write_row_lines(ByteReader& rows, const rowimage::TablePla
   while (!rows.empty()) {
     const std::size_t line_start = out.bytes_buffered();
     out.begin_object();
-    out.raw_members(records::change_op_member(event.op));
-    out.raw_members(event.table_members);
+    out.raw_members(event.head_members);
     const std::size_t unresolved_diffs = rowimage::write_row_change(rows, plan, shape, out, scratch, spans);
     if (!rows.ok()) {
       out.abandon_record();
@@ -78,8 +76,7 @@ Result<std::uint64_t> write_row_lines(ByteReader& rows, const rowimage::TablePla
     out.raw_comma_key(records::comma_key::pos);
     const std::size_t pos_begin = out.bytes_buffered();
     out.begin_object();
-    out.raw_members(event.pos_members);
-    out.raw_comma_key(records::comma_key::index);
+    out.raw_members_key(event.pos_members);
     out.unsigned_integer(index);
     out.raw_members(event.gtid_member);
     out.end_object();

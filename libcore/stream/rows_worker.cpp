@@ -100,8 +100,7 @@ Result<void> RowsWorker::write(const RowsWork& work, std::uint64_t& bytes) {
     event.rows = bytes_of(job, job.rows);
     event.rows_offset = job.rows_offset;
     const rowimage::RowsShape shape = rowimage::rows_shape(event, table.plan);
-    const EventLines lines{job.op,
-                           table.table_members,
+    const EventLines lines{members_of(job.head_members),
                            members_of(job.pos_members),
                            members_of(job.gtid_member),
                            members_of(job.tail_members),

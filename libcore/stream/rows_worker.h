@@ -42,7 +42,6 @@ namespace cdc::stream {
 struct RowsTable {
   binlog::TableMap map;
   rowimage::TablePlan plan;
-  std::string table_members;  // "v":1,"db":"..","table":".."
 };
 
 // One rows event handed over: its bitmaps and rows in RowsWork::bytes, or in place in a block
@@ -53,13 +52,12 @@ struct DeferredRows {
   // Where columns_before, columns_after and rows count from: RowsWork::bytes when null.
   const std::uint8_t* held_bytes = nullptr;
   Span columns_before, columns_after, rows;  // in bytes
-  Span pos_members, gtid_member, tail_members, file;  // in members
+  Span head_members, pos_members, gtid_member, tail_members, file;  // in members
   binlog::RowsKind kind = binlog::RowsKind::write;
   std::uint64_t column_count = 0;
   std::uint64_t rows_offset = 0;  // the absolute offset of the rows, for messages
   std::uint64_t offset = 0;       // the event's (or its payload's), for messages
   std::uint64_t first_index = 0;
-  records::ChangeOp op = records::ChangeOp::insert;
   bool partial = false;
 };
 
