@@ -421,30 +421,38 @@ void scan_row_image(ByteReader& in, const TablePlan& plan, const ImageShape& sha
   in.skip(at);
 }
 
-std::optional<std::size_t> row_image_size(std::span<const std::uint8_t> rest, const TablePlan& plan,
-                                          const ImageShape& shape) {
+namespace {
+
+template <bool kAllPresent>
+std::optional<std::size_t> image_size(std::span<const std::uint8_t> rest, const TablePlan& plan,
+                                      const ImageShape& shape) {
   if (rest.size() < shape.null_bytes) return std::nullopt;
   const std::span<const std::uint8_t> nulls = rest.first(shape.null_bytes);
   std::size_t at = shape.null_bytes;
   std::size_t present_index = 0;
   const std::size_t columns = plan.column_count();
   for (std::size_t i = 0; i < columns; ++i) {
-    if (!shape.all_present && !lsb_bit(shape.present, i)) continue;
+    if constexpr (!kAllPresent)
+      if (!lsb_bit(shape.present, i)) continue;
     if (lsb_bit(nulls, present_index++)) continue;
     const TablePlan::Layout& layout = plan.layout(i);
-    std::size_t size = layout.size;
+    std::size_t size = layout.size;  // kUnsized is past any event: the last check fails it
     if (layout.prefix_width != 0) {
       if (layout.prefix_width > rest.size() - at) return std::nullopt;
-      const std::uint64_t length = load_le(rest.data() + at, layout.prefix_width);
-      if (length > rest.size()) return std::nullopt;
-      size = layout.prefix_width + static_cast<std::size_t>(length);
-    } else if (size == TablePlan::Layout::kUnsized) {
-      return std::nullopt;
+      // A length of at most 4 bytes: the sum cannot wrap.
+      size = layout.prefix_width + static_cast<std::size_t>(load_le(rest.data() + at, layout.prefix_width));
     }
     if (size > rest.size() - at) return std::nullopt;
     at += size;
   }
   return at;
+}
+
+}  // namespace
+
+std::optional<std::size_t> row_image_size(std::span<const std::uint8_t> rest, const TablePlan& plan,
+                                          const ImageShape& shape) {
+  return shape.all_present ? image_size<true>(rest, plan, shape) : image_size<false>(rest, plan, shape);
 }
 
 namespace {

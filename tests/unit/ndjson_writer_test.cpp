@@ -566,3 +566,36 @@ TEST_CASE("string_if_plain takes only plain ASCII, at every length and position 
       }
   }
 }
+
+TEST_CASE("integers are written as to_string writes them, at every digit count and sign") {
+  std::vector<std::uint64_t> values = {0, 1, 9, std::numeric_limits<std::uint64_t>::max()};
+  for (std::uint64_t power = 10; power != 0 && power <= 10'000'000'000'000'000'000ULL; power *= 10) {
+    values.insert(values.end(), {power - 1, power, power + 1});
+    if (power > std::numeric_limits<std::uint64_t>::max() / 10) break;
+  }
+  std::mt19937_64 random(42);
+  for (int i = 0; i < 2000; ++i) values.push_back(random() >> (random() % 64));
+  for (const std::uint64_t value : values) {
+    CAPTURE(value);
+    cdc::ndjson::Writer unsigned_text;
+    unsigned_text.begin_array();
+    unsigned_text.unsigned_integer(value);
+    unsigned_text.unsigned_integer(value);
+    unsigned_text.end_array();
+    CHECK(unsigned_text.buffered() == "[" + std::to_string(value) + "," + std::to_string(value) + "]");
+    for (const std::int64_t signed_value : {static_cast<std::int64_t>(value), -static_cast<std::int64_t>(value >> 1),
+                                            static_cast<std::int64_t>(value >> 1)}) {
+      cdc::ndjson::Writer signed_text;
+      signed_text.begin_array();
+      signed_text.integer(signed_value);
+      signed_text.end_array();
+      CHECK(signed_text.buffered() == "[" + std::to_string(signed_value) + "]");
+    }
+  }
+  cdc::ndjson::Writer extremes;
+  extremes.begin_array();
+  extremes.integer(std::numeric_limits<std::int64_t>::min());
+  extremes.integer(std::numeric_limits<std::int64_t>::max());
+  extremes.end_array();
+  CHECK(extremes.buffered() == "[-9223372036854775808,9223372036854775807]");
+}
