@@ -43,6 +43,16 @@ bool is_event(std::span<const std::uint8_t> bytes, std::size_t i, std::size_t si
   return true;
 }
 
+// The next event, which must be event i of such a file.
+std::span<const std::uint8_t> next_event(cdc::binlog::FileReader& reader, std::size_t i, std::size_t size) {
+  auto next = reader.next();
+  REQUIRE(next);
+  REQUIRE(next->has_value());
+  CAPTURE(i);
+  REQUIRE(is_event((*next)->bytes, i, size));
+  return (*next)->bytes;
+}
+
 }  // namespace
 
 TEST_CASE("file reader: a held block keeps its events' bytes while the reader reads on") {
@@ -56,12 +66,8 @@ TEST_CASE("file reader: a held block keeps its events' bytes while the reader re
   std::vector<std::pair<cdc::binlog::FileReader::Block, std::span<const std::uint8_t>>> held;
   std::vector<const void*> blocks_seen;
   for (std::size_t i = 0; i < kEvents; ++i) {
-    auto next = reader->next();
-    REQUIRE(next);
-    REQUIRE(next->has_value());
-    CAPTURE(i);
-    REQUIRE(is_event((*next)->bytes, i, kSize));
-    if (i % 3 == 0) held.emplace_back(reader->block(), (*next)->bytes);
+    const auto bytes = next_event(*reader, i, kSize);
+    if (i % 3 == 0) held.emplace_back(reader->block(), bytes);
     if (blocks_seen.empty() || blocks_seen.back() != reader->block().get()) blocks_seen.push_back(reader->block().get());
   }
   auto end = reader->next();
@@ -85,10 +91,7 @@ TEST_CASE("file reader: blocks nobody else holds are reused, not reallocated") {
     REQUIRE(reader);
     const void* first = reader->block().get();
     for (std::size_t i = 0; i < kEvents; ++i) {
-      auto next = reader->next();
-      REQUIRE(next);
-      REQUIRE(next->has_value());
-      REQUIRE(is_event((*next)->bytes, i, kSize));
+      (void)next_event(*reader, i, kSize);
       CHECK(reader->block().get() == first);
     }
   }
@@ -98,11 +101,7 @@ TEST_CASE("file reader: blocks nobody else holds are reused, not reallocated") {
     std::vector<cdc::binlog::FileReader::Block> holding;
     std::vector<const void*> distinct;
     for (std::size_t i = 0; i < kEvents; ++i) {
-      auto next = reader->next();
-      REQUIRE(next);
-      REQUIRE(next->has_value());
-      CAPTURE(i);
-      REQUIRE(is_event((*next)->bytes, i, kSize));
+      (void)next_event(*reader, i, kSize);
       holding.push_back(reader->block());
       if (holding.size() > 2) holding.erase(holding.begin());  // the oldest let go
       const void* block = reader->block().get();
