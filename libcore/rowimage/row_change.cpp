@@ -77,6 +77,27 @@ void scan_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& s
   }
 }
 
+// The bytes of the row at the front of `rest`: its before and after images, sized without
+// being sliced (not for PARTIAL_UPDATE_ROWS); nullopt when one does not size.
+struct RowSizes {
+  std::size_t before = 0;
+  std::size_t after = 0;
+};
+std::optional<RowSizes> size_row(std::span<const std::uint8_t> rest, const TablePlan& plan, const RowsShape& shape) {
+  RowSizes sizes;
+  if (shape.has_before) {
+    const auto size = row_image_size(rest, plan, shape.before);
+    if (!size) return std::nullopt;
+    sizes.before = *size;
+  }
+  if (shape.has_after) {
+    const auto size = row_image_size(rest.subspan(sizes.before), plan, shape.after);
+    if (!size) return std::nullopt;
+    sizes.after = *size;
+  }
+  return sizes;
+}
+
 }  // namespace
 
 std::optional<std::uint64_t> count_rows(ByteReader rows, const TablePlan& plan, const RowsShape& shape,
@@ -86,15 +107,10 @@ std::optional<std::uint64_t> count_rows(ByteReader rows, const TablePlan& plan, 
   if (!shape.partial_update) {
     // Sized only: where each value is does not matter here.
     const std::span<const std::uint8_t> rest = rows.peek_rest();
-    std::size_t at = 0;
-    while (at < rest.size()) {
-      for (const ImageShape* image : {shape.has_before ? &shape.before : nullptr, shape.has_after ? &shape.after : nullptr}) {
-        if (image == nullptr) continue;
-        const auto size = row_image_size(rest.subspan(at), plan, *image);
-        if (!size) return std::nullopt;
-        at += *size;
-      }
-      ++count;
+    for (std::size_t at = 0; at < rest.size(); ++count) {
+      const auto sizes = size_row(rest.subspan(at), plan, shape);
+      if (!sizes) return std::nullopt;
+      at += sizes->before + sizes->after;
     }
     return count;
   }
@@ -115,18 +131,10 @@ namespace {
 bool write_full_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, ndjson::Writer& out,
                            RowScratch& scratch) {
   const std::span<const std::uint8_t> rest = rows.peek_rest();
-  std::size_t before_size = 0;
-  std::size_t after_size = 0;
-  if (shape.has_before) {
-    const auto size = row_image_size(rest, plan, shape.before);
-    if (!size) return false;
-    before_size = *size;
-  }
-  if (shape.has_after) {
-    const auto size = row_image_size(rest.subspan(before_size), plan, shape.after);
-    if (!size) return false;
-    after_size = *size;
-  }
+  const auto sizes = size_row(rest, plan, shape);
+  if (!sizes) return false;
+  const std::size_t before_size = sizes->before;
+  const std::size_t after_size = sizes->after;
   const std::uint64_t offset = rows.offset();
   // Past the row before writing it, as the slicing path is: a value's failure names the
   // same offset either way.
