@@ -20,6 +20,12 @@ namespace {
 constexpr std::size_t kReadBlock = std::size_t{1} << 20;
 // Blocks kept for reuse: as many as a consumer holding event bytes (the rows thread) keeps at once.
 constexpr std::size_t kSpareBlocks = 4;
+// What one read() asks for, at most (more when an event needs it): a block's worth at once
+// writes a whole L2 cache of bytes that are then decoded from memory; a step of them is still
+// in the cache when the decoder (or the rows thread) gets to it. On the bench binlog 128 KiB
+// reads took 0.129 s against 0.141 s for 1 MiB, and 15% less CPU (median of 11 alternating runs;
+// 64 KiB was the same, 32 KiB and 256 KiB in between).
+constexpr std::size_t kReadStep = std::size_t{128} << 10;
 // max_allowed_packet tops out at 1 GiB, and no event is larger.
 constexpr std::uint32_t kMaxEventSize = (std::uint32_t{1} << 30) + 1024;
 constexpr std::uint8_t kMagic[kBinlogMagicSize] = {0xfe, 0x62, 0x69, 0x6e};
@@ -123,7 +129,8 @@ Result<bool> FileReader::ensure(std::size_t bytes) {
     if (eof_) return false;
     if (block_->size() - begin_ < bytes || end_ == block_->size()) make_room(bytes);
     std::vector<std::uint8_t>& buffer = *block_;
-    auto got = read_some(fd_, reinterpret_cast<char*>(buffer.data() + end_), buffer.size() - end_, name_);
+    const std::size_t want = std::min(buffer.size() - end_, std::max(bytes - (end_ - begin_), kReadStep));
+    auto got = read_some(fd_, reinterpret_cast<char*>(buffer.data() + end_), want, name_);
     if (!got) return fail(std::move(got).error());
     if (*got == 0) eof_ = true;
     end_ += *got;

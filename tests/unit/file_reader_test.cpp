@@ -20,11 +20,12 @@ namespace {
 
 using unit_test::Bytes;
 
-// A file of `count` events of `size` bytes each (a header with the size, then a fill that
-// tells the events apart), after the binlog magic. The reader looks at nothing else.
-std::string write_events(const std::string& dir, std::size_t count, std::size_t size) {
+// A file of events of the given sizes (a header with the size, then a fill that tells the
+// events apart), after the binlog magic. The reader looks at nothing else.
+std::string write_events(const std::string& dir, const std::vector<std::size_t>& sizes) {
   Bytes file = {0xfe, 0x62, 0x69, 0x6e};
-  for (std::size_t i = 0; i < count; ++i) {
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const std::size_t size = sizes[i];
     Bytes event(size, static_cast<std::uint8_t>(i * 7 + 1));
     event[4] = 0x02;  // QUERY_EVENT: any type but a format description
     for (std::size_t b = 0; b < 4; ++b) event[9 + b] = static_cast<std::uint8_t>(size >> (8 * b));
@@ -34,6 +35,10 @@ std::string write_events(const std::string& dir, std::size_t count, std::size_t 
   const std::string path = dir + "/events.bin";
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
   return path;
+}
+
+std::string write_events(const std::string& dir, std::size_t count, std::size_t size) {
+  return write_events(dir, std::vector<std::size_t>(count, size));
 }
 
 bool is_event(std::span<const std::uint8_t> bytes, std::size_t i, std::size_t size) {
@@ -110,4 +115,20 @@ TEST_CASE("file reader: blocks nobody else holds are reused, not reallocated") {
     // 4.2 MB read; at most two events held at a time, so a handful of blocks serve it all.
     CHECK(distinct.size() <= 4);
   }
+}
+
+TEST_CASE("file reader: events of any size are read whole, across read steps and blocks") {
+  // The reader asks read() for 128 KiB at a time, more when an event needs it, in 1 MiB blocks
+  // that grow for a bigger event: sizes on either side of each.
+  const std::vector<std::size_t> sizes = {19,          131'072 - 19, 131'072, 131'072 + 1, 40,
+                                          300'007,     1'048'576 - 4, 1'048'576, 1'048'576 + 7, 23,
+                                          3'000'001,   19,           131'071,  2'000'003};
+  const unit_test::TempDir dir;
+  const std::string path = write_events(dir.path, sizes);
+  auto reader = cdc::binlog::FileReader::open(path);
+  REQUIRE(reader);
+  for (std::size_t i = 0; i < sizes.size(); ++i) (void)next_event(*reader, i, sizes[i]);
+  auto end = reader->next();
+  REQUIRE(end);
+  CHECK_FALSE(end->has_value());
 }
