@@ -79,21 +79,17 @@ void scan_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& s
 
 // The bytes of the row at the front of `rest`: its before and after images, sized without
 // being sliced (not for PARTIAL_UPDATE_ROWS); nullopt when one does not size.
-struct RowSizes {
-  std::size_t before = 0;
-  std::size_t after = 0;
-};
 std::optional<RowSizes> size_row(std::span<const std::uint8_t> rest, const TablePlan& plan, const RowsShape& shape) {
   RowSizes sizes;
   if (shape.has_before) {
     const auto size = row_image_size(rest, plan, shape.before);
     if (!size) return std::nullopt;
-    sizes.before = *size;
+    sizes.before = static_cast<std::uint32_t>(*size);
   }
   if (shape.has_after) {
     const auto size = row_image_size(rest.subspan(sizes.before), plan, shape.after);
     if (!size) return std::nullopt;
-    sizes.after = *size;
+    sizes.after = static_cast<std::uint32_t>(*size);
   }
   return sizes;
 }
@@ -101,16 +97,22 @@ std::optional<RowSizes> size_row(std::span<const std::uint8_t> rest, const Table
 }  // namespace
 
 std::optional<std::uint64_t> count_rows(ByteReader rows, const TablePlan& plan, const RowsShape& shape,
-                                        RowScratch& scratch) {
+                                        RowScratch& scratch, std::vector<RowSizes>* sizes) {
   if (!rows.empty() && !shape.has_columns) return std::nullopt;  // no row would take bytes
   std::uint64_t count = 0;
   if (!shape.partial_update) {
     // Sized only: where each value is does not matter here.
     const std::span<const std::uint8_t> rest = rows.peek_rest();
+    std::vector<RowSizes>* const noted = shape.full_images ? sizes : nullptr;
+    const std::size_t noted_before = noted != nullptr ? noted->size() : 0;
     for (std::size_t at = 0; at < rest.size(); ++count) {
-      const auto sizes = size_row(rest.subspan(at), plan, shape);
-      if (!sizes) return std::nullopt;
-      at += sizes->before + sizes->after;
+      const auto row = size_row(rest.subspan(at), plan, shape);
+      if (!row) {
+        if (noted != nullptr) noted->resize(noted_before);
+        return std::nullopt;
+      }
+      if (noted != nullptr) noted->push_back(*row);
+      at += std::size_t{row->before} + row->after;
     }
     return count;
   }
@@ -129,9 +131,11 @@ namespace {
 // pass. False, with nothing written, when an image does not size: the slicing path then
 // fails on it with its message.
 bool write_full_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, ndjson::Writer& out,
-                           RowScratch& scratch) {
+                           RowScratch& scratch, const RowSizes* sized) {
   const std::span<const std::uint8_t> rest = rows.peek_rest();
-  const auto sizes = size_row(rest, plan, shape);
+  const auto sizes = sized != nullptr && std::size_t{sized->before} + sized->after <= rest.size()
+                         ? std::optional<RowSizes>(*sized)
+                         : size_row(rest, plan, shape);
   if (!sizes) return false;
   const std::size_t before_size = sizes->before;
   const std::size_t after_size = sizes->after;
@@ -169,8 +173,8 @@ bool write_full_row_change(ByteReader& rows, const TablePlan& plan, const RowsSh
 }  // namespace
 
 std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, ndjson::Writer& out,
-                             RowScratch& scratch, RowSpans* spans) {
-  if (shape.full_images && spans == nullptr && write_full_row_change(rows, plan, shape, out, scratch)) return 0;
+                             RowScratch& scratch, RowSpans* spans, const RowSizes* sized) {
+  if (shape.full_images && spans == nullptr && write_full_row_change(rows, plan, shape, out, scratch, sized)) return 0;
   scan_row_change(rows, plan, shape, scratch);
   std::size_t unresolved_diffs = 0;
   // Where a member's value starts or ended, for an output stage.

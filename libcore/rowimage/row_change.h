@@ -61,14 +61,24 @@ struct RowSpans {
   std::size_t after_values_begin = 0, after_values_end = 0;
   ndjson::Writer before_key;  // cleared per row; empty when not written
 };
+//
+// `sized`: the row's image sizes as count_rows() found them in these very bytes, so a row of
+// FULL images is not sized a second time (ignored where they do not fit what is left).
+struct RowSizes {
+  std::uint32_t before = 0;  // an image is part of one event, whose size is 32 bits
+  std::uint32_t after = 0;
+};
 std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, ndjson::Writer& out,
-                             RowScratch& scratch, RowSpans* spans = nullptr);
+                             RowScratch& scratch, RowSpans* spans = nullptr, const RowSizes* sized = nullptr);
 
 // How many rows `rows` holds, found by scanning each row's images as write_row_change does,
 // without writing anything (a reader that hands the writing to another thread still needs the
 // count). nullopt when a row does not scan: write_row_change then fails on that row with the
 // message, after the rows before it.
+//
+// With `sizes`, rows of FULL images also append their image sizes there, one per row, for
+// write_row_change (on success only: on failure `sizes` is as it was).
 [[nodiscard]] std::optional<std::uint64_t> count_rows(ByteReader rows, const TablePlan& plan, const RowsShape& shape,
-                                                      RowScratch& scratch);
+                                                      RowScratch& scratch, std::vector<RowSizes>* sizes = nullptr);
 
 }  // namespace cdc::rowimage

@@ -207,9 +207,15 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
   // The rows thread writes the event's lines while this one reads on, unless it has all the
   // work it can take: then this thread writes them rather than wait.
   if (rows_worker_ && !rows.empty() && rows.remaining() >= rows_thread_min_bytes_ &&
-      rows_worker_->in_flight() < RowsWorker::kMaxInFlight)
-    if (const auto count = rowimage::count_rows(rows, plan, shape, scratch_))
-      return defer_rows(event, table, map, lines, *count);
+      rows_worker_->in_flight() < RowsWorker::kMaxInFlight) {
+    // The rows' sizes go along so that the worker does not size them again; not for a big
+    // event, where they could take several times its bytes (a row may take two).
+    const std::size_t sizes_from = work_.row_sizes.size();
+    std::vector<rowimage::RowSizes>* const sizes = rows.remaining() <= RowsWorker::kWorkBytes ? &work_.row_sizes
+                                                                                              : nullptr;
+    if (const auto count = rowimage::count_rows(rows, plan, shape, scratch_, sizes))
+      return defer_rows(event, table, map, lines, *count, Span{sizes_from, work_.row_sizes.size()});
+  }
   // With a converter, each row line goes through it as it ends, after the lines before it.
   if (converter_ && !worker_ && !rows.empty())
     if (auto converted = convert_ended(); !converted) return fail(std::move(converted).error());
@@ -217,7 +223,7 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
   const std::string_view op_value = records::change_op_member(op).substr(5);
   row_spans_.values = converter_ && converter_->uses_image_values(op_value[1]) ? &batch_.values : nullptr;
   const RowsSource source{position.file, position.offset, event.kind, map.database, map.table};
-  auto written = write_row_lines(rows, plan, shape, lines, source, out_, scratch_, converter_ ? &row_spans_ : nullptr,
+  auto written = write_row_lines(rows, plan, shape, lines, source, out_, scratch_, converter_ ? &row_spans_ : nullptr, {},
                                  [&](const WrittenLine& line) -> Result<void> {
                                    if (converter_) {
                                      mark_row(op_value, table, line.start, line.pos_begin, line.pos_end,
@@ -233,7 +239,7 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
 
 Result<std::uint64_t> ChangeWriter::defer_rows(const binlog::RowsEvent& event, TableEntry& table,
                                                const binlog::TableMap& map, const EventLines& lines,
-                                               std::uint64_t count) {
+                                               std::uint64_t count, Span row_sizes) {
   if (!table.rows_table) {
     auto made = std::make_shared<RowsTable>();
     made->map = map;
@@ -268,6 +274,7 @@ Result<std::uint64_t> ChangeWriter::defer_rows(const binlog::RowsEvent& event, T
   job.offset = event_position_.offset;
   job.first_index = lines.first_index;
   job.partial = lines.partial;
+  job.row_sizes = row_sizes;
   work_.jobs.push_back(std::move(job));
   work_rows_bytes_ += event.rows.size();
   if (work_rows_bytes_ >= RowsWorker::kWorkBytes)

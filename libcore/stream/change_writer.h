@@ -157,9 +157,9 @@ class ChangeWriter {
   // Serializes the members of the event's lines that do not change from row to row.
   void prepare_event(const ChangePosition& position, std::uint32_t timestamp);
   // The event's rows, `count` of them, handed to the rows thread: their lines go where the
-  // lines written so far end.
+  // lines written so far end. `row_sizes`: their sizes in work_.row_sizes, if counting noted them.
   Result<std::uint64_t> defer_rows(const binlog::RowsEvent& event, TableEntry& table, const binlog::TableMap& map,
-                                   const EventLines& lines, std::uint64_t count);
+                                   const EventLines& lines, std::uint64_t count, Span row_sizes);
   // out_'s ended lines and the events deferred among them to the rows thread.
   Result<void> hand_off_rows();
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -55,18 +56,21 @@ struct WrittenLine {
 // Writes one line per row left in `rows` into `out`, calling after_line(const WrittenLine&)
 // (which returns Result<void>) after each. Returns how many lines it wrote; on a row that does
 // not decode, the message names it (row_failure) and its line is dropped, the lines before it
-// kept.
+// kept. `sizes`: each row's image sizes, when count_rows() noted them (else empty).
 template <class AfterLine>
 Result<std::uint64_t> write_row_lines(ByteReader& rows, const rowimage::TablePlan& plan,
                                       const rowimage::RowsShape& shape, const EventLines& event,
                                       const RowsSource& source, ndjson::Writer& out, rowimage::RowScratch& scratch,
-                                      rowimage::RowSpans* spans, AfterLine&& after_line) {
+                                      rowimage::RowSpans* spans, std::span<const rowimage::RowSizes> sizes,
+                                      AfterLine&& after_line) {
   std::uint64_t index = event.first_index;
   while (!rows.empty()) {
     const std::size_t line_start = out.bytes_buffered();
     out.begin_object();
     out.raw_members(event.head_members);
-    const std::size_t unresolved_diffs = rowimage::write_row_change(rows, plan, shape, out, scratch, spans);
+    const std::uint64_t row = index - event.first_index;
+    const std::size_t unresolved_diffs = rowimage::write_row_change(rows, plan, shape, out, scratch, spans,
+                                                                    row < sizes.size() ? &sizes[row] : nullptr);
     if (!rows.ok()) {
       out.abandon_record();
       return fail(row_failure(source, index - event.first_index, rows.failure_text()));

@@ -109,7 +109,9 @@ Result<void> RowsWorker::write(const RowsWork& work, std::uint64_t& bytes) {
     const RowsSource source{members_of(job.file), job.offset, job.kind, table.map.database, table.map.table};
     ByteReader rows(event.rows, event.rows_offset);
     const std::size_t lines_from = out_.bytes_buffered();
-    auto written = write_row_lines(rows, table.plan, shape, lines, source, out_, scratch_, nullptr,
+    const std::span<const rowimage::RowSizes> sizes(work.row_sizes.data() + job.row_sizes.begin,
+                                                    job.row_sizes.end - job.row_sizes.begin);
+    auto written = write_row_lines(rows, table.plan, shape, lines, source, out_, scratch_, nullptr, sizes,
                                    [](const WrittenLine&) { return Result<void>{}; });
     // The lines before a row that does not decode go out, as the reading thread's would.
     pieces_.push_back({false, lines_from, out_.bytes_buffered()});

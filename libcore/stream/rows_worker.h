@@ -30,6 +30,7 @@
 #include "binlog/events/table_map_event.h"
 #include "ndjson/writer.h"
 #include "records/row.h"
+#include "rowimage/row_change.h"
 #include "rowimage/row_image.h"
 #include "stream/row_batch.h"
 #include "util/result.h"
@@ -53,6 +54,7 @@ struct DeferredRows {
   const std::uint8_t* held_bytes = nullptr;
   Span columns_before, columns_after, rows;  // in bytes
   Span head_members, pos_members, gtid_member, tail_members, file;  // in members
+  Span row_sizes;  // in RowsWork::row_sizes: each row's, as counting found them; or empty
   binlog::RowsKind kind = binlog::RowsKind::write;
   std::uint64_t column_count = 0;
   std::uint64_t rows_offset = 0;  // the absolute offset of the rows, for messages
@@ -67,6 +69,7 @@ struct RowsWork {
   std::vector<std::uint8_t> bytes;
   std::string members;
   std::vector<DeferredRows> jobs;  // in text order
+  std::vector<rowimage::RowSizes> row_sizes;  // the jobs' rows', where counting noted them
   // The input blocks the jobs' held_bytes are in. Let go of on the reading thread only (clear(),
   // which the worker does not call): the reader reuses a block once nobody else holds it
   // (binlog::FileReader::block), and may count its holders on its own thread alone.
@@ -77,6 +80,7 @@ struct RowsWork {
     bytes.clear();
     members.clear();
     jobs.clear();
+    row_sizes.clear();
     held.clear();
   }
   [[nodiscard]] Span add_bytes(std::span<const std::uint8_t> from) {
