@@ -151,6 +151,11 @@ struct Options {
   // (ChunkReader); zero: a view per chunk.
   static constexpr std::chrono::milliseconds kDefaultShareView{250};
   std::chrono::milliseconds share_view{kDefaultShareView};
+  // --scheduling: batch runs the process as Linux's SCHED_BATCH, so that rows arriving do not
+  // make it preempt what runs on the CPU (on the server's host, the server's threads sending
+  // them); normal leaves the scheduling as it is.
+  enum class Scheduling { batch, normal };
+  Scheduling scheduling = Scheduling::batch;
 };
 
 // "INDEX/COUNT" with INDEX < COUNT; Errc::usage naming the form otherwise.

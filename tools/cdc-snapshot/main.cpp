@@ -40,6 +40,13 @@ int main(int argc, char** argv) {
       ->type_name("MS")
       ->check(CLI::Range(0U, 3600000U))
       ->group("Input");
+  std::string scheduling = "batch";
+  app.add_option("--scheduling", scheduling,
+                 "batch (default): run as a Linux batch task, which rows arriving do not make preempt the CPU's "
+                 "running task (on the server's host: the server's threads sending them); normal: as started")
+      ->type_name("batch|normal")
+      ->check(CLI::IsMember({"batch", "normal"}))
+      ->group("Connection");
   std::string shard;
   app.add_option("--shard", shard,
                  "Read only every COUNT-th chunk line, from the INDEX-th (from 0): COUNT processes given the same "
@@ -59,6 +66,8 @@ int main(int argc, char** argv) {
     options.shard = *parsed;
   }
   options.share_view = std::chrono::milliseconds(share_view_ms);
+  options.scheduling =
+      scheduling == "normal" ? cdc::snapshot::Options::Scheduling::normal : cdc::snapshot::Options::Scheduling::batch;
   // A reader that went away (| head) ends it quietly; the chunk it cut has no high line.
   return cli.finish(cdc::snapshot::run(options, STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO));
 }
