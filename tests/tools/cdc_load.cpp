@@ -8,8 +8,10 @@
 // are read from the table, so a run is reproducible given the same seed and starting table.
 //
 // Any SQL error is fatal (exit 1, one line on stderr), except a duplicate key when inserting
-// a new key or moving a row to one: the statement is retried with another random key; and,
-// with --survive-disconnects, a lost connection (the server killed, restarted, or the
+// a new key or moving a row to one: the statement is retried with another random key; a
+// deadlock or a lock wait timeout (another session's LOCK TABLES, as a test may hold, meeting
+// this transaction's locks): the transaction is rolled back and the load goes on, as an
+// application retries; and, with --survive-disconnects, a lost connection (the server killed, restarted, or the
 // connection killed): the load reconnects and goes on with the next transaction (the one
 // interrupted may or may not have committed; the proof compares with the table as it is).
 
@@ -61,6 +63,14 @@ bool is_disconnect(unsigned number) {
   return number == 2002 || number == 2003 || number == 2006 || number == 2013 || number == 1053 ||
          number == 1927 || number == 1317;
 }
+
+// Thrown when the server chose this transaction to give up a lock: ER_LOCK_WAIT_TIMEOUT, or
+// ER_LOCK_DEADLOCK (InnoDB's, or the metadata locks': a statement of a transaction that holds
+// the table's lock asks for another kind of it while a LOCK TABLES waits for the first).
+struct LockConflict {
+  unsigned number;
+};
+bool is_lock_conflict(unsigned number) { return number == 1205 || number == 1213; }
 
 class Random {
  public:
@@ -234,6 +244,7 @@ class Connection {
       const unsigned number = mysql_errno(mysql_);
       if (tolerated != 0 && number == tolerated) return number;
       if (survive_ && is_disconnect(number)) throw Disconnected{number};
+      if (is_lock_conflict(number)) throw LockConflict{number};
       fatal(fmt::format("error {}: {} in: {:.300}", number, mysql_error(mysql_), sql));
     }
     if (MYSQL_RES* result = mysql_store_result(mysql_)) mysql_free_result(result);
@@ -245,6 +256,7 @@ class Connection {
   std::optional<std::vector<std::optional<std::string>>> first_row(const std::string& sql) {
     if (mysql_real_query(mysql_, sql.data(), sql.size()) != 0) {
       if (survive_ && is_disconnect(mysql_errno(mysql_))) throw Disconnected{mysql_errno(mysql_)};
+      if (is_lock_conflict(mysql_errno(mysql_))) throw LockConflict{mysql_errno(mysql_)};
       fatal(fmt::format("error {}: {} in: {:.300}", mysql_errno(mysql_), mysql_error(mysql_), sql));
     }
     MYSQL_RES* result = mysql_store_result(mysql_);
@@ -307,6 +319,7 @@ struct Counters {
   std::uint64_t statements = 0;
   std::uint64_t rows_changed = 0;  // in committed transactions
   std::uint64_t interrupted = 0;   // cut by a lost connection: committed or not
+  std::uint64_t lock_conflicts = 0;  // rolled back after a deadlock or lock wait timeout (in rolled_back)
 };
 
 class Load {
@@ -667,14 +680,25 @@ int main(int argc, char** argv) {
     } catch (const Disconnected&) {
       ++counters.interrupted;
       db.reconnect(*options.survive_disconnects, {"SET time_zone = '+00:00'", "SET autocommit = 0"});
+    } catch (const LockConflict&) {
+      // InnoDB rolled a deadlock's transaction back already; a timeout or a metadata-lock
+      // deadlock only the statement: nothing of the transaction may commit.
+      try {
+        db.exec("ROLLBACK");
+      } catch (const Disconnected&) {
+        ++counters.interrupted;
+        db.reconnect(*options.survive_disconnects, {"SET time_zone = '+00:00'", "SET autocommit = 0"});
+      }
+      ++counters.rolled_back;
+      ++counters.lock_conflicts;
     }
   }
   const double seconds = elapsed();
   const std::uint64_t done = counters.committed + counters.rolled_back;
   fmt::print(stderr,
-             "cdc-test-load: {}: {} transactions committed, {} rolled back, {} statements, {} rows changed "
-             "(committed), {} cut by a lost connection, in {:.2f} s ({:.0f} transactions/s)\n",
-             options.table, counters.committed, counters.rolled_back, counters.statements, counters.rows_changed,
-             counters.interrupted, seconds, seconds > 0 ? static_cast<double>(done) / seconds : 0.0);
+             "cdc-test-load: {}: {} transactions committed, {} rolled back ({} on a lock conflict), {} statements, "
+             "{} rows changed (committed), {} cut by a lost connection, in {:.2f} s ({:.0f} transactions/s)\n",
+             options.table, counters.committed, counters.rolled_back, counters.lock_conflicts, counters.statements,
+             counters.rows_changed, counters.interrupted, seconds, seconds > 0 ? static_cast<double>(done) / seconds : 0.0);
   return 0;
 }
