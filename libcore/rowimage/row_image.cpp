@@ -313,11 +313,15 @@ void TablePlan::build(const binlog::TableMap& map) {
         break;
       }
     }
-    if (column.type == ColumnType::string || column.type == ColumnType::varchar ||
-        column.type == ColumnType::var_string) {
-      // The charsets for which write_text() tries string_if_plain() first. Their CHAR pad is
-      // one 0x20 byte (trim_char_padding), and plain ASCII is valid UTF-8, so a value without
-      // charset metadata (collation 0) is not lossy either.
+    const bool text_type = column.type == ColumnType::string || column.type == ColumnType::varchar ||
+                           column.type == ColumnType::var_string || column.type == ColumnType::tiny_blob ||
+                           column.type == ColumnType::blob || column.type == ColumnType::medium_blob ||
+                           column.type == ColumnType::long_blob;
+    if (text_type && layout.prefix_width != 0) {
+      // The charsets for which write_text() tries string_if_plain() first (TEXT as CHAR and
+      // VARCHAR: write_string_value). Their CHAR pad is one 0x20 byte (trim_char_padding), and
+      // plain ASCII is valid UTF-8, so a value without charset metadata (collation 0, where a
+      // BLOB looks like a TEXT) is not lossy either.
       const Charset charset = charsets_.back();
       layout.ascii_text = !is_binary_collation(column.collation) && is_ascii_compatible(charset) &&
                           trim_char_padding(" ", charset).empty();

@@ -58,7 +58,7 @@ class TablePlan {
     // TINYINT..BIGINT: the value's width (write_column_value reads those directly); else 0.
     std::uint8_t integer_width = 0;
     bool is_unsigned = false;
-    // CHAR/VARCHAR in a text charset where plain ASCII is its own UTF-8 (write_text's
+    // CHAR/VARCHAR/TEXT in a text charset where plain ASCII is its own UTF-8 (write_text's
     // shortcut): write_column_value writes such a value straight from its bytes when it is
     // plain ASCII, without the decode chain. trim_char: CHAR(n), whose pad spaces go.
     bool ascii_text = false;
