@@ -105,8 +105,10 @@ Written write_events(std::optional<std::size_t> rows_thread_min_bytes, int event
 TEST_CASE("rows thread: the lines are the one-thread writer's, byte for byte, in order") {
   // Small events and big ones; many of them, past the pieces in flight and the 256 KiB buffer.
   // Events of 4,000 rows (88 KB) are past a piece of work, whose rows' sizes are not handed over.
-  for (const auto& [events, rows_each] :
+  for (const std::pair<int, int>& shape :
        {std::pair{300, 1}, std::pair{300, 40}, std::pair{300, 400}, std::pair{20, 4000}}) {
+    const int events = shape.first;
+    const int rows_each = shape.second;
     CAPTURE(rows_each);
     const Written one = write_events(std::nullopt, events, rows_each);
     REQUIRE_FALSE(one.error);
