@@ -61,13 +61,13 @@ struct RowSpans {
   std::size_t after_values_begin = 0, after_values_end = 0;
   ndjson::Writer before_key;  // cleared per row; empty when not written
 };
-//
-// `sized`: the row's image sizes as count_rows() found them in these very bytes, so a row of
-// FULL images is not sized a second time (ignored where they do not fit what is left).
+// The bytes of one row's before and after images (0 for an image the rows do not have).
 struct RowSizes {
   std::uint32_t before = 0;  // an image is part of one event, whose size is 32 bits
   std::uint32_t after = 0;
 };
+// `sized`: the row's image sizes as count_rows() found them in these very bytes, so a row of
+// FULL images is not sized a second time (ignored where they do not fit what is left).
 std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, ndjson::Writer& out,
                              RowScratch& scratch, RowSpans* spans = nullptr, const RowSizes* sized = nullptr);
 

@@ -73,7 +73,7 @@ Result<std::uint64_t> write_row_lines(ByteReader& rows, const rowimage::TablePla
                                                                     row < sizes.size() ? &sizes[row] : nullptr);
     if (!rows.ok()) {
       out.abandon_record();
-      return fail(row_failure(source, index - event.first_index, rows.failure_text()));
+      return fail(row_failure(source, row, rows.failure_text()));
     }
     const bool partial_line = event.partial || unresolved_diffs > 0;
     if (partial_line) out.field(records::field::partial, true);
