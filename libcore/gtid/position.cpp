@@ -82,4 +82,14 @@ std::string Position::to_string() const {
   return fmt::format("{}:{}", file.file, file.offset);
 }
 
+std::optional<bool> includes(const Position& later, const Position& earlier) {
+  if (later.kind != earlier.kind) return std::nullopt;
+  switch (later.kind) {
+    case Position::Kind::mysql_gtids: return later.mysql_gtids.contains(earlier.mysql_gtids);
+    case Position::Kind::mariadb_gtids: return later.mariadb_gtids.contains(earlier.mariadb_gtids);
+    case Position::Kind::file: return !(later.file < earlier.file);
+  }
+  return std::nullopt;
+}
+
 }  // namespace cdc::gtid

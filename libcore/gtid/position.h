@@ -5,6 +5,7 @@
 // transaction seen per domain), or FILE:OFFSET (the event boundary to start at).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -43,5 +44,10 @@ struct Position {
   // The canonical text parse() reads back.
   [[nodiscard]] std::string to_string() const;
 };
+
+// Whether resuming from `later` skips everything `earlier` covers: its GTID set or position
+// contains earlier's, or its FILE:OFFSET is not before earlier's. nullopt when the two are of
+// different kinds and cannot be compared.
+[[nodiscard]] std::optional<bool> includes(const Position& later, const Position& earlier);
 
 }  // namespace cdc::gtid

@@ -1,6 +1,7 @@
 #include "records/stream_lines.h"
 
 #include <charconv>
+#include <utility>
 
 #include "ndjson/json_scan.h"
 #include "ndjson/writer.h"
@@ -174,6 +175,23 @@ void write_stream_discard(const StreamDiscard& discard, ndjson::Writer& out) {
   out.field(field::reason, discard.reason);
   out.field(field::ts_ms, discard.ts_ms);
   end_line(out);
+}
+
+std::optional<CommitPoint> read_commit_point(std::string_view line) {
+  static constexpr std::string_view kCommit = R"({"op":"commit",)";
+  if (line.substr(0, kCommit.size()) != kCommit) return std::nullopt;
+  simdjson::dom::parser parser;
+  const simdjson::padded_string padded(line);
+  simdjson::dom::object object;
+  simdjson::dom::object pos;
+  if (parser.parse(padded).get_object().get(object) != simdjson::SUCCESS ||
+      object[field::pos].get_object().get(pos) != simdjson::SUCCESS)
+    return std::nullopt;
+  auto position = string_member(object, field::position);
+  auto file = string_member(pos, field::file);
+  auto offset = uint_member(pos, field::offset);
+  if (!position || position->empty() || !file || !offset) return std::nullopt;
+  return CommitPoint{string_member(object, field::gtid).value_or(""), std::move(*file), *offset, std::move(*position)};
 }
 
 }  // namespace cdc::records

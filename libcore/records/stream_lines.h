@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "gtid/position.h"
@@ -102,5 +103,16 @@ struct LineEnd {
   bool strict_json = false;
 };
 [[nodiscard]] bool scan_line_pos(std::string_view line, bool commit, LinePos& pos, LineEnd& end) noexcept;
+
+// A commit line read back (at a run's start, from the end of its --output): what a state
+// resuming right after that transaction would hold. nullopt for any other line, or one that
+// is not JSON.
+struct CommitPoint {
+  std::string gtid;      // "" for null
+  std::string file;      // where the transaction ends
+  std::uint64_t offset = 0;
+  std::string position;  // where to resume after it
+};
+[[nodiscard]] std::optional<CommitPoint> read_commit_point(std::string_view line);
 
 }  // namespace cdc::records

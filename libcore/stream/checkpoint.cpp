@@ -8,6 +8,8 @@
 
 #include <utility>
 
+#include "records/stream_lines.h"
+#include "util/fault_plan.h"
 #include "util/fd_io.h"
 
 namespace cdc::stream {
@@ -34,7 +36,7 @@ Result<Checkpoint> Checkpoint::open(const std::optional<std::string>& state_path
 
   const std::string& path = *output_path;
   checkpoint.output_name_ = path;
-  checkpoint.output_fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  checkpoint.output_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);  // read: agree_with_output
   if (checkpoint.output_fd_ < 0) return errno_error("cannot open --output", path);
   struct stat info {};
   if (::fstat(checkpoint.output_fd_, &info) != 0) return errno_error("cannot stat", path);
@@ -65,8 +67,81 @@ Result<Checkpoint> Checkpoint::open(const std::optional<std::string>& state_path
                                          path, checkpoint.state_path()));
   }
   checkpoint.committed_bytes_ = keep;
+  if (saved)
+    if (auto agreed = checkpoint.agree_with_output(notice); !agreed) return fail(std::move(agreed).error());
   if (auto cut = checkpoint.cut_output_back(path); !cut) return fail(std::move(cut).error());
   return checkpoint;
+}
+
+namespace {
+
+// A MariaDB state whose position has the domain of its last transaction further on than that
+// transaction: the position names transactions that were read after the last one the state
+// knows of, which no save writes (the signature of a position saved ahead of its output).
+bool position_ahead_of_gtid(const records::StreamState& state) {
+  if (state.gtid.empty()) return false;
+  auto gtid = gtid::MariadbGtid::parse(state.gtid);
+  auto position = gtid::Position::parse(state.position);
+  if (!gtid || !position || position->kind != gtid::Position::Kind::mariadb_gtids) return false;
+  const auto domain = position->mariadb_gtids.find(gtid->domain_id);
+  return domain && domain->seq_no > gtid->seq_no;
+}
+
+}  // namespace
+
+Result<void> Checkpoint::agree_with_output(const std::function<void(std::string_view)>& notice) {
+  records::StreamState& saved = *loaded_;
+  std::string tail;
+  if (committed_bytes_ > 0) {
+    // The last lines the state covers: its last commit line says what the output has. 1 MiB
+    // holds it: only span and discard lines follow a commit line at a save.
+    constexpr std::uint64_t kTail = 1U << 20;
+    const std::uint64_t from = committed_bytes_ > kTail ? committed_bytes_ - kTail : 0;
+    tail.assign(static_cast<std::size_t>(committed_bytes_ - from), '\0');
+    for (std::size_t at = 0; at < tail.size();) {
+      auto got = read_some_at(output_fd_, tail.data() + at, tail.size() - at, from + at, output_name_);
+      if (!got) return fail(std::move(got).error());
+      if (*got == 0)
+        return fail(Errc::io, fmt::format("{}: shorter than {} bytes while read", output_name_, committed_bytes_));
+      at += *got;
+    }
+    if (tail.back() != '\n')
+      return fail(Errc::corrupt_input,
+                  fmt::format("{} says {} bytes of {} are whole lines, but byte {} is inside a line: the output was "
+                              "changed or the state belongs to another output; restore the pair, or start over with "
+                              "a new --state and --output",
+                              state_path(), committed_bytes_, output_name_, committed_bytes_));
+    if (from > 0) tail.erase(0, tail.find('\n') + 1);  // the first line may be cut
+  }
+  // A position behind the output's last commit line is no disagreement: cdc-sync's catch-up
+  // of added tables starts at their high watermark, behind lines another stream wrote.
+  if (!position_ahead_of_gtid(saved)) return {};
+  std::optional<records::CommitPoint> last_commit;
+  std::string_view lines(tail);
+  while (!lines.empty() && !last_commit) {
+    lines.remove_suffix(1);  // the newline
+    const std::size_t newline = lines.rfind('\n');
+    last_commit = records::read_commit_point(newline == std::string_view::npos ? lines : lines.substr(newline + 1));
+    lines = newline == std::string_view::npos ? std::string_view{} : lines.substr(0, newline + 1);
+  }
+  const std::string disagreement =
+      fmt::format("its position {} is past its last transaction {}", saved.position, saved.gtid);
+  // Only the output's own last transaction proves where the output ends for this state: resume
+  // right after it.
+  if (!last_commit || last_commit->gtid != saved.gtid)
+    return fail(Errc::corrupt_input,
+                fmt::format("{} disagrees with itself: {}, and the last commit line of {} is {}: a position the "
+                            "output does not have was saved; resume from the output's last commit line's "
+                            "\"position\" with a new --state, or start over with a new --state and --output",
+                            state_path(), disagreement, output_name_,
+                            last_commit ? fmt::format("of {} at {}", last_commit->gtid, last_commit->position)
+                                        : std::string("missing")));
+  notice(fmt::format("{}: {}; resuming after the last transaction {} has ({}, GTID {}) instead", state_path(),
+                     disagreement, output_name_, last_commit->position, last_commit->gtid));
+  saved.position = last_commit->position;
+  saved.file = last_commit->file;
+  saved.offset = last_commit->offset;
+  return {};
 }
 
 Checkpoint::Checkpoint(Checkpoint&& other) noexcept
@@ -130,6 +205,7 @@ Result<void> Checkpoint::commit(ChangeWriter& writer, gtid::Position position, g
                                 std::string gtid, Span span) {
   if (auto flushed = writer.flush(); !flushed) return flushed;
   if (output_fd_ >= 0 && state_ && ::fdatasync(output_fd_) != 0) return errno_error("fsync failed on", output_name_);
+  (void)fault::at("stream.commit");
   // A span stays open until span_end is committed; the output ends with a closed span only
   // as long as nothing was written after the span_end line.
   bool open = span_open_;

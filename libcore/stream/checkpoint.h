@@ -77,6 +77,11 @@ class Checkpoint {
  private:
   Checkpoint() = default;
   Result<void> cut_output_back(const std::string& path);
+  // The loaded state against the output it covers: a length that ends inside a line is
+  // refused; a position past the state's own last transaction (which no save writes) is
+  // repaired to resume right after that transaction where it is the output's last commit line
+  // (with a notice), else refused (Errc::corrupt_input).
+  Result<void> agree_with_output(const std::function<void(std::string_view)>& notice);
 
   std::optional<StateFile> state_;
   std::optional<records::StreamState> loaded_;

@@ -29,7 +29,8 @@ Result<std::optional<LiveOutcome>> LiveRun::replay_archive(const Error& purged) 
       if (!outcome || *outcome) return outcome;
     }
   }
-  if (!pipeline_->tracker().in_transaction())
+  // Without a pipeline, rolled back above and not read again: the checkpoint is where it was.
+  if (pipeline_ && !pipeline_->tracker().in_transaction())
     if (auto saved = checkpoint(); !saved) return fail(std::move(saved).error());
   const std::string after = checkpoint_.position().to_string();
   if (after == before)

@@ -136,18 +136,7 @@ Result<void> LiveRun::server_clock_skew() {
 }
 
 bool LiveRun::until_reached_at_start() const {
-  if (!until_) return false;
-  const Position& start = checkpoint_.position();
-  if (until_->kind != start.kind) return false;
-  switch (until_->kind) {
-    case Position::Kind::mysql_gtids:
-      return start.mysql_gtids.contains(until_->mysql_gtids);
-    case Position::Kind::mariadb_gtids:
-      return start.mariadb_gtids.contains(until_->mariadb_gtids);
-    case Position::Kind::file:
-      return !(start.file < until_->file);
-  }
-  return false;
+  return until_ && gtid::includes(checkpoint_.position(), *until_).value_or(false);
 }
 
 }  // namespace cdc::stream

@@ -10,12 +10,16 @@
 #include "stream/start_position.h"
 #include "stream/stop_signal.h"
 #include "util/byte_reader.h"
+#include "util/fault_plan.h"
 
 namespace cdc::stream {
 
 using gtid::Position;
 
 Result<LiveOutcome> LiveRun::run() {
+  // From the start: a stop while the run connects or saves its first state ends it as one
+  // later does (exit 0, the state saved), not by the signal's default action.
+  StopSignals signals;
   if (auto prepared = prepare(); !prepared) return fail(std::move(prepared).error());
   if (primary_at_start_) {
     reporter_.warn(guard_.message());
@@ -40,7 +44,7 @@ Result<LiveOutcome> LiveRun::run() {
   // A GTID or FILE:OFFSET --until already reached is found above; a time is known reached only
   // when the first transaction after the start commits at or after it.
   span_start_at_transaction_ = span_start_pending_ && until_time_ && checkpoint_.span_closed();
-  StopSignals signals;
+  if (StopSignals::requested()) return finish(LiveOutcome::finished);
   unsigned failures_in_a_row = 0;
   Clock::time_point failing_since{};
   for (;;) {
@@ -67,6 +71,7 @@ Result<LiveOutcome> LiveRun::run() {
     }
     // A lost connection: drop everything after the last checkpoint and resume from it.
     if (auto rolled_back = roll_back(error.message); !rolled_back) return fail(std::move(rolled_back).error());
+    (void)fault::at("stream.reconnect");
     ++reconnects_;
     last_error_time_ = std::time(nullptr);
     write_metrics();
@@ -87,6 +92,8 @@ Result<LiveOutcome> LiveRun::run() {
 Result<LiveOutcome> LiveRun::stream_once() {
   connected_once_this_round_ = false;
   if (!client_) {
+    if (fault::at("stream.connect") == fault::Action::drop)
+      return fail(Errc::unavailable, fmt::format("cannot connect to {}: dropped by CDC_FAULT_PLAN", endpoint_));
     mysql::ConnectionOptions connection = options_.connection;
     connection.read_timeout_seconds = options_.heartbeat_seconds * 3 + 5;
     auto client = replication::BinlogClient::open(connection);
@@ -143,6 +150,11 @@ Result<LiveOutcome> LiveRun::stream_once() {
       return dump_failed(bytes.error());
     }
     connected_once_this_round_ = true;
+    if (fault::at("stream.event") == fault::Action::drop) {
+      client_.reset();
+      StopSignals::set_socket(-1);
+      return fail(Errc::unavailable, fmt::format("lost the connection to {}: dropped by CDC_FAULT_PLAN", endpoint_));
+    }
     if (auto opened = open_span_when_pending(); !opened) return fail(std::move(opened).error());
     auto outcome = handle_event(*bytes);
     if (!outcome) return fail(std::move(outcome).error());
@@ -151,7 +163,9 @@ Result<LiveOutcome> LiveRun::stream_once() {
 }
 
 Result<void> LiveRun::open_span_when_pending() {
-  if (!span_start_pending_ || span_start_at_transaction_) return {};
+  // Not while a FILE:OFFSET start is still being reached: an offset inside a transaction is
+  // refused there, and a refused run writes nothing.
+  if (!span_start_pending_ || span_start_at_transaction_ || silent_until_) return {};
   // Nothing is buffered yet, and the checkpoint is still the start.
   writer_.write_span_start(checkpoint_.position().to_string());
   if (auto saved = commit(checkpoint_.position(), checkpoint_.file_position(), last_gtid_, Checkpoint::Span::opened);
@@ -401,7 +415,9 @@ bool LiveRun::until_reached() const {
 }
 
 Result<void> LiveRun::checkpoint(Checkpoint::Span span) {
-  if (!pipeline_) return {};
+  // Nothing to save without a pipeline (none yet, or rolled back), nor while a FILE:OFFSET
+  // start is still being reached: positions there are before the start.
+  if (!pipeline_ || silent_until_) return {};
   if (auto saved = commit(current_position(), last_boundary_, last_gtid_, span); !saved) return saved;
   dirty_ = false;
   last_save_ = Clock::now();
@@ -425,9 +441,15 @@ Result<void> LiveRun::roll_back(std::string_view reason) {
       !checkpoint_.has_output_file() && writer_.bytes_flushed() > checkpoint_.committed_bytes() && pipeline_;
   last_gtid_ = checkpoint_.gtid();
   dirty_ = false;
+  const std::string in_flight(pipeline_ ? pipeline_->tracker().gtid() : std::string_view{});
+  // The pipeline's tracker has read past the checkpoint, through what was just cut away: it
+  // goes with it, so that no save (a stop in the pause before the next connection, the end of
+  // the run) can take its position for one the output has. The next connection (or archive
+  // pass) builds a new one, seeded from the checkpoint.
+  pipeline_.reset();
+  last_boundary_ = checkpoint_.file_position();
   if (partly_out) {
-    writer_.write_discard(pipeline_->tracker().gtid(), transaction_start_, reason,
-                          static_cast<std::uint32_t>(std::time(nullptr)));
+    writer_.write_discard(in_flight, transaction_start_, reason, static_cast<std::uint32_t>(std::time(nullptr)));
     return commit(checkpoint_.position(), checkpoint_.file_position(), last_gtid_);
   }
   return {};

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <ctime>
 
+#include "util/fault_plan.h"
 #include "util/fd_io.h"
 
 namespace cdc::stream {
@@ -118,8 +119,10 @@ Result<void> StateFile::save(records::StreamState state) {
     return errno_error("fsync failed on", temporary);
   }
   if (::close(fd) != 0) return errno_error("closing failed:", temporary);
+  (void)fault::at("state.save");
   if (::rename(temporary.c_str(), path_.c_str()) != 0) return errno_error("cannot rename the state file to", path_);
   if (::fsync(dir_fd_) != 0) return errno_error("fsync failed on the directory of", path_);
+  (void)fault::at("state.saved");
   return {};
 }
 

@@ -6,6 +6,8 @@
 #include <csignal>
 #include <thread>
 
+#include "util/fault_plan.h"
+
 namespace cdc::stream {
 
 namespace {
@@ -50,10 +52,14 @@ void StopSignals::set_waiting_between_transactions(bool waiting) noexcept {
 }
 
 bool StopSignals::sleep_unless_stopped(std::chrono::milliseconds total) {
-  const auto until = std::chrono::steady_clock::now() + total;
+  const unsigned scale = fault::time_scale();
+  const auto tick = std::chrono::microseconds(50000 / scale);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(total) / scale;
   while (std::chrono::steady_clock::now() < until) {
     if (requested()) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    (void)fault::at("stream.pause");
+    if (requested()) return false;
+    std::this_thread::sleep_for(tick);
   }
   return !requested();
 }

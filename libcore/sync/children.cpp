@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "util/fault_plan.h"
 #include "util/fd_io.h"
 
 extern char** environ;  // NOLINT: POSIX
@@ -136,6 +137,7 @@ Children::~Children() {
 int Children::stop_signal() noexcept { return g_stop_signal; }
 
 Result<pid_t> Children::start(const ChildSpec& spec) {
+  (void)fault::at("sync.tool");
   std::size_t slot = 0;
   while (slot < kMaxChildren && g_children[slot].load() != 0) ++slot;
   if (slot == kMaxChildren) return fail(Errc::usage, fmt::format("more than {} processes at once", kMaxChildren));

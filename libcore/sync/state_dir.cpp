@@ -18,6 +18,7 @@
 
 #include "records/chunk.h"
 #include "records/kinds.h"
+#include "util/fault_plan.h"
 #include "util/fd_io.h"
 
 namespace cdc::sync {
@@ -152,10 +153,12 @@ Result<void> SyncState::write_whole(std::string_view name, std::string_view text
 Result<void> SyncState::publish(const std::string& temporary, std::string_view name) const {
   const std::string target = path(name);
   if (!fsync_path(temporary)) return errno_error("fsync failed on", temporary);
+  (void)fault::at("sync.save");
   if (::rename(temporary.c_str(), target.c_str()) != 0)
     return fail(Errc::io, fmt::format("cannot rename {} to {}: {}", temporary, target, std::strerror(errno)));
   const std::string parent = std::filesystem::path(target).parent_path().string();
   if (!fsync_path(parent)) return errno_error("fsync failed on", parent);
+  (void)fault::at("sync.saved");
   return {};
 }
 

@@ -1,6 +1,8 @@
 #include "util/fd_io.h"
 
 #include <algorithm>
+#include <csignal>
+#include <cstdlib>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -8,13 +10,23 @@
 
 #include <unistd.h>
 
+#include "util/fault_plan.h"
+
 namespace cdc {
 
 namespace {
 constexpr std::string_view kBrokenPipe = "broken pipe";
+
+// CDC_FAULT_PLAN's tear: half of a write, then the crash that cuts it there.
+[[noreturn]] void tear(int fd, std::string_view bytes) {
+  (void)!::write(fd, bytes.data(), bytes.size() / 2);
+  ::raise(SIGKILL);
+  std::abort();
+}
 }
 
 Result<void> write_all(int fd, std::string_view bytes, std::string_view what) {
+  if (fault::at("write") == fault::Action::tear) tear(fd, bytes);
   while (!bytes.empty()) {
     const ssize_t written = ::write(fd, bytes.data(), bytes.size());
     if (written < 0) {
@@ -28,6 +40,8 @@ Result<void> write_all(int fd, std::string_view bytes, std::string_view what) {
 }
 
 Result<void> write_all(int fd, std::span<iovec> vectors, std::string_view what) {
+  if (fault::at("write") == fault::Action::tear && !vectors.empty())
+    tear(fd, std::string_view(static_cast<const char*>(vectors.front().iov_base), vectors.front().iov_len));
   // Linux's IOV_MAX; <climits> defines it only with _GNU_SOURCE or XOPEN.
   constexpr std::size_t kMaxVectors = 1024;
   while (!vectors.empty()) {

@@ -49,6 +49,13 @@
 #                 transactions a second and runs twice as long, so that the stream keeps up
 #   proxy         the tools connect through cdc-test-proxy, which cuts (RST or FIN) or stalls
 #                 (1-4 s) a random connection every 0.3-1.2 s
+#   composed      faults that coincide (issue 29), every 0.3-1 s one of: a Binlog Dump KILL; a
+#                 KILL of another connection of cdc's; SIGKILL to a running tool; a Binlog Dump
+#                 KILL and 0.1-1 s later, inside the stream's reconnect pause or just after it,
+#                 SIGTERM or SIGKILL to a running tool (cdc-sync: its process group for SIGKILL,
+#                 the leader for SIGTERM, which it passes on); FLUSH BINARY LOGS and SIGKILL at
+#                 once; a server restart (SIGKILL), then SIGTERM to a tool while the tools
+#                 reconnect. A tool stopped by SIGTERM or SIGKILL is run again as the same command
 #
 # Tunables (the long version: scripts/fault-proof.sh): CDC_FAULT_SEEDS, CDC_FAULT_LOAD_SECONDS
 # (default 8), CDC_FAULT_ROWS (2000), CDC_FAULT_CHUNK_SIZE (100), CDC_FAULT_MIN (20).
@@ -198,7 +205,68 @@ _fault_once() {
       sleep 1 # the proxy injects on its own
       return 1
       ;;
+    composed)
+      _fault_sleep_between 3 10
+      case $((RANDOM % 7)) in
+        0)
+          mapfile -t ids < <(root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'" 2>/dev/null)
+          id=$(_fault_pick "${ids[@]}") || return 1
+          root -e "KILL $id" 2>/dev/null || return 1
+          fault_note "KILL of the Binlog Dump thread $id"
+          ;;
+        1)
+          mapfile -t ids < <(root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = 'cdc' AND COMMAND NOT LIKE 'Binlog Dump%'" 2>/dev/null)
+          id=$(_fault_pick "${ids[@]}") || return 1
+          root -e "KILL $id" 2>/dev/null || return 1
+          fault_note "KILL of connection $id"
+          ;;
+        2) _fault_signal_tool KILL || return 1 ;;
+        3 | 4)
+          # The composition of issue 29: the stream loses its connection, and the stop comes
+          # while it waits to reconnect (0.5 s, then 1 s, 2 s...) or just after.
+          mapfile -t ids < <(root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'" 2>/dev/null)
+          id=$(_fault_pick "${ids[@]}") || return 1
+          root -e "KILL $id" 2>/dev/null || return 1
+          local pause
+          pause=$(awk -v t=$((1 + RANDOM % 10)) 'BEGIN { printf "%.1f", t / 10 }')
+          sleep "$pause"
+          local signal=TERM
+          ((RANDOM % 2)) && signal=KILL
+          _fault_signal_tool "$signal" "after a KILL of the Binlog Dump thread $id and $pause s" || return 1
+          ;;
+        5)
+          root -e 'FLUSH BINARY LOGS' 2>/dev/null || return 1
+          _fault_signal_tool KILL "right after FLUSH BINARY LOGS" || fault_note "FLUSH BINARY LOGS"
+          ;;
+        6)
+          _fault_server_restart || return 1
+          sleep "$(awk -v t=$((RANDOM % 8)) 'BEGIN { printf "%.1f", t / 10 }')"
+          _fault_signal_tool TERM "while the tools reconnect after a server restart" ||
+            fault_note "server killed with SIGKILL and started again"
+          ;;
+      esac
+      ;;
   esac
+}
+
+# _fault_signal_tool KILL|TERM [WHY]: the signal to a running tool (cdc-sync: its whole group for
+# KILL, the leader for TERM, which it passes on to its tools). A tool the injector stopped with
+# TERM is run again as the same command (termed.d): it ended early, on purpose.
+_fault_signal_tool() {
+  local signal=$1 why=${2:-}
+  local running=("$work"/tools.d/*)
+  [[ -e ${running[0]} ]] || return 1
+  local target id what
+  target=$(_fault_pick "${running[@]}")
+  id=$(basename "$target")
+  what=$(cat "$target" 2>/dev/null) || return 1
+  [[ $signal == TERM ]] && : >"$work/termed.d/$id"
+  if [[ $what == group* && $signal == KILL ]]; then
+    kill -KILL -- "-$id" 2>/dev/null || return 1
+  else
+    kill "-$signal" "$id" 2>/dev/null || return 1
+  fi
+  fault_note "SIG$signal to $what (pid $id)${why:+ $why}"
 }
 
 # fault_injector_start SEED SECONDS: faults for SECONDS in the background (injector_pid).
@@ -218,11 +286,17 @@ fault_injector_wait() {
 
 # ---- running the tools under faults ----------------------------------------------------------
 
-# _fault_rerunnable STATUS: the status is how this fault kind ends a tool, and running the same
-# command again is how a user recovers from it. Waits for the space to come back (disk_full).
+# _fault_rerunnable STATUS PID: the status is how this fault kind ends a tool, and running the
+# same command again is how a user recovers from it. Waits for the space to come back
+# (disk_full). Under composed, a tool the injector stopped with SIGTERM (termed.d/PID) ended
+# early whatever its status says: 0 (a clean stop), 143, 75.
 _fault_rerunnable() {
+  if [[ $fault_kind == composed && -e $work/termed.d/$2 ]]; then
+    rm -f "$work/termed.d/$2"
+    [[ $1 == 0 || $1 == 143 || $1 == 75 || $1 == 137 ]] && return 0
+  fi
   case $fault_kind:$1 in
-    tool_kill:137) return 0 ;;
+    tool_kill:137 | composed:137) return 0 ;;
     disk_full:74)
       wait_until 30 test ! -e "$fault_fs/filler"
       return 0
@@ -238,7 +312,7 @@ _fault_rerunnable() {
 # and ends in "gave up reconnecting", which does not count. ERR_FILE: its stderr (default
 # $run_err/NAME.err).
 _fault_first_connection_failed() {
-  [[ $1 != cdc-sync && $2 == 69 && ($fault_kind == server_kill || $fault_kind == proxy) ]] || return 1
+  [[ $1 != cdc-sync && $2 == 69 && ($fault_kind == server_kill || $fault_kind == proxy || $fault_kind == composed) ]] || return 1
   local last
   last=$(tail -1 "${3:-$run_err/$1.err}")
   [[ $last == *': error: cannot connect to '* ]] && return 0
@@ -271,11 +345,11 @@ fault_run() {
     wait_exit "$pid" 120
     rm -f "$work/tools.d/$pid"
     cat "$attempt_err" >>"$run_err/$name.err"
-    [[ $status == 0 ]] && return 0
-    if [[ $status != still-running ]] && _fault_rerunnable "$status"; then
+    if [[ $status != still-running ]] && _fault_rerunnable "$status" "$pid"; then
       fault_note "$name exited $status: run again"
       continue
     fi
+    [[ $status == 0 ]] && return 0
     # A tool's first connection is not retried (exit 69 "cannot connect to ...", as the man
     # pages say): by hand, with the server restarting or the proxy cutting the handshake, the
     # user runs the command again.
@@ -310,8 +384,9 @@ keep_check() {
   wait "$keep_pid" 2>/dev/null || status=$?
   rm -f "$work/tools.d/$keep_pid"
   kill -9 -- "-$keep_pid" 2>/dev/null # what is left of its group
+  local keep_pid_was=$keep_pid
   keep_pid=
-  if _fault_rerunnable "$status"; then
+  if _fault_rerunnable "$status" "$keep_pid_was"; then
     fault_note "$keep_name exited $status: run again"
     keep_start "$keep_name" "$keep_launcher"
   elif _fault_first_connection_failed "$keep_name" "$status"; then
@@ -528,7 +603,7 @@ _fault_run_begin() {
     fault_port=$(<"$work/proxy.port")
   fi
   local extra=()
-  [[ $fault_kind == server_kill ]] && extra=(--survive-disconnects 60)
+  [[ $fault_kind == server_kill || $fault_kind == composed ]] && extra=(--survive-disconnects 60)
   [[ $fault_kind == slow_reader ]] && extra=(--max-rate 40)
   proof_load_bg "$run_kind" "$run_db.t" "$seed" "$fault_load_seconds" "${extra[@]}"
 }
@@ -754,7 +829,7 @@ fault_main() {
     echo "FAIL the test tool $fault_proxy_tool is not built (target cdc-test-proxy)"
     exit 1
   fi
-  mkdir -p "$work/tools.d" "$work/readers.d"
+  mkdir -p "$work/tools.d" "$work/readers.d" "$work/termed.d"
   fault_fs="$work/fs"
   mkdir -p "$fault_fs"
   if [[ $fault_kind == disk_full ]]; then
@@ -776,7 +851,7 @@ fault_main() {
   throwaway_start "$srv" "${server_opts[@]}" || exit 1
   fault_port=$THROWAWAY_PORT
   # The server the faults kill is then no job of this shell's: no "Killed" report for it.
-  [[ $fault_kind == server_kill ]] && disown -a
+  [[ $fault_kind == server_kill || $fault_kind == composed ]] && disown -a
   mapfile -d '' -t fault_server_argv <"/proc/$(cat "$srv/launcher.pid")/cmdline"
   local seed started=$SECONDS
   local seeds=($fault_seeds) i

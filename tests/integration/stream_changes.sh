@@ -198,6 +198,12 @@ for n in "$n_multi" "$n_flush"; do
     same_changes "--until $from emits exactly the transactions up to that commit" "$work/want_prefix.ndjson" "$work/out"
   done
 done
+# A FILE:OFFSET inside a transaction (a rows event's, from a change line) is refused, exit 2,
+# and a refused run writes nothing, not even the span's first line.
+inside=$(sed -n "$((n_multi - 1))p" "$work/full.ndjson" | jq -r '"\(.pos.file):\(.pos.offset)"')
+expect "--from $inside (inside a transaction) --until now exits 2" 2 live --from "$inside" --until now
+assert "... saying so" grep -q "is inside a transaction" "$work/err"
+assert "... and writes nothing on stdout" test ! -s "$work/out"
 expect "--from the end --until now exits 0" 0 live --from "$pos_end" --until now
 span_checked "$work/out"
 assert "--from the end --until now writes nothing" test ! -s "$work/out"

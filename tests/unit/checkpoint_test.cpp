@@ -139,3 +139,95 @@ TEST_CASE("checkpoint: lines with no state are refused, a state without --output
   CHECK(refused.error().code == cdc::Errc::usage);
   CHECK(refused.error().message.find("does not exist yet") != std::string::npos);
 }
+
+namespace {
+
+// A state file and the output it covers, as a run (or a bug) left them.
+void leave_pair(const std::string& state, const std::string& output, const std::string& lines,
+                const std::string& position, const std::string& gtid) {
+  std::ofstream(output) << lines;
+  std::ofstream(state) << R"({"v":1,"position":")" << position << R"(","file":"binlog.000001","offset":100,"gtid":")"
+                       << gtid << R"(","output_bytes":)" << lines.size() << "}\n";
+}
+
+const std::string kCommit9 =
+    R"({"op":"commit","v":1,"gtid":"0-1-9","pos":{"file":"binlog.000002","offset":4321},"position":"0-1-9","rows":1,"xid":7,"ts_ms":1000})"
+    "\n";
+const std::string kRow9 = R"({"op":"c","v":1,"db":"d","table":"t","after":{"id":9}})"
+                          "\n";
+
+}  // namespace
+
+TEST_CASE("checkpoint: a state whose position is past its output's last transaction resumes after that transaction") {
+  // Issue 29: the position of transactions cut away after a lost connection was saved with
+  // the cut-back length; the rerun skipped them. The state's own last GTID is behind its
+  // position, which no save writes.
+  TempDir dir;
+  const std::string state = dir.path + "/s.json";
+  const std::string output = dir.path + "/out.ndjson";
+  leave_pair(state, output, kRow9 + kCommit9, "0-1-58", "0-1-9");
+  notices.clear();
+  auto opened = Checkpoint::open(state, output, note);
+  REQUIRE(opened.has_value());
+  REQUIRE(opened->loaded().has_value());
+  CHECK(opened->loaded()->position == "0-1-9");
+  CHECK(opened->loaded()->file == "binlog.000002");
+  CHECK(opened->loaded()->offset == 4321);
+  CHECK(opened->loaded()->gtid == "0-1-9");
+  REQUIRE(notices.size() == 1);
+  CHECK(notices[0].find("position 0-1-58 is past its last transaction 0-1-9") != std::string::npos);
+  CHECK(notices[0].find("resuming after the last transaction") != std::string::npos);
+  CHECK(read_text(output) == kRow9 + kCommit9);
+}
+
+TEST_CASE("checkpoint: a state behind its output's last transaction is trusted (cdc-sync's catch-up starts so)") {
+  TempDir dir;
+  const std::string state = dir.path + "/s.json";
+  const std::string output = dir.path + "/out.ndjson";
+  leave_pair(state, output, kRow9 + kCommit9 + "{\"op\":\"span_end\",\"v\":1,\"position\":\"0-1-9\"}\n", "0-1-5",
+             "");
+  notices.clear();
+  auto opened = Checkpoint::open(state, output, note);
+  REQUIRE(opened.has_value());
+  CHECK(opened->loaded()->position == "0-1-5");
+  CHECK(notices.empty());
+}
+
+TEST_CASE("checkpoint: a position ahead of the output by transactions of other tables is trusted") {
+  TempDir dir;
+  const std::string state = dir.path + "/s.json";
+  const std::string output = dir.path + "/out.ndjson";
+  leave_pair(state, output, kRow9 + kCommit9, "0-1-20,1-1-3", "0-1-20");
+  notices.clear();
+  auto opened = Checkpoint::open(state, output, note);
+  REQUIRE(opened.has_value());
+  CHECK(opened->loaded()->position == "0-1-20,1-1-3");
+  CHECK(notices.empty());
+}
+
+TEST_CASE("checkpoint: a state that disagrees with itself and an output without commits is refused") {
+  TempDir dir;
+  const std::string state = dir.path + "/s.json";
+  const std::string output = dir.path + "/out.ndjson";
+  leave_pair(state, output, "{\"op\":\"span_start\",\"v\":1,\"position\":\"0-1-1\"}\n", "0-1-58", "0-1-9");
+  auto refused = Checkpoint::open(state, output, note);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code == cdc::Errc::corrupt_input);
+  CHECK(refused.error().message.find("0-1-58") != std::string::npos);
+  CHECK(refused.error().message.find("0-1-9") != std::string::npos);
+
+  // The output's last transaction is not the state's own: nothing says where to resume.
+  leave_pair(state, output, kRow9 + kCommit9, "0-1-58", "0-1-12");
+  auto other = Checkpoint::open(state, output, note);
+  REQUIRE_FALSE(other.has_value());
+  CHECK(other.error().code == cdc::Errc::corrupt_input);
+  CHECK(other.error().message.find("of 0-1-9 at 0-1-9") != std::string::npos);
+
+  // A length that ends inside a line: the pair does not belong together.
+  leave_pair(state, output, kRow9 + kCommit9, "0-1-9", "0-1-9");
+  std::ofstream(state) << R"({"v":1,"position":"0-1-9","gtid":"0-1-9","output_bytes":)" << kRow9.size() + 10 << "}\n";
+  auto torn = Checkpoint::open(state, output, note);
+  REQUIRE_FALSE(torn.has_value());
+  CHECK(torn.error().code == cdc::Errc::corrupt_input);
+  CHECK(torn.error().message.find("inside a line") != std::string::npos);
+}

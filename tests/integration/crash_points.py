@@ -1,0 +1,452 @@
+#!/usr/bin/env python3
+"""Crash-point exploration of cdc-stream's checkpoints (issue 29), in the manner of
+FoundationDB's simulation tests: the history is fixed (binlog transactions already written
+between two positions), the faults are named steps of the run (CDC_FAULT_PLAN, see
+libcore/util/fault_plan.h), so a schedule is a list of plans, one per run, and replays exactly.
+
+Each schedule: run cdc-stream --from P0 --until P1 --state S --output O with the first plan,
+then the same command with the next plan, and so on, then once more without faults; the
+output must hold every transaction of the reference run once, in order, with the same lines,
+one span around them, and every run must end with an exit status the man page documents for
+its fault (0, or killed).
+
+  exhaustive   every single fault at every step a clean run passes (kill, term at each event,
+               write, commit, save; drop at each event; tear at each write), then each dropped
+               connection combined with a stop in every step of the reconnect that follows
+               (term and kill at the reconnect, in the pause, at the new connection, at the
+               first events after it), and a crash that comes back to crash again;
+  random N     N random schedules of 1-3 runs with 1-3 faults each, from --seed (printed; a
+               failing schedule prints the seed and plans that replay it alone).
+
+Exit 0 when every schedule held; prints 'N passed, N failed' and how many faults of each
+kind were injected.
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+
+KILLED = -9
+
+
+class Explorer:
+    def __init__(self, args):
+        self.args = args
+        self.work = args.work
+        self.env = dict(os.environ)
+        self.env["MYSQL_PWD"] = args.password
+        # Reconnect pauses at a tenth of their length, in as many steps (libcore/util/fault_plan.h).
+        self.env["CDC_FAULT_TIME_SCALE"] = "10"
+        self.env.pop("CDC_FAULT_PLAN", None)
+        self.env.pop("CDC_FAULT_TRACE", None)
+        self.injected = Counter()
+        self.passed = 0
+        self.failed = 0
+        self.failures = []
+
+    # ---- the server -------------------------------------------------------------------------
+
+    def sql(self, text):
+        out = subprocess.run(["mariadb", "--no-defaults", "-S", self.args.socket, "-uroot", "-N", "-B"],
+                             input=text, check=True, capture_output=True, text=True)
+        return out.stdout.strip()
+
+    def write_history(self, transactions, seed):
+        """Transactions of every shape between two positions; returns (P0, P1)."""
+        rng = random.Random(seed)
+        db = self.args.database
+        self.sql(f"DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}; "
+                 f"CREATE TABLE {db}.t (id INT PRIMARY KEY, v VARCHAR(40)) ENGINE=InnoDB; "
+                 f"CREATE TABLE {db}.other (id INT PRIMARY KEY) ENGINE=InnoDB")
+        start = self.sql("SELECT @@gtid_binlog_pos")
+        statements = []
+        next_id = 1
+        live = []
+        for n in range(transactions):
+            shape = rng.choice(["insert", "insert", "multi", "update", "delete", "other", "mixed", "move",
+                                "big", "rollback"]) if n > 2 else "multi"
+            if shape in ("update", "delete", "move") and not live:
+                shape = "insert"
+            if shape == "insert":
+                statements.append(f"INSERT INTO {db}.t VALUES ({next_id}, 'i{n}')")
+                live.append(next_id)
+                next_id += 1
+            elif shape == "multi":
+                rows = ",".join(f"({next_id + k}, 'm{n}.{k}')" for k in range(5))
+                statements.append(f"INSERT INTO {db}.t VALUES {rows}")
+                live.extend(range(next_id, next_id + 5))
+                next_id += 5
+            elif shape == "big":
+                rows = ",".join(f"({next_id + k}, '{'b' * 30}{k}')" for k in range(300))
+                statements.append(f"INSERT INTO {db}.t VALUES {rows}")
+                live.extend(range(next_id, next_id + 300))
+                next_id += 300
+            elif shape == "update":
+                key = rng.choice(live)
+                statements.append(f"UPDATE {db}.t SET v = 'u{n}' WHERE id = {key}")
+            elif shape == "delete":
+                key = live.pop(rng.randrange(len(live)))
+                statements.append(f"DELETE FROM {db}.t WHERE id = {key}")
+            elif shape == "move":
+                key = live.pop(rng.randrange(len(live)))
+                statements.append(f"UPDATE {db}.t SET id = {next_id} WHERE id = {key}")
+                live.append(next_id)
+                next_id += 1
+            elif shape == "other":
+                statements.append(f"INSERT INTO {db}.other VALUES ({n})")
+            elif shape == "mixed":
+                statements.append(f"BEGIN; INSERT INTO {db}.other VALUES ({n}); "
+                                  f"INSERT INTO {db}.t VALUES ({next_id}, 'x{n}'); COMMIT")
+                live.append(next_id)
+                next_id += 1
+            elif shape == "rollback":
+                statements.append(f"BEGIN; INSERT INTO {db}.t VALUES ({next_id}, 'r{n}'); ROLLBACK")
+                next_id += 1
+        self.sql(";\n".join(statements))
+        return start, self.sql("SELECT @@gtid_binlog_pos")
+
+    # ---- one run ----------------------------------------------------------------------------
+
+    def command(self, paths, start, until):
+        return [self.args.stream, "-h", "127.0.0.1", "-P", str(self.args.port), "-u", "cdc", "--from", start,
+                "--until", until, "--state", paths["state"], "--output", paths["output"],
+                "--tables", f"{self.args.database}.t", "--heartbeat", "1"]
+
+    def run(self, paths, start, until, plan=None, trace=None):
+        env = dict(self.env)
+        if plan:
+            env["CDC_FAULT_PLAN"] = plan
+        if trace:
+            env["CDC_FAULT_TRACE"] = trace
+        with open(paths["err"], "a") as err:
+            err.write(f"--- run plan={plan or '-'}\n")
+            err.flush()
+            try:
+                done = subprocess.run(self.command(paths, start, until), env=env, stdin=subprocess.DEVNULL,
+                                      stdout=subprocess.DEVNULL, stderr=err, timeout=60)
+                return done.returncode
+            except subprocess.TimeoutExpired:
+                return "timeout"
+
+    def fresh(self, name):
+        folder = os.path.join(self.work, name)
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        return {"state": os.path.join(folder, "s.state"), "output": os.path.join(folder, "o.ndjson"),
+                "err": os.path.join(folder, "err"), "dir": folder}
+
+    # ---- what a run wrote -------------------------------------------------------------------
+
+    @staticmethod
+    def transactions(path):
+        """The output as (spans, transactions): each transaction its GTID and its lines (table
+        lines left out: a resumed run describes each table again before its first change)."""
+        spans = []
+        result = []
+        pending = []
+        with open(path, "rb") as lines:
+            for raw in lines:
+                if not raw.endswith(b"\n"):
+                    raise ValueError(f"a torn last line: {raw[:80]!r}")
+                line = json.loads(raw)
+                op = line.get("op")
+                if op == "table":
+                    continue
+                if op in ("span_start", "span_end"):
+                    if pending:
+                        raise ValueError(f"{op} inside a transaction")
+                    spans.append(op)
+                elif op == "discard":
+                    raise ValueError("a discard line in --output (it is cut back instead)")
+                elif op == "commit":
+                    result.append((line["gtid"], line["position"], tuple(pending)))
+                    pending = []
+                else:
+                    pending.append(raw)
+        if pending:
+            raise ValueError(f"{len(pending)} lines after the last commit")
+        return spans, result
+
+    # ---- a schedule -------------------------------------------------------------------------
+
+    def schedule(self, name, plans, start, until, reference):
+        """Runs each plan in turn, then a clean run; checks the output against the reference."""
+        paths = self.fresh("schedule")
+        statuses = []
+        for plan in plans:
+            for step in plan.split(","):
+                self.injected[step.rsplit("=", 1)[1] + " at " + step.split(":")[0]] += 1
+            statuses.append(self.run(paths, start, until, plan))
+        statuses.append(self.run(paths, start, until))
+        problem = None
+        if statuses[-1] != 0:
+            problem = f"the clean run after the faults exited {statuses[-1]}"
+        for plan, status in zip(plans, statuses):
+            if status not in (0, KILLED):
+                problem = problem or f"the run with {plan} exited {status}"
+        if not problem:
+            try:
+                spans, got = self.transactions(paths["output"])
+                if spans != ["span_start", "span_end"]:
+                    problem = f"span lines {spans}, expected one span_start and one span_end"
+                elif got != reference:
+                    problem = describe_difference(reference, got)
+            except (ValueError, json.JSONDecodeError) as error:
+                problem = f"the output does not read back: {error}"
+        if problem:
+            self.failed += 1
+            kept = os.path.join(self.work, f"failed-{self.failed}")
+            shutil.copytree(paths["dir"], kept)
+            self.failures.append(f"{name}: {problem}; replay: CDC_FAULT_PLAN per run {plans} (kept in {kept})")
+            print(f"FAIL {name}: {problem}\n  plans, one per run, then a clean run: {plans}\n  kept: {kept}",
+                  flush=True)
+        else:
+            self.passed += 1
+        return problem is None
+
+
+class SyncExplorer(Explorer):
+    """The same for cdc-sync's state machine: every step of cdc-sync itself (each state file
+    written, each tool started, each write) and of the tools it runs (cdc-plan, the cdc-snapshot
+    workers, cdc-merge, cdc-stream), on a table that does not change while the schedules run,
+    so that every run takes the same steps. The merged snapshot must hold the table's rows as
+    the clean run's does, and the stream its one span."""
+
+    def __init__(self, args):
+        super().__init__(args)
+        self.env["CDC_TOOLS_DIR"] = os.path.dirname(args.sync)
+
+    def write_table(self, rows):
+        db = self.args.database + "_sync"
+        self.sql(f"DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}; USE {db}; "
+                 f"CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(40)) ENGINE=InnoDB; "
+                 f"INSERT INTO t SELECT seq, CONCAT('row ', seq) FROM seq_1_to_{rows}")
+        return self.sql("SELECT @@gtid_binlog_pos")
+
+    def command(self, paths, start, until):
+        return [self.args.sync, "-h", "127.0.0.1", "-P", str(self.args.port), "-u", "cdc",
+                "--tables", f"{self.args.database}_sync.t", "--dir", paths["state"], "--output", paths["output"],
+                "-j", "2", "--chunk-size", "40", "--until", until, "--no-progress"]
+
+    @staticmethod
+    def snapshot_rows(folder):
+        # Each row as read: its "ts_ms" is when its chunk was read, which differs from run to run.
+        rows = []
+        with open(os.path.join(folder, "s.state", "snapshot.ndjson"), "rb") as lines:
+            for line in lines:
+                if not line.startswith((b'{"op":"table"', b'{"op":"high"')):
+                    row = json.loads(line)
+                    row.pop("ts_ms", None)
+                    rows.append(row)
+        return rows
+
+    def schedule(self, name, plans, start, until, reference):
+        paths = self.fresh("schedule")
+        statuses = []
+        for plan in plans:
+            for step in plan.split(","):
+                self.injected[step.rsplit("=", 1)[1] + " at " + step.split(":")[0]] += 1
+            statuses.append(self.run(paths, start, until, plan))
+        statuses.append(self.run(paths, start, until))
+        problem = None
+        if statuses[-1] != 0:
+            problem = f"the clean run after the faults exited {statuses[-1]}"
+        elif "timeout" in statuses:
+            problem = "a run with faults hung (60 s)"
+        else:
+            try:
+                rows = self.snapshot_rows(paths["dir"])
+                spans, got = self.transactions(paths["output"])
+                if rows != reference:
+                    problem = f"the merged snapshot has {len(rows)} row lines, the clean run's {len(reference)}"
+                    if len(rows) == len(reference):
+                        problem += " (the same count, other lines)"
+                elif spans != ["span_start", "span_end"] or got:
+                    problem = f"the stream has spans {spans} and {len(got)} transactions, expected one empty span"
+            except (OSError, ValueError, json.JSONDecodeError) as error:
+                problem = f"the outputs do not read back: {error}"
+        if problem:
+            self.failed += 1
+            kept = os.path.join(self.work, f"failed-{self.failed}")
+            shutil.copytree(paths["dir"], kept)
+            self.failures.append(f"{name}: {problem}; statuses {statuses}; replay: CDC_FAULT_PLAN per run {plans} "
+                                 f"(kept in {kept})")
+            print(f"FAIL {name}: {problem}\n  statuses {statuses}; plans, one per run, then a clean run: {plans}\n"
+                  f"  kept: {kept}", flush=True)
+        else:
+            self.passed += 1
+        return problem is None
+
+    def fresh(self, name):
+        paths = super().fresh(name)
+        paths["state"] = os.path.join(paths["dir"], "s.state")  # the --dir
+        return paths
+
+
+def explore_sync(args, started):
+    explorer = SyncExplorer(args)
+    until = explorer.write_table(300)
+    reference_paths = explorer.fresh("sync-reference")
+    trace = os.path.join(reference_paths["dir"], "trace")
+    status = explorer.run(reference_paths, until, until, trace=trace)
+    if status != 0:
+        print(f"FAIL the clean cdc-sync reference run exited {status}; see {reference_paths['err']}")
+        return explorer
+    reference = explorer.snapshot_rows(reference_paths["dir"])
+    counts = trace_counts(trace)
+    steps = {point: n for point, n in counts.items() if "@" in point}
+    print(f"cdc-sync: {len(reference)} rows; a clean run passes {dict(sorted(steps.items()))}", flush=True)
+    schedules = []
+    for point, n in sorted(steps.items()):
+        program, _, name = point.partition("@")
+        for k in range(1, n + 1):
+            for action in ("kill", "tear") if name == "write" else ("kill", "term"):
+                schedules.append([f"{point}:{k}={action}"])
+    # A crash, and the rerun crashes too: each cdc-sync step followed by a crash in each program.
+    for k in range(1, steps.get("cdc-sync@sync.saved", 0) + 1):
+        for then in ("cdc-sync@sync.tool:2=kill", "cdc-snapshot@write:1=kill", "cdc-merge@write:3=kill",
+                     "cdc-stream@state.saved:1=kill", "cdc-sync@sync.save:1=term"):
+            schedules.append([f"cdc-sync@sync.saved:{k}=kill", then])
+    before = explorer.failed
+    for plans in schedules:
+        explorer.schedule(f"cdc-sync {plans}", plans, until, until, reference)
+    print(f"cdc-sync: {len(schedules)} schedules, {explorer.failed - before} failed "
+          f"({time.monotonic() - started:.0f} s so far)", flush=True)
+    return explorer
+
+
+def describe_difference(reference, got):
+    want = [gtid for gtid, _, _ in reference]
+    have = [gtid for gtid, _, _ in got]
+    missing = [g for g in want if g not in have]
+    doubled = [g for g, n in Counter(have).items() if n > 1]
+    if missing or doubled:
+        return (f"{len(missing)} transaction(s) lost (first {missing[:3]}), {len(doubled)} doubled "
+                f"(first {doubled[:3]}); {len(have)} written, {len(want)} expected")
+    for index, (a, b) in enumerate(zip(reference, got)):
+        if a != b:
+            return f"transaction {index} ({a[0]}) differs: expected {a[1]} with {len(a[2])} lines, got {b[1]} with {len(b[2])}"
+    return f"{len(have)} transactions in another order"
+
+
+def trace_counts(path):
+    counts = Counter()
+    with open(path) as lines:
+        for line in lines:
+            # "PROGRAM@POINT N": each process counts its own passes; a plan's N is per process.
+            point, _, n = line.rpartition(" ")
+            for key in (point, point.partition("@")[2]):  # also the point in any program
+                counts[key] = max(counts[key], int(n))
+    return counts
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--stream", required=True)
+    parser.add_argument("--socket", required=True)
+    parser.add_argument("--port", required=True, type=int)
+    parser.add_argument("--password", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--database", default="crashpts")
+    parser.add_argument("--transactions", type=int, default=12, help="the short history, explored exhaustively")
+    parser.add_argument("--long-transactions", type=int, default=150, help="the history of the random schedules")
+    parser.add_argument("--random", type=int, default=60, help="random schedules over the long history")
+    parser.add_argument("--seed", type=int, default=None, help="the first random schedule's seed")
+    parser.add_argument("--budget", type=float, default=0, help="stop the random schedules after this many seconds")
+    parser.add_argument("--skip-exhaustive", action="store_true")
+    parser.add_argument("--sync", help="cdc-sync to explore too (the tools it runs are beside it)")
+    args = parser.parse_args()
+    explorer = Explorer(args)
+    started = time.monotonic()
+
+    if not args.skip_exhaustive:
+        start, until = explorer.write_history(args.transactions, 1)
+        reference_paths = explorer.fresh("reference")
+        trace = os.path.join(reference_paths["dir"], "trace")
+        status = explorer.run(reference_paths, start, until, trace=trace)
+        if status != 0:
+            print(f"FAIL the clean reference run exited {status}; see {reference_paths['err']}")
+            return 1
+        _, reference = explorer.transactions(reference_paths["output"])
+        counts = trace_counts(trace)
+        print(f"short history: {len(reference)} captured transactions between {start} and {until}; a clean run "
+              f"passes {dict(sorted(counts.items()))}", flush=True)
+        singles = []
+        for point, actions in (("stream.event", ("kill", "term", "drop")), ("write", ("kill", "tear")),
+                               ("stream.commit", ("kill", "term")), ("state.save", ("kill", "term")),
+                               ("state.saved", ("kill", "term"))):
+            for n in range(1, counts[point] + 1):
+                for action in actions:
+                    singles.append([f"{point}:{n}={action}"])
+        # A dropped connection, then a stop or a crash in each step of the reconnect.
+        composed = []
+        for n in range(1, counts["stream.event"] + 1):
+            drop = f"stream.event:{n}=drop"
+            for then in ("stream.reconnect:1=term", "stream.reconnect:1=kill", "stream.pause:1=term",
+                         "stream.pause:4=kill", "stream.connect:1=drop", f"stream.event:{n + 1}=term",
+                         f"stream.event:{n + 3}=kill", f"stream.event:{n + 2}=drop"):
+                composed.append([f"{drop},{then}"])
+            # A crash, and the run after it crashes too: in its first events, or after a drop.
+            composed.append([f"stream.event:{n}=kill", "stream.event:2=kill"])
+            composed.append([f"stream.event:{n}=kill", "stream.event:3=drop,stream.reconnect:1=term"])
+        for kind, schedules in (("single faults", singles), ("composed faults", composed)):
+            before = explorer.failed
+            for plans in schedules:
+                explorer.schedule(f"{kind} {plans}", plans, start, until, reference)
+            print(f"{kind}: {len(schedules)} schedules, {explorer.failed - before} failed "
+                  f"({time.monotonic() - started:.0f} s so far)", flush=True)
+
+    if args.random > 0:
+        start, until = explorer.write_history(args.long_transactions, 2)
+        reference_paths = explorer.fresh("reference-long")
+        trace = os.path.join(reference_paths["dir"], "trace")
+        if explorer.run(reference_paths, start, until, trace=trace) != 0:
+            print(f"FAIL the clean reference run of the long history failed; see {reference_paths['err']}")
+            return 1
+        _, reference = explorer.transactions(reference_paths["output"])
+        counts = trace_counts(trace)
+        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
+        print(f"long history: {len(reference)} captured transactions; random schedules from seed {seed}", flush=True)
+        random_started = time.monotonic()
+        done = 0
+        for index in range(args.random):
+            if args.budget and time.monotonic() - random_started > args.budget:
+                break
+            rng = random.Random(seed + index)
+            plans = []
+            for _ in range(rng.randint(1, 3)):
+                steps = []
+                for _ in range(rng.randint(1, 3)):
+                    point = rng.choice(["stream.event", "stream.event", "stream.event", "write", "stream.commit",
+                                        "state.save", "state.saved", "stream.reconnect", "stream.pause",
+                                        "stream.connect"])
+                    limit = max(1, counts.get(point, 0), 3 if point.startswith("stream.") else 1)
+                    action = rng.choice({"stream.event": ["kill", "term", "drop", "drop"], "write": ["kill", "tear"],
+                                         "stream.connect": ["drop", "kill"]}.get(point, ["kill", "term"]))
+                    steps.append(f"{point}:{rng.randint(1, limit)}={action}")
+                plans.append(",".join(steps))
+            explorer.schedule(f"seed {seed + index}", plans, start, until, reference)
+            done += 1
+        print(f"random schedules: {done} run, from seed {seed} (replay one: --seed N --random 1)", flush=True)
+
+    if args.sync:
+        sync = explore_sync(args, started)
+        explorer.passed += sync.passed
+        explorer.failed += sync.failed
+        explorer.failures += sync.failures
+        explorer.injected.update(sync.injected)
+
+    print("faults injected: " + ", ".join(f"{kind} {n}" for kind, n in sorted(explorer.injected.items())))
+    for failure in explorer.failures[:20]:
+        print(f"failed: {failure[:400]}")
+    print(f"{explorer.passed} passed, {explorer.failed} failed")
+    return 0 if explorer.failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
