@@ -155,17 +155,31 @@ std::string connect_hint(unsigned error_number, std::string_view error_text, con
   }
 }
 
-// Which errors mean the connection is gone (Errc::unavailable), not that the server refused the
-// statement: the client library's own (CR_*: lost, gone away, cannot connect), and the server
-// telling it closes this connection (killed, shutting down).
+}  // namespace
+
 constexpr unsigned kErConnectionKilled = 1927;  // MariaDB's ER_CONNECTION_KILLED
-Errc category_of(unsigned error_number) {
+Errc error_category(unsigned error_number) noexcept {
   if (error_number >= CR_MIN_ERROR && error_number <= CR_MAX_ERROR) return Errc::unavailable;
   if (error_number == kErConnectionKilled || error_number == ER_SERVER_SHUTDOWN) return Errc::unavailable;
+  // No number: the library found the connection unusable without saying why (a row fetch on
+  // a connection closed under it). Taken as lost: a retry on a new connection is the remedy.
+  if (error_number == 0) return Errc::unavailable;
   return Errc::server;
 }
 
-}  // namespace
+Error statement_error(std::string_view what, unsigned statement_errno, std::string_view statement_text,
+                      unsigned connection_errno, std::string_view connection_text) {
+  if (statement_errno != 0)
+    return Error{error_category(statement_errno),
+                 fmt::format("{} failed: {} [{}]", what, statement_text, statement_errno)};
+  if (connection_errno != 0)
+    return Error{error_category(connection_errno),
+                 fmt::format("{} failed: {} [{}]", what, connection_text, connection_errno)};
+  return Error{Errc::unavailable,
+               fmt::format("{} failed with no error from the client library or the server: taken as a lost "
+                           "connection [0]",
+                           what)};
+}
 
 Connection::Connection(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Connection::Connection(Connection&&) noexcept = default;
@@ -317,7 +331,7 @@ Result<QueryResult> Connection::query_once(std::string_view sql) {
   MYSQL* handle = impl_->handle;
   if (mysql_real_query(handle, sql.data(), static_cast<unsigned long>(sql.size())) != 0) {
     const unsigned error_number = mysql_errno(handle);
-    const Errc code = category_of(error_number);
+    const Errc code = error_category(error_number);
     return fail(code, fmt::format("{}: query '{}' failed: {} [{}]", impl_->endpoint, sql,
                                   mysql_error(handle), error_number));
   }
@@ -331,8 +345,8 @@ Result<std::vector<QueryResult>> Connection::query_batch(std::span<const std::st
   if (!impl_->multi_statements) {
     if (mysql_set_server_option(handle, MYSQL_OPTION_MULTI_STATEMENTS_ON) != 0) {
       const unsigned error_number = mysql_errno(handle);
-      return fail(category_of(error_number), fmt::format("{}: enabling multiple statements failed: {} [{}]",
-                                                         impl_->endpoint, mysql_error(handle), error_number));
+      return fail(error_category(error_number), fmt::format("{}: enabling multiple statements failed: {} [{}]",
+                                                            impl_->endpoint, mysql_error(handle), error_number));
     }
     impl_->multi_statements = true;
   }
@@ -347,8 +361,8 @@ Result<std::vector<QueryResult>> Connection::query_batch(std::span<const std::st
   const auto failed = [&]() -> Unexpected {
     const unsigned error_number = mysql_errno(handle);
     const std::string& statement = statements[std::min(results.size(), statements.size() - 1)];
-    Error error{category_of(error_number), fmt::format("{}: query '{}' failed: {} [{}]", impl_->endpoint, statement,
-                                                       mysql_error(handle), error_number)};
+    Error error{error_category(error_number), fmt::format("{}: query '{}' failed: {} [{}]", impl_->endpoint,
+                                                          statement, mysql_error(handle), error_number)};
     drain_results(handle);
     return fail(std::move(error));
   };
@@ -570,10 +584,8 @@ Result<std::uint64_t> Connection::stream_rows(
     const std::function<Result<void>(const std::vector<StreamCell>&)>& on_row) {
   MYSQL* handle = impl_->handle;
   const auto server_error = [&](MYSQL_STMT* stmt, std::string_view what) {
-    const unsigned error_number = stmt != nullptr ? mysql_stmt_errno(stmt) : mysql_errno(handle);
-    const Errc code = category_of(error_number);
-    return Error{code, fmt::format("{}: {} '{}' failed: {} [{}]", impl_->endpoint, what, sql,
-                                   stmt != nullptr ? mysql_stmt_error(stmt) : mysql_error(handle), error_number)};
+    return statement_error(fmt::format("{}: {} '{}'", impl_->endpoint, what, sql), mysql_stmt_errno(stmt),
+                           mysql_stmt_error(stmt), mysql_errno(handle), mysql_error(handle));
   };
   StatementCloser closer{mysql_stmt_init(handle)};
   MYSQL_STMT* stmt = closer.stmt;
@@ -618,7 +630,8 @@ Result<std::uint64_t> Connection::stream_rows(
   std::uint64_t rows = 0;
   for (;;) {
     const int fetched = mysql_stmt_fetch(stmt);
-    if (fetched == MYSQL_NO_DATA) break;
+    if (fetched == MYSQL_NO_DATA) break;  // the server's end of the rows (an EOF or OK packet), nothing else
+    // A lost or KILLed connection's error is on the connection, not the statement.
     if (fetched == 1) return fail(server_error(stmt, "reading the rows of"));
     ++rows;
     if (auto done = on_row(cells); !done) return fail(done.error());

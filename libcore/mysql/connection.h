@@ -126,4 +126,19 @@ class Connection {
 // The client library's own version, for --version.
 [[nodiscard]] std::string client_library_version();
 
+// Which errors mean the connection is gone (Errc::unavailable), not that the server refused
+// the statement (Errc::server): the client library's own (CR_*: lost, gone away, cannot
+// connect), the server telling it closes this connection (killed, shutting down), and 0, a
+// failure the library gave no number for.
+[[nodiscard]] Errc error_category(unsigned error_number) noexcept;
+
+// The error of a failed call on a prepared statement: the statement's own when it has one,
+// else the connection's. Connector/C leaves a failed row fetch's error on the connection, not
+// the statement: mysql_stmt_fetch returns 1 with mysql_stmt_errno 0 when the connection was
+// lost or KILLed while the rows came. With no error on either, the connection is taken as
+// lost (Errc::unavailable), so that the caller's retry reads the work again. what: "{endpoint}:
+// reading the rows of '{sql}'", before " failed: ...".
+[[nodiscard]] Error statement_error(std::string_view what, unsigned statement_errno, std::string_view statement_text,
+                                    unsigned connection_errno, std::string_view connection_text);
+
 }  // namespace cdc::mysql

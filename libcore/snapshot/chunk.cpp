@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "mysql/sql_text.h"
+#include "ndjson/writer.h"
 #include "util/text.h"
 
 namespace cdc::snapshot {
@@ -67,6 +68,28 @@ Result<std::optional<std::vector<std::string>>> bound_literals(const records::Bo
 }
 
 }  // namespace
+
+Result<void> check_table_name(const records::Chunk& chunk) {
+  // The server's own rules (MariaDB's check_db_name/check_table_name, MySQL's alike).
+  static constexpr std::size_t kMaxNameCharacters = 64;
+  const auto why_not = [](std::string_view name, std::string_view what) -> std::optional<std::string> {
+    if (name.empty()) return fmt::format("the {} name is empty", what);
+    if (name.find('\0') != std::string_view::npos) return fmt::format("the {} name contains U+0000", what);
+    // Characters, not bytes: the names are UTF-8 (the JSON reader checked them).
+    const auto characters = static_cast<std::size_t>(std::count_if(
+        name.begin(), name.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U; }));
+    if (characters > kMaxNameCharacters)
+      return fmt::format("the {} name has {} characters, more than the {} a name can have", what, characters,
+                         kMaxNameCharacters);
+    if (name.back() == ' ') return fmt::format("the {} name ends with a space", what);
+    return std::nullopt;
+  };
+  std::optional<std::string> reason = why_not(chunk.db, "database");
+  if (!reason) reason = why_not(chunk.table, "table");
+  if (!reason) return {};
+  return bad(fmt::format("no table can be named {}.{}: {}", ndjson::quoted(chunk.db), ndjson::quoted(chunk.table),
+                         *reason));
+}
 
 Result<void> check_bounds(const records::Chunk& chunk) {
   for (const auto& [field, bound] : {std::pair{"start", &chunk.start}, std::pair{"end", &chunk.end}})

@@ -17,6 +17,12 @@
 
 namespace cdc::snapshot {
 
+// Checks that the chunk's database and table are names a table can have, on MariaDB as on
+// MySQL: 1 to 64 characters, no U+0000, no space at the end. A line that names another table
+// (not cdc-plan's, or mangled) is bad input, Errc::corrupt_input naming the table and why,
+// found before any query the server would refuse.
+[[nodiscard]] Result<void> check_table_name(const records::Chunk& chunk);
+
 // Checks that the chunk's bounds fit its key types, so that select_sql() can render them:
 // Errc::corrupt_input naming the field and value ("chunk field \"start\" value 2: ...").
 [[nodiscard]] Result<void> check_bounds(const records::Chunk& chunk);

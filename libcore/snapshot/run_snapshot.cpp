@@ -511,6 +511,8 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
       if (!*next) break;
       auto chunk = records::parse_chunk(reader.record());
       if (chunk)
+        if (auto named = check_table_name(*chunk); !named) chunk = fail(named.error());
+      if (chunk)
         if (auto checked = check_bounds(*chunk); !checked) chunk = fail(checked.error());
       if (!chunk) {
         progress.finish();

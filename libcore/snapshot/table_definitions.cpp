@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "mysql/sql_text.h"
+#include "ndjson/writer.h"
 #include "schema/table_description.h"
 
 namespace cdc::snapshot {
@@ -56,7 +57,15 @@ std::string TableDefinitions::show_create(const records::Chunk& chunk) {
 
 Error TableDefinitions::gone_when_missing(Error error, const records::Chunk& chunk) {
   // Connection errors carry the server's number at the end: "... [1146]".
-  if (error.code == Errc::server && error.message.ends_with("[1146]")) return table_gone(chunk);
+  if (error.code != Errc::server) return error;
+  if (error.message.ends_with("[1146]")) return table_gone(chunk);
+  // ER_TOO_LONG_IDENT, ER_WRONG_DB_NAME, ER_WRONG_TABLE_NAME, ER_INVALID_CHARACTER_STRING (a
+  // character outside the BMP, which identifiers in utf8mb3 cannot hold).
+  for (const std::string_view rejected : {"[1059]", "[1102]", "[1103]", "[1300]"})
+    if (error.message.ends_with(rejected))
+      return Error{Errc::corrupt_input,
+                   fmt::format("no table can be named {}.{}: the server rejects the name: {}", ndjson::quoted(chunk.db),
+                               ndjson::quoted(chunk.table), error.message)};
   return error;
 }
 

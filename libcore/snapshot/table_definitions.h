@@ -28,7 +28,10 @@ class TableDefinitions {
   // alone or first in a batch).
   [[nodiscard]] static std::string show_create(const records::Chunk& chunk);
   // An error of that statement as the user should see it: the table gone
-  // (ER_NO_SUCH_TABLE) is Errc::corrupt_input, "plan again"; any other error as it is.
+  // (ER_NO_SUCH_TABLE) is Errc::corrupt_input, "plan again"; a name the server rejects (a
+  // database or table name it finds wrong or too long, or in characters it cannot store) is
+  // Errc::corrupt_input too, as no table has it (bad input, as check_table_name's); any other
+  // error as it is.
   [[nodiscard]] static Error gone_when_missing(Error error, const records::Chunk& chunk);
 
   // The chunk's table as it is now, given show_create's answer; with its key columns checked

@@ -158,15 +158,26 @@ Result<pid_t> Children::start(const ChildSpec& spec) {
   }
   posix_spawnattr_setflags(&attributes, flags);
 
+  // The lines relayed: the spec's filter, and while errors are held, every line but the errors.
+  std::function<bool(std::string_view)> keep_line = spec.relay_stderr;
+  if (holding_errors_ && spec.stderr_file.empty())
+    keep_line = [this, keep = spec.relay_stderr](std::string_view line) {
+      if (is_error_line(line)) {
+        held_errors_.emplace_back(line);
+        return false;
+      }
+      return !keep || keep(line);
+    };
+
   constexpr int kCreate = O_WRONLY | O_CREAT | O_TRUNC;  // NOLINT(hicpp-signed-bitwise)
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   int relay[2] = {-1, -1};
-  if (spec.relay_stderr && ::pipe2(relay, O_CLOEXEC) != 0) return spawn_error("cannot make a pipe", errno);
+  if (keep_line && ::pipe2(relay, O_CLOEXEC) != 0) return spawn_error("cannot make a pipe", errno);
   if (!spec.stdout_file.empty())
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, spec.stdout_file.c_str(), kCreate, 0666);
   else if (spec.stdout_to_stderr)  // into the relay too when there is one, in the order written
-    posix_spawn_file_actions_adddup2(&actions, spec.relay_stderr ? relay[1] : STDERR_FILENO, STDOUT_FILENO);
-  if (spec.relay_stderr) {
+    posix_spawn_file_actions_adddup2(&actions, keep_line ? relay[1] : STDERR_FILENO, STDOUT_FILENO);
+  if (keep_line) {
     posix_spawn_file_actions_adddup2(&actions, relay[1], STDERR_FILENO);
   } else if (!spec.stderr_file.empty()) {
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, spec.stderr_file.c_str(), kCreate, 0666);
@@ -202,7 +213,7 @@ Result<pid_t> Children::start(const ChildSpec& spec) {
   if (relay[0] >= 0) {
     ::fcntl(relay[0], F_SETFL, O_NONBLOCK);
     child->relay_fd = relay[0];
-    child->keep_line = spec.relay_stderr;
+    child->keep_line = std::move(keep_line);
   }
   running_.push_back(std::move(child));
   return pid;
@@ -342,6 +353,12 @@ bool Children::sleep(std::chrono::seconds duration) {
     wake_wait(left);
   }
   return false;
+}
+
+bool is_error_line(std::string_view line) noexcept {
+  const std::size_t colon = line.find(": ");
+  return colon != std::string_view::npos && colon > 0 && line.substr(0, colon).find(' ') == std::string_view::npos &&
+         line.substr(colon + 2).starts_with("error: ");
 }
 
 std::string_view signal_name(int signal) noexcept {

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "util/result.h"
@@ -88,6 +89,15 @@ class Children {
   // Sleeps, or less when a stop signal comes: false then.
   bool sleep(std::chrono::seconds duration);
 
+  // While on, a child started without a stderr file has its standard error relayed (through
+  // its relay_stderr filter, if any), and its error lines ("TOOL: error: ...") are held back
+  // instead of shown: cdc-sync's reruns of a tool that exits 69 do not repeat the error its
+  // first run gave (Runner::retrying). take_held_errors() hands them over, in the order they
+  // came, and forgets them.
+  void hold_errors(bool on) noexcept { holding_errors_ = on; }
+  [[nodiscard]] bool holding_errors() const noexcept { return holding_errors_; }
+  [[nodiscard]] std::vector<std::string> take_held_errors() { return std::exchange(held_errors_, {}); }
+
   // The stop signal that came (SIGINT or SIGTERM), 0 for none.
   [[nodiscard]] static int stop_signal() noexcept;
 
@@ -102,8 +112,13 @@ class Children {
   std::vector<std::unique_ptr<Running>> running_;
   std::unique_ptr<Running> background_;
   std::optional<int> background_status_;
+  bool holding_errors_ = false;
+  std::vector<std::string> held_errors_;
   struct sigaction previous_[3] {};  // SIGINT, SIGTERM, SIGCHLD as they were
 };
+
+// Whether a line of a tool's standard error is its error: "TOOL: error: MESSAGE", TOOL one word.
+[[nodiscard]] bool is_error_line(std::string_view line) noexcept;
 
 // "SIGTERM", "SIGINT".
 [[nodiscard]] std::string_view signal_name(int signal) noexcept;

@@ -59,22 +59,40 @@ Stop Runner::after_step(int status) {
 int Runner::retrying(std::string_view what, const std::function<int()>& attempt) {
   RerunSchedule schedule(options_.rerun_for_seconds);
   std::optional<std::chrono::steady_clock::time_point> first_failure;
+  unsigned runs = 0;
+  // The first run says why it failed itself; the reruns' error lines are held back, and shown
+  // for the last run when cdc-sync gives up, or for a rerun that ends otherwise.
+  const auto relay = [this](const std::vector<std::string>& lines) {
+    std::string text;
+    for (const std::string& line : lines) text.append(line).append(1, '\n');
+    if (!text.empty()) console_.relay(text);
+  };
   for (;;) {
+    children_.hold_errors(first_failure.has_value());
     const int status = attempt();
-    if (status != kUnavailable || Children::stop_signal() != 0) return status;
+    ++runs;
+    const std::vector<std::string> errors = children_.take_held_errors();
+    children_.hold_errors(false);
+    if (status != kUnavailable || Children::stop_signal() != 0) {
+      relay(errors);  // another end than the one held back: its reason
+      return status;
+    }
     const auto now = std::chrono::steady_clock::now();
     if (!first_failure) first_failure = now;
     const auto waited =
         static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(now - *first_failure).count());
     const auto pause = schedule.after_failure(waited);
     if (!pause) {
-      console_.note(fmt::format("notice: {} exited 69 (server unavailable) again after {}s of retrying; giving up "
-                                "(--retry-for {})",
-                                what, waited, schedule.retry_for()));
+      relay(errors);
+      console_.note(fmt::format("notice: {} exited 69 (server unavailable) again after {}s of retrying ({} runs); "
+                                "giving up (--retry-for {})",
+                                what, waited, runs, schedule.retry_for()));
       return status;
     }
-    console_.note(fmt::format("notice: {} exited 69 (server unavailable); running it again in {}s (for up to {}s)",
-                              what, *pause, schedule.retry_for()));
+    if (runs == 1)
+      console_.note(fmt::format("notice: {} exited 69 (server unavailable); running it again in {}s, then with "
+                                "longer pauses for up to {}s (--retry-for), without repeating its error",
+                                what, *pause, schedule.retry_for()));
     if (!children_.sleep(std::chrono::seconds(*pause))) return status;
   }
 }

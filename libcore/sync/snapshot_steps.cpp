@@ -207,8 +207,10 @@ int SnapshotSteps::read_chunks_once(std::uint64_t total) {
       [&](std::size_t index, int status) {
         if (status != 0 && first_failure == 0) {
           first_failure = status;
-          // A tool says why it failed; a command (ssh, kubectl) may not.
-          if (index < commands.size() && Children::stop_signal() == 0)
+          // A tool says why it failed; a command (ssh, kubectl) may not. Not again on each
+          // rerun after a 69 (Runner::retrying).
+          if (index < commands.size() && Children::stop_signal() == 0 &&
+              !(status == kUnavailable && children.holding_errors()))
             console.error(fmt::format("the --snapshot-command{} exited {}: {}",
                                       commands.size() > 1 ? fmt::format(" of worker {}", index) : "", status,
                                       commands[index]));

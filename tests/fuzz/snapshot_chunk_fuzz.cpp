@@ -1,4 +1,4 @@
-// Fuzz target: a chunk line as cdc-snapshot reads it (fields, key types, bounds) and the
+// Fuzz target: a chunk line as cdc-snapshot reads it (fields, names, key types, bounds) and the
 // SELECT built from it. Whatever parses must give a statement; the rest a clean error.
 
 #include <cstddef>
@@ -20,6 +20,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (chunk.error().message.empty()) __builtin_trap();
     return 0;
   }
+  // A name no table can have is a clean error too.
+  if (const auto named = cdc::snapshot::check_table_name(*chunk); !named && named.error().message.empty())
+    __builtin_trap();
   const auto checked = cdc::snapshot::check_bounds(*chunk);
   const auto sql = cdc::snapshot::select_sql(*chunk);
   // Bounds that check_bounds() accepts always render; the others fail the same way in both.

@@ -17,7 +17,10 @@
 #   6. the server SIGKILLed as it wrote a transaction's GTID event and not the rest: the next
 #      chunk's low, advanced over that file, does not count the dangling GTID (the restarted
 #      server gives its number to the next transaction), and cdc-stream writes that next
-#      transaction once.
+#      transaction once;
+#   7. the connection KILLed while cdc-snapshot waits for the next row: the client library
+#      leaves that error on the connection, not on the statement (whose error number is 0);
+#      it is a lost connection all the same, and the chunk is read again.
 # Beside the reference run, the --progress line's last drawing is checked.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
@@ -299,5 +302,31 @@ for from in "$crash_file:$crash_offset" "$crash_before"; do
   assert "crash: from $from, the transaction numbered $after is written once, with its row" \
     test "$(grep -c '"op":"c".*"v":-1' "$work/crash.stream")/$(grep -c '"op":"commit"' "$work/crash.stream")" == 1/1
 done
+
+# ---- 7. the connection KILLed while the rows come ----
+# A view that sleeps a tenth of a second before each of its 20 rows, rows of 40 kB (each sent
+# as it comes, and flushed to stdout two at a time): cdc-snapshot waits in the fetch of the
+# next row when the KILL comes. The client library then has the error on the connection and
+# none on the statement (the run once ended with exit 1: "reading the rows of ... failed:  [0]").
+root -e "USE t; CREATE TABLE t.wide (id INT PRIMARY KEY, v LONGTEXT NOT NULL) ENGINE=InnoDB;
+  INSERT INTO t.wide SELECT seq, REPEAT(CHAR(96 + seq), 40000) FROM seq_1_to_20;
+  CREATE VIEW t.slow AS SELECT id, IF(SLEEP(0.1) = 0, v, v) AS v FROM t.wide;
+  GRANT SHOW VIEW ON t.* TO 'cdc'@'127.0.0.1'" || exit 1
+echo '{"op":"chunk","v":1,"db":"t","table":"slow","key":[],"key_types":[],"start":null,"end":null,"index":0,"count":1,"columns":[{"name":"id","type":"int(11)","collation_id":0},{"name":"v","type":"longtext","collation_id":45}],"identity":null}' >"$work/slow.chunk"
+tool "$snapshot" "$work/slow.chunk" >"$work/slow.ndjson" 2>"$work/slow.err" &
+pid=$!
+bg_pids+=("$pid")
+fetching() { grep -q '^{"op":"r"' "$work/slow.ndjson"; }
+assert "fetch: rows are out before the KILL" wait_until 10 fetching
+killed=$(kill_tool_connections)
+wait_exit "$pid" 30
+bg_pids=()
+assert "fetch: exit 0 after the connection was KILLed while the rows came (exit $status: $(tail -1 "$work/slow.err" | cut -c1-300))" \
+  test "$status" = 0
+assert "fetch: one connection was killed ($killed)" test "$killed" = 1
+assert "fetch: the notice names the fetch of the rows, and the chunk is read again" \
+  grep -q "notice: t.slow chunk 0/1: .*: reading the rows of 'SELECT .*' failed: .*; reconnecting in .* s, then reading the chunk again" "$work/slow.err"
+assert "fetch: what was written of the chunk is voided by a discard line" grep -q '^{"op":"discard"' "$work/slow.ndjson"
+assert "fetch: the rows, discarded parts dropped, are the view's 20" test "$(rows_of "$work/slow.ndjson" | wc -l)" -eq 20
 
 finish

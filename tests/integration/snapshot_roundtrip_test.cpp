@@ -292,7 +292,7 @@ TEST_CASE("snapshot key ranges: a composite key's chunk is a range of its index,
   }
 }
 
-TEST_CASE("snapshot bad chunks: key type changed, table dropped, malformed line") {
+TEST_CASE("snapshot bad chunks: key type changed, table dropped, a name no table can have, malformed line") {
   auto connection = root();
   run(connection, "DROP DATABASE IF EXISTS cdc_snapshot_bad");
   run(connection, "CREATE DATABASE cdc_snapshot_bad");
@@ -315,6 +315,19 @@ TEST_CASE("snapshot bad chunks: key type changed, table dropped, malformed line"
     REQUIRE_FALSE(result.has_value());
     CHECK(result.error().code == cdc::Errc::corrupt_input);
     CHECK(result.error().message == "table cdc_snapshot_bad.t no longer exists; plan again with cdc-plan");
+  }
+  {
+    // A name no table can have that only the server finds wrong (a character outside the BMP,
+    // which identifiers, in utf8mb3, cannot hold): bad input too, not the server's failure.
+    std::string named = line;
+    named.replace(named.find("\"table\":\"t\""), 11, "\"table\":\"t\xF0\x9F\x98\x80\"");
+    Collected out;
+    auto result = read(connection, parse(named), out);
+    REQUIRE_FALSE(result.has_value());
+    CHECK(result.error().code == cdc::Errc::corrupt_input);
+    CHECK_MESSAGE(result.error().message.starts_with(
+                      "no table can be named \"cdc_snapshot_bad\".\"t\xF0\x9F\x98\x80\": the server rejects the name: "),
+                  result.error().message);
   }
   // Through run(): the error names input:line and the chunk; exit code 65.
   const std::string dir = "/tmp/cdc_snapshot_bad." + std::to_string(::getpid());

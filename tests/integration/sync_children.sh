@@ -5,7 +5,8 @@
 #             environment does, and it logs in with it;
 #   retry     a tool that exits 69 (server unavailable) is run again after a notice, and the
 #             run ends as if nothing had failed; one that keeps failing is given up after
-#             --retry-for, with exit 69;
+#             --retry-for, with exit 69; its error and cdc-sync's notice are said once, not
+#             once per run (and the last run's error again when cdc-sync gives up);
 #   deltas    deltas.ndjson that fails cdc-merge's check (here: cut before its span_end line,
 #             with deltas.done there) is read again from FROM, once, and the snapshot is the
 #             same; a merge that fails for a chunk does not read them again; deltas that fail
@@ -162,11 +163,26 @@ expect "initial_only, cdc-plan fails twice and cdc-snapshot once: exit 0" 0 sync
   --dir "$work/only" --mode initial_only -j 1 --chunk-size 50
 cp "$work/out" "$work/only.ndjson"
 assert "cdc-plan ran three times ($(runs_of cdc-plan))" test "$(runs_of cdc-plan)" == 3
-assert "the pauses double: 1 s, then 2 s" grep -q 'cdc-plan exited 69 (server unavailable); running it again in 2s' \
-  "$work/err"
+assert "cdc-plan's two failures: its error shown once, not once per run" \
+  test "$(grep -c '^cdc-plan: error: cannot connect' "$work/err")" == 1
+assert "cdc-plan's two failures: one notice that it runs again" \
+  test "$(grep -c 'notice: cdc-plan exited 69' "$work/err")" == 1
 assert "cdc-snapshot's failure is retried too" grep -q 'notice: cdc-snapshot exited 69' "$work/err"
 assert "initial_only: every row is in the snapshot ($(grep -c '"op":"r"' "$work/only.ndjson"))" \
   test "$(grep -c '"op":"r"' "$work/only.ndjson")" == 200
+
+# Nothing listening on the port: cdc-plan's error and cdc-sync's notice once, then, when it
+# gives up, the last run's error and a notice that says so; not two lines per run.
+status=0
+timeout -k 5 60 "$sync_bin" -h 127.0.0.1 -P 1 -u cdc --tables s.items --dir "$work/nowhere" --retry-for 4 \
+  </dev/null >/dev/null 2>"$work/nowhere.err" || status=$?
+assert "nothing on the port: exit 69 ($status)" test "$status" == 69
+assert "nothing on the port: gives up after three runs" grep -q \
+  '^cdc-sync: notice: cdc-plan exited 69 (server unavailable) again after [0-9]*s of retrying (3 runs); giving up (--retry-for 4)$' \
+  "$work/nowhere.err"
+assert "nothing on the port: the first run's error and the last one's, not every run's" \
+  test "$(grep -c '^cdc-plan: error: cannot connect to 127.0.0.1:1: ' "$work/nowhere.err")" == 2
+assert "nothing on the port: four lines in all ($(wc -l <"$work/nowhere.err"))" test "$(wc -l <"$work/nowhere.err")" == 4
 
 # ---- deltas are trusted through cdc-merge's check -------------------------------------------
 only=$work/only

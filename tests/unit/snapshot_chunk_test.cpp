@@ -9,6 +9,7 @@
 
 #include "snapshot/chunk.h"
 #include "snapshot/run_snapshot.h"
+#include "snapshot/table_definitions.h"
 
 namespace {
 
@@ -19,6 +20,7 @@ cdc::Result<cdc::records::Chunk> parse(const std::string& line) {
   REQUIRE(parser.parse(line).get_object().get(record) == simdjson::SUCCESS);
   auto chunk = cdc::records::parse_chunk(record);
   if (!chunk) return chunk;
+  if (auto named = cdc::snapshot::check_table_name(*chunk); !named) return cdc::fail(named.error());
   if (auto checked = cdc::snapshot::check_bounds(*chunk); !checked) return cdc::fail(checked.error());
   return chunk;
 }
@@ -142,6 +144,63 @@ TEST_CASE("snapshot chunk: malformed lines name the field") {
   line.replace(line.find(R"J("end":null)J"), 10, R"J("end":[true,"AA=="])J");
   CHECK(error_of(line) ==
         "chunk field \"end\" value 1: a key bound must be a number or a string (key type int(10) unsigned)");
+}
+
+TEST_CASE("snapshot chunk: a database or table no table can be named is bad input, found without a server") {
+  const auto with_names = [](const std::string& db, const std::string& table) {
+    const std::string planned = R"J("db":"shop","table":"or`ders")J";
+    std::string line = kLine;
+    line.replace(line.find(planned), planned.size(), "\"db\":\"" + db + "\",\"table\":\"" + table + "\"");
+    return parse(line);
+  };
+  const auto error_of = [&](const std::string& db, const std::string& table) {
+    auto chunk = with_names(db, table);
+    REQUIRE_FALSE(chunk.has_value());
+    CHECK(chunk.error().code == cdc::Errc::corrupt_input);
+    return chunk.error().message;
+  };
+  const std::string long_name(65, 'a');
+  CHECK(error_of("shop", long_name) ==
+        "no table can be named \"shop\".\"" + long_name + "\": the table name has 65 characters, more than the 64 a "
+        "name can have");
+  CHECK(error_of(long_name, "t") == "no table can be named \"" + long_name + "\".\"t\": the database name has 65 "
+                                    "characters, more than the 64 a name can have");
+  CHECK(error_of("shop", "") == "no table can be named \"shop\".\"\": the table name is empty");
+  CHECK(error_of("", "t") == "no table can be named \"\".\"t\": the database name is empty");
+  CHECK(error_of("shop", "a\\u0000b") ==
+        "no table can be named \"shop\".\"a\\u0000b\": the table name contains U+0000");
+  CHECK(error_of("shop", "orders ") ==
+        "no table can be named \"shop\".\"orders \": the table name ends with a space");
+  CHECK(error_of("shop ", "t") == "no table can be named \"shop \".\"t\": the database name ends with a space");
+  // Characters, not bytes: 64 two-byte characters are a name; a leading space is too.
+  std::string accents;
+  for (int i = 0; i < 64; ++i) accents += "\xC3\xA9";  // é
+  CHECK(with_names("shop", accents).has_value());
+  CHECK(with_names(" shop", "or/ders.x").has_value());
+  CHECK(error_of("shop", accents + "e")
+            .ends_with("the table name has 65 characters, more than the 64 a name can have"));
+}
+
+TEST_CASE("snapshot chunk: a name the server rejects is bad input, a table gone too, other errors as they are") {
+  using cdc::snapshot::TableDefinitions;
+  auto chunk = parse(kLine);
+  REQUIRE(chunk.has_value());
+  const auto seen = [&](std::string message, cdc::Errc code = cdc::Errc::server) {
+    return TableDefinitions::gone_when_missing(cdc::Error{code, std::move(message)}, *chunk);
+  };
+  const std::string query = "127.0.0.1:3306: query 'SHOW CREATE TABLE `shop`.`or``ders`' failed: ";
+  CHECK(seen(query + "Table 'shop.or`ders' doesn't exist [1146]").message ==
+        "table shop.or`ders no longer exists; plan again with cdc-plan");
+  for (const char* rejected : {"Incorrect table name 'x' [1103]", "Incorrect database name 'x' [1102]",
+                               "Identifier name 'x' is too long [1059]",
+                               "Invalid utf8mb4 character string: 'x' [1300]"}) {
+    const cdc::Error error = seen(query + rejected);
+    CHECK(error.code == cdc::Errc::corrupt_input);
+    CHECK(error.message ==
+          "no table can be named \"shop\".\"or`ders\": the server rejects the name: " + query + rejected);
+  }
+  CHECK(seen(query + "SHOW VIEW command denied [1142]").code == cdc::Errc::server);
+  CHECK(seen(query + "Lost connection [2013]", cdc::Errc::unavailable).code == cdc::Errc::unavailable);
 }
 
 TEST_CASE("snapshot chunk: base64") {

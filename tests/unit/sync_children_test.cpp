@@ -1,6 +1,6 @@
 // cdc-sync's child processes (sync/children.h) with sh standing in for the tools: exit
-// statuses, stdout and stderr files, the relayed stderr with its filter, the environment, and
-// a stop signal passed on as SIGTERM.
+// statuses, stdout and stderr files, the relayed stderr with its filter, the errors held back
+// while a tool is rerun, the environment, and a stop signal passed on as SIGTERM.
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
@@ -9,6 +9,8 @@
 #include <csignal>
 #include <chrono>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "merge_support.h"
 #include "sync/children.h"
@@ -140,4 +142,42 @@ TEST_CASE("sync children: a relayed stderr drops the lines the filter refuses, k
   ::close(into);
   CHECK(status == 0);
   CHECK(files.read(captured) == "cdc-stream: error: kept\nno newlinecdc-sync: done\n");
+}
+
+TEST_CASE("sync children: while errors are held, a child's error lines are kept back and the rest relayed") {
+  CHECK(cdc::sync::is_error_line("cdc-plan: error: cannot connect to 127.0.0.1:1: ..."));
+  CHECK_FALSE(cdc::sync::is_error_line("cdc-plan: warning: error: quoted"));
+  CHECK_FALSE(cdc::sync::is_error_line("an ssh line: error: not a tool's"));
+  CHECK_FALSE(cdc::sync::is_error_line(": error: no tool"));
+  TempFiles files;
+  const std::string captured = files.write("stderr", "");
+  const int saved = ::dup(STDERR_FILENO);
+  const int into = ::open(captured.c_str(), O_WRONLY | O_CLOEXEC);
+  REQUIRE((saved >= 0 && into >= 0));
+  ::dup2(into, STDERR_FILENO);
+  int held_status = -1;
+  int shown_status = -1;
+  std::vector<std::string> held;
+  {
+    Console console;
+    Children children(console);
+    children.hold_errors(true);
+    ChildSpec spec = shell(
+        "echo 'cdc-plan: warning: slow' >&2; echo 'cdc-plan: error: cannot connect' >&2; "
+        "echo 'cdc-plan: notice: refused' >&2; exit 69");
+    // The spec's own filter still applies to the lines that are not errors.
+    spec.relay_stderr = [](std::string_view line) { return !line.ends_with("refused"); };
+    held_status = children.run(spec);
+    held = children.take_held_errors();
+    CHECK(children.take_held_errors().empty());
+    children.hold_errors(false);
+    shown_status = children.run(shell("echo 'cdc-plan: error: shown' >&2"));
+  }
+  ::dup2(saved, STDERR_FILENO);
+  ::close(saved);
+  ::close(into);
+  CHECK(held_status == 69);
+  CHECK(shown_status == 0);
+  CHECK(held == std::vector<std::string>{"cdc-plan: error: cannot connect"});
+  CHECK(files.read(captured) == "cdc-plan: warning: slow\ncdc-plan: error: shown\n");
 }
