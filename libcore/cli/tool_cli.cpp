@@ -1,6 +1,7 @@
 #include "cli/tool_cli.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <charconv>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "util/exit_code.h"
@@ -28,11 +30,56 @@ class HelpFormatter : public CLI::Formatter {
 
 }  // namespace
 
+namespace {
+
+// A tool that cdc-sync started (CDC_SYNC_PID, sync/children.cpp) gets SIGTERM when cdc-sync
+// dies, however it dies: a stream left running would hold the state directory's lock, and a
+// stream has no end of its own. The signal on the parent's death is for a direct child; a tool
+// under --snapshot-command's shell only checks at its start.
+// The parent of a process, from /proc/PID/stat ("PID (COMM) STATE PPID ..."; COMM may hold
+// spaces and parentheses, so the fields are counted from the last ')'); 0 when unknown.
+pid_t parent_of(pid_t pid) {
+  const std::string path = fmt::format("/proc/{}/stat", pid);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char text[512];
+  const ssize_t got = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  if (got <= 0) return 0;
+  const std::string_view stat(text, static_cast<std::size_t>(got));
+  const std::size_t close = stat.rfind(')');
+  if (close == std::string_view::npos || close + 4 >= stat.size()) return 0;
+  return static_cast<pid_t>(std::strtol(text + close + 4, nullptr, 10));  // past ") S "
+}
+
+void end_with_cdc_sync() {
+  const char* text = std::getenv("CDC_SYNC_PID");
+  if (text == nullptr) return;
+  const pid_t parent = static_cast<pid_t>(std::strtol(text, nullptr, 10));
+  if (parent <= 0) return;
+  if (::getppid() == parent) {
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::raise(SIGTERM);  // it died before prctl took effect
+    return;
+  }
+  // Not cdc-sync's child: started under its --snapshot-command's shell (cdc-sync is an
+  // ancestor), or orphaned already (cdc-sync died between starting this tool and now; it may
+  // still be a zombie, so its pid alone proves nothing); then there is nothing to do for it.
+  for (pid_t ancestor = ::getppid(), steps = 0; ancestor > 1 && steps < 16; ++steps) {
+    ancestor = parent_of(ancestor);
+    if (ancestor == parent) return;
+  }
+  ::raise(SIGTERM);
+}
+
+}  // namespace
+
 ToolCli::ToolCli(std::string tool_name, std::string purpose)
     : tool_name_(std::move(tool_name)), app_(std::move(purpose), tool_name_) {
   // A closed reader (`cdc-stream ... | head`) is a normal end: writes then fail with EPIPE,
   // which the tools treat as a quiet stop, instead of the signal killing them.
   std::signal(SIGPIPE, SIG_IGN);
+  end_with_cdc_sync();
   app_.formatter(std::make_shared<HelpFormatter>());
   // As with the mysql client, a repeated option means its last value.
   app_.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);

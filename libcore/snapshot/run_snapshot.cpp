@@ -26,6 +26,7 @@
 #include "snapshot/progress.h"
 #include "snapshot/row_values.h"
 #include "util/fd_io.h"
+#include "util/fault_plan.h"
 #include "util/retry.h"
 
 namespace cdc::snapshot {
@@ -563,6 +564,8 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
       // connection and with fresh watermarks, after the partial output is dropped.
       bool chunk_lines_out = false;  // stdout: some of this try's lines are written already
       const auto read_once = [&]() -> Result<ChunkResult> {
+        if (fault::at("snapshot.chunk") == fault::Action::drop)
+          return fail(Errc::unavailable, "the connection was dropped by CDC_FAULT_PLAN before the chunk");
         if (!connection) {
           auto reopened = mysql::Connection::open(options.connection);
           if (!reopened) return fail(reopened.error());
@@ -575,7 +578,9 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
         }
         out.clear();
         if (!options.output_dir) {
-          const Flush to_stdout = [&](ndjson::Writer& writer, std::uint64_t rows) {
+          const Flush to_stdout = [&](ndjson::Writer& writer, std::uint64_t rows) -> Result<void> {
+            if (fault::at("snapshot.rows") == fault::Action::drop)
+              return fail(Errc::unavailable, "the connection was dropped by CDC_FAULT_PLAN while rows came");
             progress.rows(rows);
             chunk_lines_out = true;
             return writer.flush_to(stdout_fd, "stdout");
@@ -589,7 +594,9 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
         const std::string partial_path = *options.output_dir + "/" + partial;
         const int fd = partial_fd;
         if (::ftruncate(fd, 0) != 0 || ::lseek(fd, 0, SEEK_SET) != 0) return errno_error("cannot empty", partial_path);
-        const Flush to_file = [&](ndjson::Writer& writer, std::uint64_t rows) {
+        const Flush to_file = [&](ndjson::Writer& writer, std::uint64_t rows) -> Result<void> {
+          if (fault::at("snapshot.rows") == fault::Action::drop)
+            return fail(Errc::unavailable, "the connection was dropped by CDC_FAULT_PLAN while rows came");
           progress.rows(rows);
           return writer.flush_to(fd, partial_path);
         };
@@ -636,7 +643,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
                                     chunk->describe(), error.message, std::chrono::duration<double>(*wait).count(),
                                     dropped),
                         "stderr");
-        std::this_thread::sleep_for(*wait);
+        std::this_thread::sleep_for(*wait / fault::time_scale());
         done = read_once();
       }
       if (!done) {

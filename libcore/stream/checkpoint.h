@@ -17,6 +17,13 @@ namespace cdc::stream {
 // state file and the position a new connection resumes from only ever move together. A lost
 // connection cuts the output back to the committed length and resumes from the committed
 // position, so nothing between the two is lost or written twice (cdc-stream(1), FAULTS).
+//
+// The one writer of the state is commit(), and the live run gives it only the position of a
+// transaction boundary read by a pipeline that was seeded from the committed position after
+// the last roll_back() (LiveRun drops its pipeline with every roll back): so the position saved
+// is always that of the last transaction wholly in the bytes saved with it, or of a later one of
+// tables not captured. open() checks a loaded state against its output (agree_with_output).
+// tests/integration/crash_points.py fails the run at every step of this (CDC_FAULT_PLAN).
 class Checkpoint {
  public:
   // Loads --state (when given) and opens --output (when given), cut back to what the state

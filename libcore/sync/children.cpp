@@ -20,6 +20,10 @@
 
 extern char** environ;  // NOLINT: POSIX
 
+namespace {
+constexpr char kParentVariable[] = "CDC_SYNC_PID";
+}  // namespace
+
 namespace cdc::sync {
 
 namespace {
@@ -187,8 +191,15 @@ Result<pid_t> Children::start(const ChildSpec& spec) {
   for (const std::string& arg : spec.argv) argv.push_back(const_cast<char*>(arg.c_str()));  // NOLINT
   argv.push_back(nullptr);
   std::vector<char*> envp;
-  for (char** entry = environ; *entry != nullptr; ++entry) envp.push_back(*entry);
+  for (char** entry = environ; *entry != nullptr; ++entry)
+    if (std::string_view(*entry).substr(0, sizeof kParentVariable) != std::string(kParentVariable) + "=")
+      envp.push_back(*entry);
   for (const std::string& entry : spec.environment) envp.push_back(const_cast<char*>(entry.c_str()));  // NOLINT
+  // The tools end with cdc-sync, however it ends (cli::ToolCli reads it): a cdc-sync killed
+  // alone (kill -9 of its pid, the OOM killer) would leave its stream running, holding DIR's
+  // lock, and the rerun could not start.
+  const std::string parent = fmt::format("{}={}", kParentVariable, ::getpid());
+  envp.push_back(const_cast<char*>(parent.c_str()));  // NOLINT
   envp.push_back(nullptr);
 
   pid_t pid = 0;

@@ -33,6 +33,9 @@ namespace cdc::fault {
 //   sync.save         cdc-sync: a file of its state directory is written and synced, not yet renamed
 //   sync.saved        cdc-sync: it is in place
 //   sync.tool         cdc-sync: a tool is about to be started
+//   snapshot.chunk    cdc-snapshot: a try at a chunk begins (drop: its connection is lost there)
+//   snapshot.rows     cdc-snapshot: a batch of a chunk's rows is about to be written (drop: the
+//                     connection is lost with the chunk half read)
 // Without CDC_FAULT_PLAN and CDC_FAULT_TRACE a point costs one load of a flag.
 
 enum class Action : std::uint8_t { none, drop, tear };
@@ -44,7 +47,8 @@ enum class Action : std::uint8_t { none, drop, tear };
 // Whether any plan or trace is set (read once, at the first call).
 [[nodiscard]] bool enabled() noexcept;
 
-// CDC_FAULT_TIME_SCALE=N (with a plan or trace): pauses (a reconnect's back-off) last 1/N of
+// CDC_FAULT_TIME_SCALE=N (with a plan or trace): pauses (a reconnect's back-off, a snapshot's
+// wait before it reads a chunk again) last 1/N of
 // their time, in as many steps, so that an exploration of thousands of schedules does not
 // spend its time waiting. 1 otherwise.
 [[nodiscard]] unsigned time_scale() noexcept;

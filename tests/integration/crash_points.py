@@ -16,7 +16,11 @@ its fault (0, or killed).
                (term and kill at the reconnect, in the pause, at the new connection, at the
                first events after it), and a crash that comes back to crash again;
   random N     N random schedules of 1-3 runs with 1-3 faults each, from --seed (printed; a
-               failing schedule prints the seed and plans that replay it alone).
+               failing schedule prints the seed and plans that replay it alone);
+  --sync       cdc-sync's state machine (SyncExplorer): every step of cdc-sync and of the tools
+               it runs, in the initial flow and when tables are added;
+  --snapshot   cdc-snapshot --output-dir (SnapshotExplorer): every chunk, batch of rows and
+               write, with lost connections while a chunk is read again.
 
 Exit 0 when every schedule held; prints 'N passed, N failed' and how many faults of each
 kind were injected.
@@ -220,24 +224,28 @@ class SyncExplorer(Explorer):
     def __init__(self, args):
         super().__init__(args)
         self.env["CDC_TOOLS_DIR"] = os.path.dirname(args.sync)
+        self.db = args.database + "_sync"
+        self.tables = f"{self.db}.t"
+        self.snapshot = "snapshot.ndjson"  # the merged snapshot checked, in --dir
+        self.template = None  # a --dir and --output each schedule starts from (the add-tables flow)
 
-    def write_table(self, rows):
-        db = self.args.database + "_sync"
-        self.sql(f"DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}; USE {db}; "
+    def write_tables(self):
+        self.sql(f"DROP DATABASE IF EXISTS {self.db}; CREATE DATABASE {self.db}; USE {self.db}; "
                  f"CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(40)) ENGINE=InnoDB; "
-                 f"INSERT INTO t SELECT seq, CONCAT('row ', seq) FROM seq_1_to_{rows}")
+                 f"INSERT INTO t SELECT seq, CONCAT('row ', seq) FROM seq_1_to_300; "
+                 f"CREATE TABLE t2 (id INT PRIMARY KEY, v VARCHAR(40)) ENGINE=InnoDB; "
+                 f"INSERT INTO t2 SELECT seq, CONCAT('new ', seq) FROM seq_1_to_120")
         return self.sql("SELECT @@gtid_binlog_pos")
 
     def command(self, paths, start, until):
         return [self.args.sync, "-h", "127.0.0.1", "-P", str(self.args.port), "-u", "cdc",
-                "--tables", f"{self.args.database}_sync.t", "--dir", paths["state"], "--output", paths["output"],
+                "--tables", self.tables, "--dir", paths["state"], "--output", paths["output"],
                 "-j", "2", "--chunk-size", "40", "--until", until, "--no-progress"]
 
-    @staticmethod
-    def snapshot_rows(folder):
+    def snapshot_rows(self, folder):
         # Each row as read: its "ts_ms" is when its chunk was read, which differs from run to run.
         rows = []
-        with open(os.path.join(folder, "s.state", "snapshot.ndjson"), "rb") as lines:
+        with open(os.path.join(folder, "s.state", self.snapshot), "rb") as lines:
             for line in lines:
                 if not line.startswith((b'{"op":"table"', b'{"op":"high"')):
                     row = json.loads(line)
@@ -248,13 +256,17 @@ class SyncExplorer(Explorer):
     def schedule(self, name, plans, start, until, reference):
         paths = self.fresh("schedule")
         statuses = []
+        self.start_from_template(paths)
         for plan in plans:
             for step in plan.split(","):
                 self.injected[step.rsplit("=", 1)[1] + " at " + step.split(":")[0]] += 1
             statuses.append(self.run(paths, start, until, plan))
+        orphans = outliving(paths["dir"])
         statuses.append(self.run(paths, start, until))
         problem = None
-        if statuses[-1] != 0:
+        if orphans:
+            problem = f"a tool outlived the cdc-sync that ran it: {orphans[0][:200]}"
+        elif statuses[-1] != 0:
             problem = f"the clean run after the faults exited {statuses[-1]}"
         elif "timeout" in statuses:
             problem = "a run with faults hung (60 s)"
@@ -268,6 +280,8 @@ class SyncExplorer(Explorer):
                         problem += " (the same count, other lines)"
                 elif spans != ["span_start", "span_end"] or got:
                     problem = f"the stream has spans {spans} and {len(got)} transactions, expected one empty span"
+                elif self.template and self.snapshot_rows_of(paths["dir"], "snapshot.ndjson") != self.first_rows:
+                    problem = "the first snapshot changed"
             except (OSError, ValueError, json.JSONDecodeError) as error:
                 problem = f"the outputs do not read back: {error}"
         if problem:
@@ -287,20 +301,54 @@ class SyncExplorer(Explorer):
         paths["state"] = os.path.join(paths["dir"], "s.state")  # the --dir
         return paths
 
+    def start_from_template(self, paths):
+        if self.template:
+            shutil.copytree(self.template["state"], paths["state"])
+            shutil.copy(self.template["output"], paths["output"])
+
+    def snapshot_rows_of(self, folder, name):
+        kept = self.snapshot
+        self.snapshot = name
+        try:
+            return self.snapshot_rows(folder)
+        finally:
+            self.snapshot = kept
+
 
 def explore_sync(args, started):
     explorer = SyncExplorer(args)
-    until = explorer.write_table(300)
+    until = explorer.write_tables()
+    for flow in ("initial", "add-tables"):
+        if flow == "add-tables":
+            # The directory and output of a clean initial sync of t, then the same command with
+            # t2 added: the add-tables flow reads t2 into DIR/add.1 while t's stream goes on.
+            base = explorer.fresh("sync-initial")
+            if explorer.run(base, until, until) != 0:
+                print(f"FAIL the clean initial cdc-sync exited non-zero; see {base['err']}")
+                break
+            explorer.template = base
+            explorer.first_rows = explorer.snapshot_rows(base["dir"])
+            explorer.tables = f"{explorer.db}.t,{explorer.db}.t2"
+            explorer.snapshot = "add.1/snapshot.ndjson"
+        if not explore_sync_flow(explorer, flow, until, started):
+            break
+    return explorer
+
+
+def explore_sync_flow(explorer, flow, until, started):
     reference_paths = explorer.fresh("sync-reference")
+    explorer.start_from_template(reference_paths)
     trace = os.path.join(reference_paths["dir"], "trace")
     status = explorer.run(reference_paths, until, until, trace=trace)
     if status != 0:
-        print(f"FAIL the clean cdc-sync reference run exited {status}; see {reference_paths['err']}")
-        return explorer
+        explorer.failed += 1
+        explorer.failures.append(f"the clean cdc-sync reference run ({flow}) exited {status}")
+        print(f"FAIL the clean cdc-sync reference run ({flow}) exited {status}; see {reference_paths['err']}")
+        return False
     reference = explorer.snapshot_rows(reference_paths["dir"])
     counts = trace_counts(trace)
     steps = {point: n for point, n in counts.items() if "@" in point}
-    print(f"cdc-sync: {len(reference)} rows; a clean run passes {dict(sorted(steps.items()))}", flush=True)
+    print(f"cdc-sync, {flow}: {len(reference)} rows; a clean run passes {dict(sorted(steps.items()))}", flush=True)
     schedules = []
     for point, n in sorted(steps.items()):
         program, _, name = point.partition("@")
@@ -314,10 +362,142 @@ def explore_sync(args, started):
             schedules.append([f"cdc-sync@sync.saved:{k}=kill", then])
     before = explorer.failed
     for plans in schedules:
-        explorer.schedule(f"cdc-sync {plans}", plans, until, until, reference)
-    print(f"cdc-sync: {len(schedules)} schedules, {explorer.failed - before} failed "
+        explorer.schedule(f"cdc-sync {flow} {plans}", plans, until, until, reference)
+    print(f"cdc-sync, {flow}: {len(schedules)} schedules, {explorer.failed - before} failed "
+          f"({time.monotonic() - started:.0f} s so far)", flush=True)
+    return True
+
+
+class SnapshotExplorer(Explorer):
+    """cdc-snapshot --output-dir over a plan of a table that does not change: a crash, a stop
+    or a lost connection before each chunk, at each batch of rows and each write, then the same
+    command again; every chunk file must hold the clean run's rows, and nothing else be left."""
+
+    def __init__(self, args):
+        super().__init__(args)
+        self.db = args.database + "_snap"
+        self.plan = os.path.join(self.work, "snapshot.plan.ndjson")
+
+    def write_plan(self):
+        self.sql(f"DROP DATABASE IF EXISTS {self.db}; CREATE DATABASE {self.db}; USE {self.db}; "
+                 f"CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB; "
+                 f"INSERT INTO t SELECT seq, REPEAT(CHAR(65 + seq % 26), 150) FROM seq_1_to_3000")
+        plan_tool = os.path.join(os.path.dirname(self.args.snapshot), "cdc-plan")
+        with open(self.plan, "w") as out:
+            subprocess.run([plan_tool, "-h", "127.0.0.1", "-P", str(self.args.port), "-u", "cdc", "--tables",
+                            f"{self.db}.t", "--chunk-size", "500"], env=self.env, stdout=out, check=True)
+
+    def command(self, paths, start, until):
+        return [self.args.snapshot, "-h", "127.0.0.1", "-P", str(self.args.port), "-u", "cdc", "--output-dir",
+                paths["state"], self.plan]
+
+    def fresh(self, name):
+        paths = super().fresh(name)
+        paths["state"] = os.path.join(paths["dir"], "chunks")
+        os.makedirs(paths["state"])
+        return paths
+
+    @staticmethod
+    def chunks(folder):
+        found = {}
+        for name in sorted(os.listdir(folder)):
+            rows = []
+            with open(os.path.join(folder, name), "rb") as lines:
+                for line in lines:
+                    if line.startswith((b'{"op":"r"', b'{"op":"c"')):
+                        row = json.loads(line)
+                        row.pop("ts_ms", None)
+                        rows.append(row)
+            found[name] = rows
+        return found
+
+    def schedule(self, name, plans, start, until, reference):
+        paths = self.fresh("schedule")
+        statuses = []
+        for plan in plans:
+            for step in plan.split(","):
+                self.injected[step.rsplit("=", 1)[1] + " at " + step.split(":")[0]] += 1
+            statuses.append(self.run(paths, start, until, plan))
+        statuses.append(self.run(paths, start, until))
+        problem = None
+        if statuses[-1] != 0:
+            problem = f"the clean run after the faults exited {statuses[-1]}"
+        elif any(status not in (0, KILLED, -15, 75, 143) for status in statuses):
+            problem = f"a run with faults exited {statuses}"
+        else:
+            got = self.chunks(paths["state"])
+            if sorted(got) != sorted(reference):
+                problem = f"the chunk files are {sorted(set(got) ^ set(reference))[:4]} apart from the clean run's"
+            else:
+                for chunk, rows in reference.items():
+                    if got[chunk] != rows:
+                        problem = f"{chunk} has {len(got[chunk])} rows, the clean run's {len(rows)}"
+                        break
+        if problem:
+            self.failed += 1
+            kept = os.path.join(self.work, f"failed-{self.failed}")
+            shutil.copytree(paths["dir"], kept)
+            self.failures.append(f"{name}: {problem}; statuses {statuses}; replay: CDC_FAULT_PLAN per run {plans} "
+                                 f"(kept in {kept})")
+            print(f"FAIL {name}: {problem}\n  statuses {statuses}; plans: {plans}\n  kept: {kept}", flush=True)
+        else:
+            self.passed += 1
+        return problem is None
+
+
+def explore_snapshot(args, started):
+    explorer = SnapshotExplorer(args)
+    explorer.write_plan()
+    reference_paths = explorer.fresh("snapshot-reference")
+    trace = os.path.join(reference_paths["dir"], "trace")
+    status = explorer.run(reference_paths, "", "", trace=trace)
+    if status != 0:
+        explorer.failed += 1
+        explorer.failures.append(f"the clean cdc-snapshot reference run exited {status}")
+        return explorer
+    reference = explorer.chunks(reference_paths["state"])
+    counts = trace_counts(trace)
+    steps = {point: n for point, n in counts.items() if "@" in point}
+    print(f"cdc-snapshot: {len(reference)} chunks; a clean run passes {dict(sorted(steps.items()))}", flush=True)
+    schedules = []
+    for point, n in sorted(steps.items()):
+        name = point.partition("@")[2]
+        actions = {"write": ("kill", "tear"), "snapshot.chunk": ("kill", "term", "drop"),
+                   "snapshot.rows": ("kill", "term", "drop")}.get(name, ("kill", "term"))
+        for k in range(1, n + 1):
+            for action in actions:
+                schedules.append([f"{point}:{k}={action}"])
+    # A lost connection, and then a stop or a crash while the chunk is read again.
+    for k in range(1, steps.get("cdc-snapshot@snapshot.rows", 0) + 1):
+        for then in (f"snapshot.rows:{k + 1}=kill", f"snapshot.rows:{k + 1}=term", "snapshot.chunk:2=drop",
+                     f"snapshot.rows:{k + 2}=drop"):
+            schedules.append([f"cdc-snapshot@snapshot.rows:{k}=drop,cdc-snapshot@{then}"])
+    before = explorer.failed
+    for plans in schedules:
+        explorer.schedule(f"cdc-snapshot {plans}", plans, "", "", reference)
+    print(f"cdc-snapshot: {len(schedules)} schedules, {explorer.failed - before} failed "
           f"({time.monotonic() - started:.0f} s so far)", flush=True)
     return explorer
+
+
+def outliving(folder):
+    """The processes still running with FOLDER in their command line (killed, and listed): a
+    tool that cdc-sync started must end with it, however cdc-sync ends."""
+    found = []
+    time.sleep(0.05)  # a tool that got its SIGTERM a moment ago is still saving its state
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as text:
+                command = text.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if folder in command and int(pid) != os.getpid():
+            found.append(command)
+            try:
+                os.kill(int(pid), 9)
+            except OSError:
+                pass
+    return found
 
 
 def describe_difference(reference, got):
@@ -360,6 +540,7 @@ def main():
     parser.add_argument("--budget", type=float, default=0, help="stop the random schedules after this many seconds")
     parser.add_argument("--skip-exhaustive", action="store_true")
     parser.add_argument("--sync", help="cdc-sync to explore too (the tools it runs are beside it)")
+    parser.add_argument("--snapshot", help="cdc-snapshot to explore too (cdc-plan is beside it)")
     args = parser.parse_args()
     explorer = Explorer(args)
     started = time.monotonic()
@@ -434,12 +615,13 @@ def main():
             done += 1
         print(f"random schedules: {done} run, from seed {seed} (replay one: --seed N --random 1)", flush=True)
 
-    if args.sync:
-        sync = explore_sync(args, started)
-        explorer.passed += sync.passed
-        explorer.failed += sync.failed
-        explorer.failures += sync.failures
-        explorer.injected.update(sync.injected)
+    for tool, explore in ((args.sync, explore_sync), (args.snapshot, explore_snapshot)):
+        if tool:
+            other = explore(args, started)
+            explorer.passed += other.passed
+            explorer.failed += other.failed
+            explorer.failures += other.failures
+            explorer.injected.update(other.injected)
 
     print("faults injected: " + ", ".join(f"{kind} {n}" for kind, n in sorted(explorer.injected.items())))
     for failure in explorer.failures[:20]:

@@ -879,6 +879,24 @@ fault_main() {
       effect=$(cat "$work"/*.faults | grep 'dump threads before: [0-9]' | grep -v -c -E 'before: ([0-9,]+), after: \1\)')
       assert "a stopped reader made the server drop the dump connection ($effect times)" test "$effect" -gt 0
       ;;
+    composed)
+      # How many of each composition; the one issue 29 is about must be among them.
+      local faults="$work/all.faults" kind count summary=
+      cat "$work"/*.faults >"$faults"
+      for kind in 'Binlog Dump KILL alone:^KILL of the Binlog Dump' 'connection KILL:^KILL of connection' \
+        'SIGKILL alone:^SIGKILL to [^ ]+ [^ ]+ \(pid [0-9]+\)$' \
+        'dump KILL then SIGTERM:^SIGTERM to .* after a KILL of the Binlog Dump' \
+        'dump KILL then SIGKILL:^SIGKILL to .* after a KILL of the Binlog Dump' \
+        'FLUSH BINARY LOGS then SIGKILL:right after FLUSH BINARY LOGS' \
+        'server restart then SIGTERM:while the tools reconnect after a server restart' \
+        'tool run again:exited [0-9]+: run again'; do
+        count=$(grep -c -E "${kind#*:}" "$faults")
+        summary+="${summary:+, }${kind%%:*} $count"
+      done
+      echo "  faults of each composition: $summary"
+      effect=$(grep -c -E 'after a KILL of the Binlog Dump' "$faults")
+      assert "a stop came inside a reconnect ($effect times)" test "$effect" -gt 0
+      ;;
   esac
   if ((fault_total >= fault_min)); then
     passes=$((passes + 1))
