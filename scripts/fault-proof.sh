@@ -61,6 +61,9 @@ CDC_FAULT_SEEDS=$(seq -s ' ' 1 "$seeds")
 # At least 20 faults per kind and seed pair, as in CI.
 export CDC_FAULT_MIN=$((seeds * 10))
 [[ -n $load_seconds ]] && export CDC_FAULT_LOAD_SECONDS=$load_seconds
+# The crash-point exploration's random cdc-stream schedules: 30 s a seed (about 200 schedules),
+# 5 minutes at the default 10 seeds, where CI gives them 45 s.
+export CDC_CRASH_SECONDS=${CDC_CRASH_SECONDS:-$((seeds * 30))} CDC_CRASH_RANDOM=${CDC_CRASH_RANDOM:-100000}
 # The scripts start their own servers; CDC_TEST_PORT only lifts lib.sh's skip rule.
 export CDC_TEST_PORT=${CDC_TEST_PORT:-0}
 

@@ -381,7 +381,7 @@ class SnapshotExplorer(Explorer):
     def write_plan(self):
         self.sql(f"DROP DATABASE IF EXISTS {self.db}; CREATE DATABASE {self.db}; USE {self.db}; "
                  f"CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB; "
-                 f"INSERT INTO t SELECT seq, REPEAT(CHAR(65 + seq % 26), 150) FROM seq_1_to_3000")
+                 f"INSERT INTO t SELECT seq, REPEAT(CHAR(65 + seq % 26), 150) FROM seq_1_to_6000")
         plan_tool = os.path.join(os.path.dirname(self.args.snapshot), "cdc-plan")
         with open(self.plan, "w") as out:
             subprocess.run([plan_tool, "-h", "127.0.0.1", "-P", str(self.args.port), "-u", "cdc", "--tables",
@@ -470,7 +470,7 @@ def explore_snapshot(args, started):
     # A lost connection, and then a stop or a crash while the chunk is read again.
     for k in range(1, steps.get("cdc-snapshot@snapshot.rows", 0) + 1):
         for then in (f"snapshot.rows:{k + 1}=kill", f"snapshot.rows:{k + 1}=term", "snapshot.chunk:2=drop",
-                     f"snapshot.rows:{k + 2}=drop"):
+                     f"snapshot.rows:{k + 2}=drop", f"write:{k + 2}=tear"):
             schedules.append([f"cdc-snapshot@snapshot.rows:{k}=drop,cdc-snapshot@{then}"])
     before = explorer.failed
     for plans in schedules:
@@ -527,7 +527,7 @@ def trace_counts(path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--stream", required=True)
+    parser.add_argument("--stream", help="cdc-stream to explore (exhaustive, then --random schedules)")
     parser.add_argument("--socket", required=True)
     parser.add_argument("--port", required=True, type=int)
     parser.add_argument("--password", required=True)
@@ -545,7 +545,7 @@ def main():
     explorer = Explorer(args)
     started = time.monotonic()
 
-    if not args.skip_exhaustive:
+    if args.stream and not args.skip_exhaustive:
         start, until = explorer.write_history(args.transactions, 1)
         reference_paths = explorer.fresh("reference")
         trace = os.path.join(reference_paths["dir"], "trace")
@@ -582,7 +582,7 @@ def main():
             print(f"{kind}: {len(schedules)} schedules, {explorer.failed - before} failed "
                   f"({time.monotonic() - started:.0f} s so far)", flush=True)
 
-    if args.random > 0:
+    if args.stream and args.random > 0:
         start, until = explorer.write_history(args.long_transactions, 2)
         reference_paths = explorer.fresh("reference-long")
         trace = os.path.join(reference_paths["dir"], "trace")
