@@ -28,14 +28,6 @@ class HelpFormatter : public CLI::Formatter {
   HelpFormatter() { label("REQUIRED", "(required)"); }
 };
 
-}  // namespace
-
-namespace {
-
-// A tool that cdc-sync started (CDC_SYNC_PID, sync/children.cpp) gets SIGTERM when cdc-sync
-// dies, however it dies: a stream left running would hold the state directory's lock, and a
-// stream has no end of its own. The signal on the parent's death is for a direct child; a tool
-// under --snapshot-command's shell only checks at its start.
 // The parent of a process, from /proc/PID/stat ("PID (COMM) STATE PPID ..."; COMM may hold
 // spaces and parentheses, so the fields are counted from the last ')'); 0 when unknown.
 pid_t parent_of(pid_t pid) {
@@ -46,30 +38,37 @@ pid_t parent_of(pid_t pid) {
   const ssize_t got = ::read(fd, text, sizeof text - 1);
   ::close(fd);
   if (got <= 0) return 0;
+  text[got] = '\0';
   const std::string_view stat(text, static_cast<std::size_t>(got));
   const std::size_t close = stat.rfind(')');
   if (close == std::string_view::npos || close + 4 >= stat.size()) return 0;
   return static_cast<pid_t>(std::strtol(text + close + 4, nullptr, 10));  // past ") S "
 }
 
+// A tool that cdc-sync started (CDC_SYNC_PID, sync/children.cpp; directly, or through a
+// wrapper script in CDC_TOOLS_DIR) gets SIGTERM when its parent dies, however it dies: a stream
+// left running would hold the state directory's lock, and a stream has no end of its own.
+// One whose ancestors no longer include cdc-sync at its start was orphaned already (cdc-sync
+// died between starting it and now, and may still be a zombie, so its pid alone proves
+// nothing): it stops at once. A user's command (--snapshot-command, --on-phase) does not get
+// the variable, nor what it starts.
 void end_with_cdc_sync() {
   const char* text = std::getenv("CDC_SYNC_PID");
   if (text == nullptr) return;
-  const pid_t parent = static_cast<pid_t>(std::strtol(text, nullptr, 10));
-  if (parent <= 0) return;
-  if (::getppid() == parent) {
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != parent) ::raise(SIGTERM);  // it died before prctl took effect
+  const pid_t sync = static_cast<pid_t>(std::strtol(text, nullptr, 10));
+  if (sync <= 0) return;
+  const pid_t parent = ::getppid();
+  bool under_sync = parent == sync;
+  for (pid_t ancestor = parent, steps = 0; !under_sync && ancestor > 1 && steps < 16; ++steps) {
+    ancestor = parent_of(ancestor);
+    under_sync = ancestor == sync;
+  }
+  if (!under_sync) {
+    ::raise(SIGTERM);
     return;
   }
-  // Not cdc-sync's child: started under its --snapshot-command's shell (cdc-sync is an
-  // ancestor), or orphaned already (cdc-sync died between starting this tool and now; it may
-  // still be a zombie, so its pid alone proves nothing); then there is nothing to do for it.
-  for (pid_t ancestor = ::getppid(), steps = 0; ancestor > 1 && steps < 16; ++steps) {
-    ancestor = parent_of(ancestor);
-    if (ancestor == parent) return;
-  }
-  ::raise(SIGTERM);
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != parent) ::raise(SIGTERM);  // the parent died before prctl took effect
 }
 
 }  // namespace

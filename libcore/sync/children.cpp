@@ -199,7 +199,7 @@ Result<pid_t> Children::start(const ChildSpec& spec) {
   // alone (kill -9 of its pid, the OOM killer) would leave its stream running, holding DIR's
   // lock, and the rerun could not start.
   const std::string parent = fmt::format("{}={}", kParentVariable, ::getpid());
-  envp.push_back(const_cast<char*>(parent.c_str()));  // NOLINT
+  if (spec.ends_with_cdc_sync) envp.push_back(const_cast<char*>(parent.c_str()));  // NOLINT
   envp.push_back(nullptr);
 
   pid_t pid = 0;

@@ -51,6 +51,10 @@ struct ChildSpec {
   // In a process group of its own, which SIGTERM is sent to: a shell command's every process
   // gets it, not only the shell (sh -c does not exec the command it runs).
   bool own_process_group = false;
+  // A tool of cdc's ends when cdc-sync dies, however it dies (CDC_SYNC_PID, cli::ToolCli); a
+  // user's command (--snapshot-command, --on-phase) keeps a life of its own, and so do the
+  // processes it starts.
+  bool ends_with_cdc_sync = true;
 };
 
 class Children {

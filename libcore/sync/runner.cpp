@@ -137,6 +137,7 @@ Stop Runner::phase(std::string_view name, std::string_view position) {
   ChildSpec hook;
   hook.argv = {"bash", "-c", options_.on_phase + " \"$@\"", "cdc-sync", std::string(name), std::string(position)};
   hook.stdout_to_stderr = true;
+  hook.ends_with_cdc_sync = false;
   hook.environment = {fmt::format("CDC_SYNC_PHASE={}", name), fmt::format("CDC_SYNC_POSITION={}", position),
                       fmt::format("CDC_SYNC_DIR={}", dir_)};
   const int status = children_.run(hook);

@@ -155,6 +155,7 @@ int SnapshotSteps::start_command_workers(std::uint64_t total, std::vector<std::s
     // Its stdout is not the NDJSON's: it goes to stderr.
     ChildSpec spec = command({"/bin/sh", "-c", commands.back()});
     spec.stdout_to_stderr = true;
+    spec.ends_with_cdc_sync = false;  // as a remote worker would: cdc-sync(1), --snapshot-command
     if (const int failed = start_worker(std::move(spec), true)) return failed;
   }
   return 0;

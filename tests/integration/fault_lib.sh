@@ -55,7 +55,9 @@
 #                 SIGTERM or SIGKILL to a running tool (cdc-sync: its process group for SIGKILL,
 #                 the leader for SIGTERM, which it passes on); FLUSH BINARY LOGS and SIGKILL at
 #                 once; a server restart (SIGKILL), then SIGTERM to a tool while the tools
-#                 reconnect. A tool stopped by SIGTERM or SIGKILL is run again as the same command
+#                 reconnect; the output's filesystem full (a 128 MiB tmpfs, as disk_full) and a
+#                 Binlog Dump KILL while it is, freed 0.2-1 s later. A tool stopped by SIGTERM or
+#                 SIGKILL is run again as the same command, one that exited 74 once there is room
 #
 # Tunables (the long version: scripts/fault-proof.sh): CDC_FAULT_SEEDS, CDC_FAULT_LOAD_SECONDS
 # (default 8), CDC_FAULT_ROWS (2000), CDC_FAULT_CHUNK_SIZE (100), CDC_FAULT_MIN (20).
@@ -207,7 +209,7 @@ _fault_once() {
       ;;
     composed)
       _fault_sleep_between 3 10
-      case $((RANDOM % 7)) in
+      case $((RANDOM % 8)) in
         0)
           mapfile -t ids < <(root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'" 2>/dev/null)
           id=$(_fault_pick "${ids[@]}") || return 1
@@ -237,6 +239,17 @@ _fault_once() {
         5)
           root -e 'FLUSH BINARY LOGS' 2>/dev/null || return 1
           _fault_signal_tool KILL "right after FLUSH BINARY LOGS" || fault_note "FLUSH BINARY LOGS"
+          ;;
+        7)
+          $fault_mounted || return 1
+          dd if=/dev/zero of="$fault_fs/filler" bs=1M status=none 2>/dev/null
+          mapfile -t ids < <(root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'" 2>/dev/null)
+          id=$(_fault_pick "${ids[@]}") && root -e "KILL $id" 2>/dev/null
+          local hold
+          hold=$(awk -v t=$((2 + RANDOM % 9)) 'BEGIN { printf "%.1f", t / 10 }')
+          sleep "$hold"
+          rm -f "$fault_fs/filler"
+          fault_note "filesystem full for ${hold}s, and a KILL of the Binlog Dump thread ${id:-(none)} while it was"
           ;;
         6)
           _fault_server_restart || return 1
@@ -297,7 +310,7 @@ _fault_rerunnable() {
   fi
   case $fault_kind:$1 in
     tool_kill:137 | composed:137) return 0 ;;
-    disk_full:74)
+    disk_full:74 | composed:74)
       wait_until 30 test ! -e "$fault_fs/filler"
       return 0
       ;;
@@ -810,7 +823,7 @@ fault_by_tools() {
 # _fault_fs_release RUN: the small tmpfs of disk_full holds one run at a time; the run's files
 # leave it (moved under $work when CDC_KEEP_WORK asks to keep them).
 _fault_fs_release() {
-  [[ $fault_kind == disk_full ]] || return 0
+  [[ $fault_kind == disk_full || $fault_kind == composed ]] || return 0
   if [[ -n ${CDC_KEEP_WORK:-} ]]; then
     mv "$fault_fs/$1" "$work/$1.files" 2>/dev/null
   fi
@@ -838,6 +851,13 @@ fault_main() {
       exit 77
     fi
     fault_mounted=true
+  elif [[ $fault_kind == composed ]]; then
+    # The full filesystem is one composition of several: without root it is left out.
+    if mount -t tmpfs -o size=128m tmpfs "$fault_fs" 2>"$work/mount.err"; then
+      fault_mounted=true
+    else
+      echo "  (no tmpfs for the full-filesystem composition: $(cat "$work/mount.err"))"
+    fi
   fi
   local server_opts=()
   if [[ $fault_kind == conn_kill ]]; then
@@ -889,6 +909,7 @@ fault_main() {
         'dump KILL then SIGKILL:^SIGKILL to .* after a KILL of the Binlog Dump' \
         'FLUSH BINARY LOGS then SIGKILL:right after FLUSH BINARY LOGS' \
         'server restart then SIGTERM:while the tools reconnect after a server restart' \
+        'full filesystem and a dump KILL:^filesystem full for' 'exit 74 run again:exited 74: run again' \
         'tool run again:exited [0-9]+: run again'; do
         count=$(grep -c -E "${kind#*:}" "$faults")
         summary+="${summary:+, }${kind%%:*} $count"
