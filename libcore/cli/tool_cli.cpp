@@ -51,22 +51,28 @@ pid_t parent_of(pid_t pid) {
 // One whose ancestors no longer include cdc-sync at its start was orphaned already (cdc-sync
 // died between starting it and now, and may still be a zombie, so its pid alone proves
 // nothing): it stops at once. A user's command (--snapshot-command, --on-phase) does not get
-// the variable, nor what it starts.
-void end_with_cdc_sync() {
+// the variable, nor what it starts. A wrapper in CDC_TOOLS_DIR should exec the tool: the signal
+// comes on the death of the direct parent.
+void end_with_cdc_sync(std::string_view tool) {
   const char* text = std::getenv("CDC_SYNC_PID");
   if (text == nullptr) return;
   const pid_t sync = static_cast<pid_t>(std::strtol(text, nullptr, 10));
   if (sync <= 0) return;
   const pid_t parent = ::getppid();
-  bool under_sync = parent == sync;
-  for (pid_t ancestor = parent, steps = 0; !under_sync && ancestor > 1 && steps < 16; ++steps) {
-    ancestor = parent_of(ancestor);
-    under_sync = ancestor == sync;
-  }
-  if (!under_sync) {
+  // Up the ancestors to cdc-sync (found), to init (orphaned) or to one that cannot be read
+  // (/proc hidden, another pid namespace: unknown, and the tool goes on).
+  pid_t ancestor = parent;
+  for (int steps = 0; ancestor > 1 && ancestor != sync && steps < 64; ++steps) ancestor = parent_of(ancestor);
+  if (ancestor == 1) {
+    (void)write_all(STDERR_FILENO,
+                    fmt::format("{}: notice: the cdc-sync that started it (pid {}, CDC_SYNC_PID) has ended: "
+                                "stopping\n",
+                                tool, sync),
+                    "stderr");
     ::raise(SIGTERM);
     return;
   }
+  if (ancestor != sync) return;
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (::getppid() != parent) ::raise(SIGTERM);  // the parent died before prctl took effect
 }
@@ -78,7 +84,7 @@ ToolCli::ToolCli(std::string tool_name, std::string purpose)
   // A closed reader (`cdc-stream ... | head`) is a normal end: writes then fail with EPIPE,
   // which the tools treat as a quiet stop, instead of the signal killing them.
   std::signal(SIGPIPE, SIG_IGN);
-  end_with_cdc_sync();
+  end_with_cdc_sync(tool_name_);
   app_.formatter(std::make_shared<HelpFormatter>());
   // As with the mysql client, a repeated option means its last value.
   app_.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);

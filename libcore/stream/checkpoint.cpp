@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+
 #include <utility>
 
 #include "records/stream_lines.h"
@@ -36,7 +38,13 @@ Result<Checkpoint> Checkpoint::open(const std::optional<std::string>& state_path
 
   const std::string& path = *output_path;
   checkpoint.output_name_ = path;
-  checkpoint.output_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);  // read: agree_with_output
+  // Read and written: agree_with_output reads the lines the state covers. A file this user may
+  // only write is written, unchecked.
+  checkpoint.output_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (checkpoint.output_fd_ < 0 && errno == EACCES) {
+    checkpoint.output_fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    checkpoint.output_readable_ = false;
+  }
   if (checkpoint.output_fd_ < 0) return errno_error("cannot open --output", path);
   struct stat info {};
   if (::fstat(checkpoint.output_fd_, &info) != 0) return errno_error("cannot stat", path);
@@ -67,7 +75,7 @@ Result<Checkpoint> Checkpoint::open(const std::optional<std::string>& state_path
                                          path, checkpoint.state_path()));
   }
   checkpoint.committed_bytes_ = keep;
-  if (saved)
+  if (saved && checkpoint.output_readable_)
     if (auto agreed = checkpoint.agree_with_output(notice); !agreed) return fail(std::move(agreed).error());
   if (auto cut = checkpoint.cut_output_back(path); !cut) return fail(std::move(cut).error());
   return checkpoint;
@@ -127,15 +135,19 @@ Result<void> Checkpoint::agree_with_output(const std::function<void(std::string_
   const std::string disagreement =
       fmt::format("its position {} is past its last transaction {}", saved.position, saved.gtid);
   // Only the output's own last transaction proves where the output ends for this state: resume
-  // right after it.
-  if (!last_commit || last_commit->gtid != saved.gtid)
-    return fail(Errc::corrupt_input,
-                fmt::format("{} disagrees with itself: {}, and the last commit line of {} is {}: a position the "
-                            "output does not have was saved; resume from the output's last commit line's "
-                            "\"position\" with a new --state, or start over with a new --state and --output",
-                            state_path(), disagreement, output_name_,
-                            last_commit ? fmt::format("of {} at {}", last_commit->gtid, last_commit->position)
-                                        : std::string("missing")));
+  // right after it. Without it the state is kept, with a warning: a server with
+  // gtid_strict_mode=OFF can move a domain back, and a new binlog file's GTID list then leaves
+  // a healthy state so too.
+  if (!last_commit || last_commit->gtid != saved.gtid) {
+    notice(fmt::format("{}: {}, which is what a position saved past its output looks like, and the last commit "
+                       "line of {} is {}; resuming from the state all the same (a server with "
+                       "gtid_strict_mode=OFF can write such a state); if transactions are missing after it, rerun "
+                       "with a --state whose \"position\" is that commit line's",
+                       state_path(), disagreement, output_name_,
+                       last_commit ? fmt::format("of {} at {}", last_commit->gtid, last_commit->position)
+                                   : std::string("not found (or the format writes none)")));
+    return {};
+  }
   notice(fmt::format("{}: {}; resuming after the last transaction {} has ({}, GTID {}) instead", state_path(),
                      disagreement, output_name_, last_commit->position, last_commit->gtid));
   saved.position = last_commit->position;
@@ -148,6 +160,7 @@ Checkpoint::Checkpoint(Checkpoint&& other) noexcept
     : state_(std::move(other.state_)),
       loaded_(std::move(other.loaded_)),
       output_fd_(std::exchange(other.output_fd_, -1)),
+      output_readable_(other.output_readable_),
       output_name_(std::move(other.output_name_)),
       committed_bytes_(other.committed_bytes_),
       span_open_(other.span_open_),
@@ -164,6 +177,7 @@ Checkpoint& Checkpoint::operator=(Checkpoint&& other) noexcept {
     state_ = std::move(other.state_);
     loaded_ = std::move(other.loaded_);
     output_fd_ = std::exchange(other.output_fd_, -1);
+    output_readable_ = other.output_readable_;
     output_name_ = std::move(other.output_name_);
     committed_bytes_ = other.committed_bytes_;
     span_open_ = other.span_open_;

@@ -85,14 +85,15 @@ class Checkpoint {
   Checkpoint() = default;
   Result<void> cut_output_back(const std::string& path);
   // The loaded state against the output it covers: a length that ends inside a line is
-  // refused; a position past the state's own last transaction (which no save writes) is
-  // repaired to resume right after that transaction where it is the output's last commit line
-  // (with a notice), else refused (Errc::corrupt_input).
+  // refused (Errc::corrupt_input); a position past the state's own last transaction (which no
+  // save writes on a server with gtid_strict_mode=ON) is repaired to resume right after that
+  // transaction where it is the output's last commit line, else kept; either with a notice.
   Result<void> agree_with_output(const std::function<void(std::string_view)>& notice);
 
   std::optional<StateFile> state_;
   std::optional<records::StreamState> loaded_;
   int output_fd_ = -1;
+  bool output_readable_ = true;  // opened for reading too: agree_with_output can check it
   std::string output_name_ = "stdout";
   std::uint64_t committed_bytes_ = 0;
   bool span_open_ = false;

@@ -17,10 +17,12 @@ namespace cdc::stream {
 using gtid::Position;
 
 Result<LiveOutcome> LiveRun::run() {
-  // From the start: a stop while the run connects or saves its first state ends it as one
-  // later does (exit 0, the state saved), not by the signal's default action.
-  StopSignals signals;
+  // A stop while the run connects and checks the server (which can take long: a connect
+  // timeout, --from TIME searching the binlogs) ends it at once, as the signal does by default:
+  // nothing is written yet. From its first save on, a stop ends it as one later does (exit 0,
+  // the state saved).
   if (auto prepared = prepare(); !prepared) return fail(std::move(prepared).error());
+  StopSignals signals;
   if (primary_at_start_) {
     reporter_.warn(guard_.message());
     return LiveOutcome::primary_switched;
