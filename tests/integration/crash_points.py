@@ -179,40 +179,66 @@ class Explorer:
     # ---- a schedule -------------------------------------------------------------------------
 
     def schedule(self, name, plans, start, until, reference):
-        """Runs each plan in turn, then a clean run; checks the output against the reference."""
+        """Runs each plan in turn, then a clean run; judges what they left (verdict)."""
         paths = self.fresh("schedule")
+        self.before_runs(paths)
         statuses = []
         for plan in plans:
             for step in plan.split(","):
                 self.injected[step.rsplit("=", 1)[1] + " at " + step.split(":")[0]] += 1
             statuses.append(self.run(paths, start, until, plan))
+        problem = self.after_faults(paths)
         statuses.append(self.run(paths, start, until))
-        problem = None
-        if statuses[-1] != 0:
-            problem = f"the clean run after the faults exited {statuses[-1]}"
-        for plan, status in zip(plans, statuses):
-            if status not in (0, KILLED):
-                problem = problem or f"the run with {plan} exited {status}"
-        if not problem:
-            try:
-                spans, got = self.transactions(paths["output"])
-                if spans != ["span_start", "span_end"]:
-                    problem = f"span lines {spans}, expected one span_start and one span_end"
-                elif got != reference:
-                    problem = describe_difference(reference, got)
-            except (ValueError, json.JSONDecodeError) as error:
-                problem = f"the output does not read back: {error}"
+        problem = problem or self.verdict(paths, plans, statuses, reference)
         if problem:
             self.failed += 1
             kept = os.path.join(self.work, f"failed-{self.failed}")
             shutil.copytree(paths["dir"], kept)
-            self.failures.append(f"{name}: {problem}; replay: CDC_FAULT_PLAN per run {plans} (kept in {kept})")
-            print(f"FAIL {name}: {problem}\n  plans, one per run, then a clean run: {plans}\n  kept: {kept}",
-                  flush=True)
+            self.failures.append(f"{name}: {problem}; statuses {statuses}; replay: CDC_FAULT_PLAN per run {plans} "
+                                 f"(kept in {kept})")
+            print(f"FAIL {name}: {problem}\n  statuses {statuses}; plans, one per run, then a clean run: {plans}\n"
+                  f"  kept: {kept}", flush=True)
         else:
             self.passed += 1
         return problem is None
 
+    def before_runs(self, paths):
+        """What a schedule starts from besides empty files (SyncExplorer: a synced --dir)."""
+
+    def after_faults(self, paths):
+        """A problem seen right after the faulted runs, before the clean one; None when none."""
+        return None
+
+    def verdict(self, paths, plans, statuses, reference):
+        """The problem with what the runs left, or None: every transaction once, in order."""
+        if statuses[-1] != 0:
+            return f"the clean run after the faults exited {statuses[-1]}"
+        for plan, status in zip(plans, statuses):
+            if status not in (0, KILLED):
+                return f"the run with {plan} exited {status}"
+        try:
+            spans, got = self.transactions(paths["output"])
+        except (ValueError, json.JSONDecodeError) as error:
+            return f"the output does not read back: {error}"
+        if spans != ["span_start", "span_end"]:
+            return f"span lines {spans}, expected one span_start and one span_end"
+        if got != reference:
+            return describe_difference(reference, got)
+        return None
+
+    def reference_run(self, name, start, until):
+        """A clean run into fresh files, listing its steps: (paths, counts per step), or None
+        (counted as a failure) when it fails."""
+        paths = self.fresh("reference-" + name.replace(" ", "-"))
+        self.before_runs(paths)
+        trace = os.path.join(paths["dir"], "trace")
+        status = self.run(paths, start, until, trace=trace)
+        if status != 0:
+            self.failed += 1
+            self.failures.append(f"the clean {name} run exited {status}; see {paths['err']}")
+            print(f"FAIL the clean {name} run exited {status}; see {paths['err']}", flush=True)
+            return None
+        return paths, trace_counts(trace)
 
 class SyncExplorer(Explorer):
     """The same for cdc-sync's state machine: every step of cdc-sync itself (each state file
@@ -253,55 +279,36 @@ class SyncExplorer(Explorer):
                     rows.append(row)
         return rows
 
-    def schedule(self, name, plans, start, until, reference):
-        paths = self.fresh("schedule")
-        statuses = []
-        self.start_from_template(paths)
-        for plan in plans:
-            for step in plan.split(","):
-                self.injected[step.rsplit("=", 1)[1] + " at " + step.split(":")[0]] += 1
-            statuses.append(self.run(paths, start, until, plan))
+    def after_faults(self, paths):
         orphans = outliving(paths["dir"])
-        statuses.append(self.run(paths, start, until))
-        problem = None
-        if orphans:
-            problem = f"a tool outlived the cdc-sync that ran it: {orphans[0][:200]}"
-        elif statuses[-1] != 0:
-            problem = f"the clean run after the faults exited {statuses[-1]}"
-        elif "timeout" in statuses:
-            problem = "a run with faults hung (60 s)"
-        else:
-            try:
-                rows = self.snapshot_rows(paths["dir"])
-                spans, got = self.transactions(paths["output"])
-                if rows != reference:
-                    problem = f"the merged snapshot has {len(rows)} row lines, the clean run's {len(reference)}"
-                    if len(rows) == len(reference):
-                        problem += " (the same count, other lines)"
-                elif spans != ["span_start", "span_end"] or got:
-                    problem = f"the stream has spans {spans} and {len(got)} transactions, expected one empty span"
-                elif self.template and self.snapshot_rows_of(paths["dir"], "snapshot.ndjson") != self.first_rows:
-                    problem = "the first snapshot changed"
-            except (OSError, ValueError, json.JSONDecodeError) as error:
-                problem = f"the outputs do not read back: {error}"
-        if problem:
-            self.failed += 1
-            kept = os.path.join(self.work, f"failed-{self.failed}")
-            shutil.copytree(paths["dir"], kept)
-            self.failures.append(f"{name}: {problem}; statuses {statuses}; replay: CDC_FAULT_PLAN per run {plans} "
-                                 f"(kept in {kept})")
-            print(f"FAIL {name}: {problem}\n  statuses {statuses}; plans, one per run, then a clean run: {plans}\n"
-                  f"  kept: {kept}", flush=True)
-        else:
-            self.passed += 1
-        return problem is None
+        return f"a tool outlived the cdc-sync that ran it: {orphans[0][:200]}" if orphans else None
+
+    def verdict(self, paths, plans, statuses, reference):
+        if statuses[-1] != 0:
+            return f"the clean run after the faults exited {statuses[-1]}"
+        if "timeout" in statuses:
+            return "a run with faults hung (60 s)"
+        try:
+            rows = self.snapshot_rows(paths["dir"])
+            spans, got = self.transactions(paths["output"])
+            first_rows = self.snapshot_rows_of(paths["dir"], "snapshot.ndjson") if self.template else None
+        except (OSError, ValueError, json.JSONDecodeError) as error:
+            return f"the outputs do not read back: {error}"
+        if rows != reference:
+            same = " (the same count, other lines)" if len(rows) == len(reference) else ""
+            return f"the merged snapshot has {len(rows)} row lines, the clean run's {len(reference)}{same}"
+        if spans != ["span_start", "span_end"] or got:
+            return f"the stream has spans {spans} and {len(got)} transactions, expected one empty span"
+        if self.template and first_rows != self.first_rows:
+            return "the first snapshot changed"
+        return None
 
     def fresh(self, name):
         paths = super().fresh(name)
         paths["state"] = os.path.join(paths["dir"], "s.state")  # the --dir
         return paths
 
-    def start_from_template(self, paths):
+    def before_runs(self, paths):
         if self.template:
             shutil.copytree(self.template["state"], paths["state"])
             shutil.copy(self.template["output"], paths["output"])
@@ -336,17 +343,11 @@ def explore_sync(args, started):
 
 
 def explore_sync_flow(explorer, flow, until, started):
-    reference_paths = explorer.fresh("sync-reference")
-    explorer.start_from_template(reference_paths)
-    trace = os.path.join(reference_paths["dir"], "trace")
-    status = explorer.run(reference_paths, until, until, trace=trace)
-    if status != 0:
-        explorer.failed += 1
-        explorer.failures.append(f"the clean cdc-sync reference run ({flow}) exited {status}")
-        print(f"FAIL the clean cdc-sync reference run ({flow}) exited {status}; see {reference_paths['err']}")
+    clean = explorer.reference_run(f"cdc-sync {flow}", until, until)
+    if not clean:
         return False
+    reference_paths, counts = clean
     reference = explorer.snapshot_rows(reference_paths["dir"])
-    counts = trace_counts(trace)
     steps = {point: n for point, n in counts.items() if "@" in point}
     print(f"cdc-sync, {flow}: {len(reference)} rows; a clean run passes {dict(sorted(steps.items()))}", flush=True)
     schedules = []
@@ -411,52 +412,28 @@ class SnapshotExplorer(Explorer):
             found[name] = rows
         return found
 
-    def schedule(self, name, plans, start, until, reference):
-        paths = self.fresh("schedule")
-        statuses = []
-        for plan in plans:
-            for step in plan.split(","):
-                self.injected[step.rsplit("=", 1)[1] + " at " + step.split(":")[0]] += 1
-            statuses.append(self.run(paths, start, until, plan))
-        statuses.append(self.run(paths, start, until))
-        problem = None
+    def verdict(self, paths, plans, statuses, reference):
         if statuses[-1] != 0:
-            problem = f"the clean run after the faults exited {statuses[-1]}"
-        elif any(status not in (0, KILLED, -15, 75, 143) for status in statuses):
-            problem = f"a run with faults exited {statuses}"
-        else:
-            got = self.chunks(paths["state"])
-            if sorted(got) != sorted(reference):
-                problem = f"the chunk files are {sorted(set(got) ^ set(reference))[:4]} apart from the clean run's"
-            else:
-                for chunk, rows in reference.items():
-                    if got[chunk] != rows:
-                        problem = f"{chunk} has {len(got[chunk])} rows, the clean run's {len(rows)}"
-                        break
-        if problem:
-            self.failed += 1
-            kept = os.path.join(self.work, f"failed-{self.failed}")
-            shutil.copytree(paths["dir"], kept)
-            self.failures.append(f"{name}: {problem}; statuses {statuses}; replay: CDC_FAULT_PLAN per run {plans} "
-                                 f"(kept in {kept})")
-            print(f"FAIL {name}: {problem}\n  statuses {statuses}; plans: {plans}\n  kept: {kept}", flush=True)
-        else:
-            self.passed += 1
-        return problem is None
+            return f"the clean run after the faults exited {statuses[-1]}"
+        if any(status not in (0, KILLED, -15, 75, 143) for status in statuses):
+            return f"a run with faults exited {statuses}"
+        got = self.chunks(paths["state"])
+        if sorted(got) != sorted(reference):
+            return f"the chunk files are {sorted(set(got) ^ set(reference))[:4]} apart from the clean run's"
+        for chunk, rows in reference.items():
+            if got[chunk] != rows:
+                return f"{chunk} has {len(got[chunk])} rows, the clean run's {len(rows)}"
+        return None
 
 
 def explore_snapshot(args, started):
     explorer = SnapshotExplorer(args)
     explorer.write_plan()
-    reference_paths = explorer.fresh("snapshot-reference")
-    trace = os.path.join(reference_paths["dir"], "trace")
-    status = explorer.run(reference_paths, "", "", trace=trace)
-    if status != 0:
-        explorer.failed += 1
-        explorer.failures.append(f"the clean cdc-snapshot reference run exited {status}")
+    clean = explorer.reference_run("cdc-snapshot", "", "")
+    if not clean:
         return explorer
+    reference_paths, counts = clean
     reference = explorer.chunks(reference_paths["state"])
-    counts = trace_counts(trace)
     steps = {point: n for point, n in counts.items() if "@" in point}
     print(f"cdc-snapshot: {len(reference)} chunks; a clean run passes {dict(sorted(steps.items()))}", flush=True)
     schedules = []
@@ -547,14 +524,11 @@ def main():
 
     if args.stream and not args.skip_exhaustive:
         start, until = explorer.write_history(args.transactions, 1)
-        reference_paths = explorer.fresh("reference")
-        trace = os.path.join(reference_paths["dir"], "trace")
-        status = explorer.run(reference_paths, start, until, trace=trace)
-        if status != 0:
-            print(f"FAIL the clean reference run exited {status}; see {reference_paths['err']}")
+        clean = explorer.reference_run("cdc-stream short-history", start, until)
+        if not clean:
             return 1
+        reference_paths, counts = clean
         _, reference = explorer.transactions(reference_paths["output"])
-        counts = trace_counts(trace)
         print(f"short history: {len(reference)} captured transactions between {start} and {until}; a clean run "
               f"passes {dict(sorted(counts.items()))}", flush=True)
         singles = []
@@ -584,13 +558,11 @@ def main():
 
     if args.stream and args.random > 0:
         start, until = explorer.write_history(args.long_transactions, 2)
-        reference_paths = explorer.fresh("reference-long")
-        trace = os.path.join(reference_paths["dir"], "trace")
-        if explorer.run(reference_paths, start, until, trace=trace) != 0:
-            print(f"FAIL the clean reference run of the long history failed; see {reference_paths['err']}")
+        clean = explorer.reference_run("cdc-stream long-history", start, until)
+        if not clean:
             return 1
+        reference_paths, counts = clean
         _, reference = explorer.transactions(reference_paths["output"])
-        counts = trace_counts(trace)
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
         print(f"long history: {len(reference)} captured transactions; random schedules from seed {seed}", flush=True)
         random_started = time.monotonic()
