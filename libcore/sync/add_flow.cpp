@@ -232,7 +232,12 @@ class AddFlow {
     const Options& options = runner_.options();
     argv.insert(argv.end(), options.format_arguments.begin(), options.format_arguments.end());
     if (with_output()) argv.push_back("--output=" + options.output);
-    auto started = runner_.children().start_background(command(argv));
+    // A server down as it starts (exit 69) is waited for as in the other steps, while the new
+    // tables are read on.
+    auto started = runner_.children().start_background(
+        command(argv), runner_.rerunning_background("the stream of the tables synced so far", [this] {
+          return dir_.read_text("stream.state").value_or("");
+        }));
     if (!started) return runner_.die(kFailure, started.error().message);
     progress_.stream_resumed = progress_.stream_running = true;
     runner_.console().note(fmt::format("notice: the stream of the tables synced so far goes on from {} while the new "

@@ -230,26 +230,63 @@ Result<pid_t> Children::start(const ChildSpec& spec) {
   return pid;
 }
 
-Result<pid_t> Children::start_background(const ChildSpec& spec) {
+Result<pid_t> Children::start_background(const ChildSpec& spec, BackgroundRerun rerun) {
   if (background_) return fail(Errc::internal, "a background child runs already");
-  // Started as any child, then moved out of the list wait_all waits for.
+  // Started as any child, then moved out of the list wait_all waits for. Its stderr is never
+  // held back: only wait_all's children are drained.
+  const bool holding = std::exchange(holding_errors_, false);
   auto started = start(spec);
+  holding_errors_ = holding;
   if (!started) return started;
   background_ = std::move(running_.back());
   running_.pop_back();
   background_status_.reset();
+  background_spec_ = spec;
+  background_rerun_ = std::move(rerun);
+  background_rerun_at_.reset();
   return started;
 }
 
 bool Children::reap_background() {
-  if (!background_ || background_->done) return false;
+  if (!background_) return false;
+  if (background_rerun_at_) {
+    if (g_stop_signal != 0) {  // no rerun after a stop: it ended as it was asked to
+      background_rerun_at_.reset();
+      return false;
+    }
+    if (std::chrono::steady_clock::now() < *background_rerun_at_) return false;
+    background_rerun_at_.reset();
+    background_.reset();
+    auto rerun = std::move(background_rerun_);
+    if (auto started = start_background(background_spec_, std::move(rerun)); !started) {
+      console_.error(started.error().message);
+      background_status_ = 127;
+      return true;
+    }
+    return false;
+  }
+  if (background_->done) return false;
   int wait_status = 0;
   const pid_t ended = ::waitpid(background_->pid, &wait_status, WNOHANG);
   if (ended != background_->pid && !(ended < 0 && errno == ECHILD)) return false;
   background_->done = true;
   g_children[background_->slot].store(0);
-  background_status_ = ended == background_->pid ? status_of(wait_status) : 1;
+  const int status = ended == background_->pid ? status_of(wait_status) : 1;
+  if (background_rerun_ && g_stop_signal == 0) {
+    if (const auto pause = background_rerun_(status)) {
+      background_rerun_at_ = std::chrono::steady_clock::now() + *pause;
+      return false;
+    }
+  }
+  background_status_ = status;
   return true;
+}
+
+std::chrono::milliseconds Children::until_background_rerun() const {
+  if (!background_rerun_at_) return std::chrono::milliseconds(-1);
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*background_rerun_at_ -
+                                                                          std::chrono::steady_clock::now());
+  return std::max(left, std::chrono::milliseconds(0));
 }
 
 std::optional<int> Children::background_status() {
@@ -259,9 +296,11 @@ std::optional<int> Children::background_status() {
 
 std::optional<int> Children::stop_background() {
   if (!background_) return std::nullopt;
+  background_rerun_at_.reset();  // waiting to run again: it stays stopped
   if (!background_->done) ::kill(background_->kill_target, SIGTERM);
   while (!background_->done && !reap_background()) wake_wait(std::chrono::milliseconds(200));
   background_.reset();
+  background_rerun_ = {};
   return background_status_;
 }
 
@@ -329,6 +368,8 @@ void Children::wait_all(const std::function<void(std::size_t, int)>& on_exit, co
     auto timeout = std::chrono::milliseconds(-1);
     if (tick) timeout = std::max(std::chrono::milliseconds(0),
                                  std::chrono::duration_cast<std::chrono::milliseconds>(next_tick - Clock::now()));
+    if (const auto rerun = until_background_rerun(); rerun.count() >= 0 && (timeout.count() < 0 || rerun < timeout))
+      timeout = rerun;
     wake_wait(timeout);
     drain_relays(false);
     if (tick && Clock::now() >= next_tick) {

@@ -79,16 +79,21 @@ class Children {
   // SIGTERM to every running child (not to the background one).
   void terminate_all() noexcept;
 
+  // What to do when the background child ends by itself with this status: the pause after
+  // which it is started again, as it was, or nullopt for its end to stand.
+  using BackgroundRerun = std::function<std::optional<std::chrono::milliseconds>(int status)>;
   // One child that runs beside the others: wait_all does not wait for it, and when it ends
   // first, wait_all sends SIGTERM to the children it waits for, so that the step ends too
   // (the stream of the tables synced so far, while an addition reads the new tables: its end
-  // is cdc-sync's). A stop signal reaches it as it reaches the others.
-  [[nodiscard]] Result<pid_t> start_background(const ChildSpec& spec);
-  // Its status once it has ended (reaped here when it has), nullopt while it runs or when none
-  // was started.
+  // is cdc-sync's), unless rerun says to start it again (a server that was down when it
+  // started): then the step goes on, and it runs again after the pause. A stop signal reaches
+  // it as it reaches the others, and no rerun follows one.
+  [[nodiscard]] Result<pid_t> start_background(const ChildSpec& spec, BackgroundRerun rerun = {});
+  // Its status once it has ended (reaped here when it has), nullopt while it runs, waits to
+  // run again, or when none was started.
   [[nodiscard]] std::optional<int> background_status();
   // SIGTERM to it, then waits for it: its status (that of its own end when it came first);
-  // nullopt when none was started.
+  // nullopt when none was started, or it was waiting to run again.
   std::optional<int> stop_background();
   // Sleeps, or less when a stop signal comes: false then.
   bool sleep(std::chrono::seconds duration);
@@ -110,12 +115,17 @@ class Children {
   void wake_wait(std::chrono::milliseconds timeout);
   void drain_relays(bool at_end);
   bool reap_background();
+  // The time left until the background child is to run again; -1 ms when it is not waiting.
+  [[nodiscard]] std::chrono::milliseconds until_background_rerun() const;
 
 
   Console& console_;
   std::vector<std::unique_ptr<Running>> running_;
   std::unique_ptr<Running> background_;
   std::optional<int> background_status_;
+  ChildSpec background_spec_;
+  BackgroundRerun background_rerun_;
+  std::optional<std::chrono::steady_clock::time_point> background_rerun_at_;
   bool holding_errors_ = false;
   std::vector<std::string> held_errors_;
   struct sigaction previous_[3] {};  // SIGINT, SIGTERM, SIGCHLD as they were

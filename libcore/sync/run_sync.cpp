@@ -210,8 +210,11 @@ class Flow {
     if (Children::stop_signal() != 0) return stopped();
     // cdc-stream reconnects by itself once it runs; a server that is down when it starts
     // (its first connection, exit 69) is waited for here, as for the other steps.
-    const int status = runner_.retrying("cdc-stream", [&] { return runner_.children().run(command(argv)); });
-    if (Children::stop_signal() != 0 && status == 128 + SIGTERM) return stopped();
+    // One that streamed before it gave up reconnecting has a whole --retry-for again.
+    const int status = runner_.retrying(
+        "cdc-stream", [&] { return runner_.children().run(command(argv)); },
+        [this] { return state_.read_text("stream.state").value_or(""); });
+    if (Children::stop_signal() != 0 && status == 128 + Children::stop_signal()) return stopped();
     return status;
   }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <memory>
 
 #include "sync/resume.h"
 #include "sync/state_dir.h"
@@ -56,10 +57,47 @@ Stop Runner::after_step(int status) {
   return std::nullopt;
 }
 
-int Runner::retrying(std::string_view what, const std::function<int()>& attempt) {
-  RerunSchedule schedule(options_.rerun_for_seconds);
-  std::optional<std::chrono::steady_clock::time_point> first_failure;
-  unsigned runs = 0;
+UnavailableReruns::UnavailableReruns(Console& console, std::uint64_t retry_for, std::string what,
+                                     std::function<std::string()> progress)
+    : console_(console),
+      retry_for_(retry_for),
+      what_(std::move(what)),
+      progress_(std::move(progress)),
+      schedule_(retry_for) {}
+
+void UnavailableReruns::before_run() {
+  if (progress_) progress_before_ = progress_();
+}
+
+std::optional<std::uint64_t> UnavailableReruns::after_unavailable() {
+  ++runs_;
+  const auto now = std::chrono::steady_clock::now();
+  if (first_failure_ && progress_ && progress_() != progress_before_) {
+    // It got somewhere before it failed again: a new outage, with its own window.
+    first_failure_.reset();
+    schedule_ = RerunSchedule(retry_for_);
+    runs_ = 1;
+  }
+  const bool first = !first_failure_;
+  if (first) first_failure_ = now;
+  waited_ = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(now - *first_failure_).count());
+  const auto pause = schedule_.after_failure(waited_);
+  if (pause && first)
+    console_.note(fmt::format("notice: {} exited 69 (server unavailable); running it again in {}s, then with "
+                              "longer pauses for up to {}s (--retry-for), without repeating its error",
+                              what_, *pause, schedule_.retry_for()));
+  return pause;
+}
+
+void UnavailableReruns::say_giving_up() {
+  console_.note(fmt::format("notice: {} exited 69 (server unavailable) again after {}s of retrying ({} runs); "
+                            "giving up (--retry-for {})",
+                            what_, waited_, runs_, schedule_.retry_for()));
+}
+
+int Runner::retrying(std::string_view what, const std::function<int()>& attempt,
+                     std::function<std::string()> progress) {
+  UnavailableReruns reruns(console_, options_.rerun_for_seconds, std::string(what), std::move(progress));
   // The first run says why it failed itself; the reruns' error lines are held back, and shown
   // for the last run when cdc-sync gives up, or for a rerun that ends otherwise.
   const auto relay = [this](const std::vector<std::string>& lines) {
@@ -68,33 +106,41 @@ int Runner::retrying(std::string_view what, const std::function<int()>& attempt)
     if (!text.empty()) console_.relay(text);
   };
   for (;;) {
-    children_.hold_errors(first_failure.has_value());
+    children_.hold_errors(reruns.rerunning());
+    reruns.before_run();
     const int status = attempt();
-    ++runs;
     const std::vector<std::string> errors = children_.take_held_errors();
     children_.hold_errors(false);
     if (status != kUnavailable || Children::stop_signal() != 0) {
       relay(errors);  // another end than the one held back: its reason
       return status;
     }
-    const auto now = std::chrono::steady_clock::now();
-    if (!first_failure) first_failure = now;
-    const auto waited =
-        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(now - *first_failure).count());
-    const auto pause = schedule.after_failure(waited);
+    const auto pause = reruns.after_unavailable();
     if (!pause) {
       relay(errors);
-      console_.note(fmt::format("notice: {} exited 69 (server unavailable) again after {}s of retrying ({} runs); "
-                                "giving up (--retry-for {})",
-                                what, waited, runs, schedule.retry_for()));
+      reruns.say_giving_up();
       return status;
     }
-    if (runs == 1)
-      console_.note(fmt::format("notice: {} exited 69 (server unavailable); running it again in {}s, then with "
-                                "longer pauses for up to {}s (--retry-for), without repeating its error",
-                                what, *pause, schedule.retry_for()));
-    if (!children_.sleep(std::chrono::seconds(*pause))) return status;
+    // A stop while it waits ends the step as a stop, not as the server's failure: exit 75
+    // (Runner::after_step), and the final stream's clean stop.
+    if (!children_.sleep(std::chrono::seconds(*pause))) return 128 + Children::stop_signal();
   }
+}
+
+Children::BackgroundRerun Runner::rerunning_background(std::string what, std::function<std::string()> progress) {
+  auto reruns = std::make_shared<UnavailableReruns>(console_, options_.rerun_for_seconds, std::move(what),
+                                                    std::move(progress));
+  reruns->before_run();
+  return [reruns](int status) -> std::optional<std::chrono::milliseconds> {
+    if (status != kUnavailable) return std::nullopt;
+    const auto pause = reruns->after_unavailable();
+    if (!pause) {
+      reruns->say_giving_up();
+      return std::nullopt;
+    }
+    reruns->before_run();  // the state as the next run finds it
+    return std::chrono::seconds(*pause);
+  };
 }
 
 std::string Runner::tool(std::string_view name) const { return fmt::format("{}/{}", tools_, name); }

@@ -5,6 +5,7 @@
 // the snapshot steps (sync/snapshot_steps.h) and the addition of tables (sync/add_flow.h)
 // each hold a Runner&.
 
+#include <chrono>
 #include <cstdint>
 #include <ctime>
 #include <functional>
@@ -16,6 +17,7 @@
 
 #include "metrics/text_format.h"
 #include "sync/children.h"
+#include "sync/resume.h"
 #include "sync/run_sync.h"
 #include "util/exit_code.h"
 
@@ -56,6 +58,36 @@ struct SnapshotCounts {
 
 class SyncState;
 
+// The reruns of a tool that exits 69 (the server unavailable, or the connection lost for
+// longer than the tool retries): pauses that grow, for up to --retry-for seconds from its first
+// such exit, and the notices. A run that moved the tool on (progress() reads otherwise after
+// it than before it: a stream's state file) opens a new window: a stream that ran for days and
+// then lost its server has the whole --retry-for again, rather than giving up at once.
+class UnavailableReruns {
+ public:
+  UnavailableReruns(Console& console, std::uint64_t retry_for, std::string what,
+                    std::function<std::string()> progress = {});
+  // Before each run.
+  void before_run();
+  // After a run that exited 69: the pause before the next run, or nullopt when the window is
+  // over (say_giving_up() then tells it).
+  [[nodiscard]] std::optional<std::uint64_t> after_unavailable();
+  void say_giving_up();
+  // Whether the tool is being run again after an exit 69 (its errors are told once).
+  [[nodiscard]] bool rerunning() const noexcept { return first_failure_.has_value(); }
+
+ private:
+  Console& console_;
+  std::uint64_t retry_for_;
+  std::string what_;
+  std::function<std::string()> progress_;
+  RerunSchedule schedule_;
+  std::optional<std::chrono::steady_clock::time_point> first_failure_;
+  std::string progress_before_;
+  unsigned runs_ = 0;
+  std::uint64_t waited_ = 0;
+};
+
 class Runner {
  public:
   Runner(Options options, std::string tools, std::string dir);
@@ -76,8 +108,14 @@ class Runner {
   Stop after_step(int status);
   // Runs attempt(); while it returns 69 (the server unavailable, or the connection lost),
   // runs it again after a pause, with a notice, up to --retry-for (or 60) seconds from the
-  // first failure. The tools resume where they stopped, so a rerun repeats no work.
-  int retrying(std::string_view what, const std::function<int()>& attempt);
+  // first failure (UnavailableReruns; progress: as there). The tools resume where they
+  // stopped, so a rerun repeats no work.
+  int retrying(std::string_view what, const std::function<int()>& attempt,
+               std::function<std::string()> progress = {});
+  // The same for the background child (Children::start_background): an exit 69 of it runs it
+  // again after the pause, while the step beside it goes on.
+  [[nodiscard]] Children::BackgroundRerun rerunning_background(std::string what,
+                                                                std::function<std::string()> progress);
 
   [[nodiscard]] std::string tool(std::string_view name) const;
   // The tool's path, the connection options and, when given, the table filter.

@@ -56,8 +56,13 @@
 #                 the leader for SIGTERM, which it passes on); FLUSH BINARY LOGS and SIGKILL at
 #                 once; a server restart (SIGKILL), then SIGTERM to a tool while the tools
 #                 reconnect; the output's filesystem full (a 128 MiB tmpfs, as disk_full) and a
-#                 Binlog Dump KILL while it is, freed 0.2-1 s later. A tool stopped by SIGTERM or
-#                 SIGKILL is run again as the same command, one that exited 74 once there is room
+#                 Binlog Dump KILL while it is, freed 0.2-1 s later; a stalled tool (SIGSTOP,
+#                 cdc-sync's whole group) for 1.5-3 s while 12 MB are logged, past the server's
+#                 net_write_timeout (1 s here), then SIGCONT, SIGTERM or SIGKILL; in the grow
+#                 run, binlogs purged once the archive has them. A tool stopped by SIGTERM or
+#                 SIGKILL is run again as the same command, one that exited 74 once there is
+#                 room. Composed adds a third run per seed, grow: cdc-sync --output with
+#                 --archive-source, tables added once its snapshot is merged (fault_by_grow)
 #
 # Tunables (the long version: scripts/fault-proof.sh): CDC_FAULT_SEEDS, CDC_FAULT_LOAD_SECONDS
 # (default 8), CDC_FAULT_ROWS (2000), CDC_FAULT_CHUNK_SIZE (100), CDC_FAULT_MIN (20).
@@ -83,6 +88,7 @@ fault_total=0       # faults injected so far in this script
 fault_log=          # this run's fault log
 injector_pid=
 proxy_pid=
+fault_archive=      # the grow run's binlog archive (cdc-stream --archive), while it runs
 
 # Kill what we started, unmount the tmpfs, then live_lib's cleanup (server, bg_pids, $work).
 fault_cleanup() {
@@ -209,7 +215,7 @@ _fault_once() {
       ;;
     composed)
       _fault_sleep_between 3 10
-      case $((RANDOM % 8)) in
+      case $((RANDOM % 10)) in
         0)
           mapfile -t ids < <(root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'" 2>/dev/null)
           id=$(_fault_pick "${ids[@]}") || return 1
@@ -257,6 +263,13 @@ _fault_once() {
           _fault_signal_tool TERM "while the tools reconnect after a server restart" ||
             fault_note "server killed with SIGKILL and started again"
           ;;
+        8) _fault_stall_tool ;;
+        9)
+          # Where an archive keeps them (grow), the binlogs it has whole are purged: a tool
+          # that resumes or reads its deltas from before then reads the archive.
+          [[ -n $fault_archive ]] || return 1
+          _fault_purge_archived
+          ;;
       esac
       ;;
   esac
@@ -280,6 +293,53 @@ _fault_signal_tool() {
     kill "-$signal" "$id" 2>/dev/null || return 1
   fi
   fault_note "SIG$signal to $what (pid $id)${why:+ $why}"
+}
+
+# _fault_stall_tool: a running tool stalls (SIGSTOP; cdc-sync: its whole group), as in a paused
+# VM or on a blocked disk, for 1.5-3 s while 12 MB go into the binlog (fault_bulk.bulk, which
+# no run captures), longer than net_write_timeout (1 s on this server): the server gives up on
+# a stalled dump. Then SIGCONT, or a stop at once: SIGTERM (delivered as it goes on) or SIGKILL.
+_fault_stall_tool() {
+  local running=("$work"/tools.d/*)
+  [[ -e ${running[0]} ]] || return 1
+  local target id what dest
+  target=$(_fault_pick "${running[@]}")
+  id=$(basename "$target")
+  what=$(cat "$target" 2>/dev/null) || return 1
+  dest=$id
+  [[ $what == group* ]] && dest=-$id
+  local dumps_before dumps_after stall
+  dumps_before=$(root -N -e "SELECT GROUP_CONCAT(ID) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")
+  kill -STOP -- "$dest" 2>/dev/null || return 1
+  root -e "INSERT INTO fault_bulk.bulk (pad) SELECT REPEAT('s', 1000) FROM fault_bulk.seq_1_to_12000" 2>/dev/null
+  stall=$(awk -v t=$((15 + RANDOM % 16)) 'BEGIN { printf "%.1f", t / 10 }')
+  sleep "$stall"
+  dumps_after=$(root -N -e "SELECT GROUP_CONCAT(ID) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")
+  local then=SIGCONT
+  case $((RANDOM % 3)) in
+    1)
+      then=SIGTERM
+      : >"$work/termed.d/$id"
+      kill -TERM "$id" 2>/dev/null
+      ;;
+    2)
+      then=SIGKILL
+      kill -KILL -- "$dest" 2>/dev/null
+      ;;
+  esac
+  kill -CONT -- "$dest" 2>/dev/null
+  fault_note "stall of $what (pid $id) for $stall s while 12 MB were logged (dump threads before: $dumps_before, after: $dumps_after), then $then"
+}
+
+# _fault_purge_archived: FLUSH BINARY LOGS, and once the archive has every file before the
+# newest whole (the newest one begun), PURGE BINARY LOGS TO the newest.
+_fault_purge_archived() {
+  root -e 'FLUSH BINARY LOGS' 2>/dev/null || return 1
+  local newest
+  newest=$(root -N -e 'SHOW BINARY LOGS' | tail -1 | cut -f1)
+  wait_until 20 test -e "$fault_archive/.$newest.partial" -o -e "$fault_archive/$newest" || return 1
+  root -e "PURGE BINARY LOGS TO '$newest'" 2>/dev/null || return 1
+  fault_note "binlogs purged up to $newest (the archive has them)"
 }
 
 # fault_injector_start SEED SECONDS: faults for SECONDS in the background (injector_pid).
@@ -492,15 +552,17 @@ applied_lines() {
        END { for (i = 1; i <= n; i++) print held[i] }' "$1"
 }
 
-# fault_check_once NAME FILE FROM UNTIL: FILE's commit GTIDs are exactly those of a fault-free
-# cdc-stream --from FROM --until UNTIL over the run's tables: same ones, same order, none twice.
+# fault_check_once NAME FILE FROM UNTIL [TABLES]: FILE's commit GTIDs are exactly those of a
+# fault-free cdc-stream --from FROM --until UNTIL over TABLES (default: the run's tables): same
+# ones, same order, none twice. The run's archive (grow) gives what the server purged.
 fault_check_once() {
-  local name=$1 file=$2 from=$3 until=$4
+  local name=$1 file=$2 from=$3 until=$4 tables=${5:-$run_db.*}
   local ref="$work/ref.$RANDOM.ndjson"
   # The check's own files go under $work: FILE may be on the tmpfs that disk_full fills.
   local got_base="$work/got.$RANDOM"
   if ! MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 120 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc \
-      --from "$from" --until "$until" --tables "$run_db.*" >"$ref" 2>"$work/ref.err"; then
+      --from "$from" --until "$until" --tables "$tables" ${fault_archive:+--archive-source "$fault_archive"} \
+      >"$ref" 2>"$work/ref.err"; then
     fail "$name: the fault-free reference stream failed: $(head -c 400 "$work/ref.err")"
     return
   fi
@@ -564,6 +626,7 @@ fault_check_replay() {
   proof_compare "$run_db.t" "$copy"
   proof_compare "$run_db.marker" "$copy"
   [[ $fault_kind == slow_reader ]] && proof_compare "$run_db.bulk" "$copy"
+  [[ $run_db == f_grow_* ]] && proof_compare "$run_db.u" "$copy"
   return 0
 }
 
@@ -818,6 +881,9 @@ fault_by_tools() {
   fault_check_history "the chunks and the merged snapshot" "$run_dir/merged.ndjson" "$run_dir"/chunks/*.ndjson
 }
 
+# The composed kind's third run, fault_by_grow: tests/integration/composed_grow_lib.sh.
+source "$(dirname "${BASH_SOURCE[0]}")/composed_grow_lib.sh"
+
 # ---- the test --------------------------------------------------------------------------------
 
 # _fault_fs_release RUN: the small tmpfs of disk_full holds one run at a time; the run's files
@@ -868,7 +934,11 @@ fault_main() {
     server_opts=(--net-write-timeout=1)
     fault_load_seconds=${CDC_FAULT_LOAD_SECONDS:-16}
   fi
+  [[ $fault_kind == composed ]] && server_opts=(--net-write-timeout=1)
   throwaway_start "$srv" "${server_opts[@]}" || exit 1
+  if [[ $fault_kind == composed ]]; then
+    root -e 'CREATE DATABASE fault_bulk; CREATE TABLE fault_bulk.bulk (id INT AUTO_INCREMENT PRIMARY KEY, pad VARCHAR(1000))' || exit 1
+  fi
   fault_port=$THROWAWAY_PORT
   # The server the faults kill is then no job of this shell's: no "Killed" report for it.
   [[ $fault_kind == server_kill || $fault_kind == composed ]] && disown -a
@@ -886,6 +956,10 @@ fault_main() {
     _fault_fs_release "f_sync_$seed"
     fault_by_tools "$seed" || echo "  (the tools run of seed $seed stopped early)"
     _fault_fs_release "f_tools_$seed"
+    if [[ $fault_kind == composed ]]; then
+      fault_by_grow "$seed" || echo "  (the grow run of seed $seed stopped early)"
+      _fault_fs_release "f_grow_$seed"
+    fi
   done
   # The faults had their effect: a full filesystem made a tool exit 74; a stopped reader made
   # the server drop the dump connection (another Binlog Dump thread, or none, afterwards).
@@ -910,11 +984,15 @@ fault_main() {
         'FLUSH BINARY LOGS then SIGKILL:right after FLUSH BINARY LOGS' \
         'server restart then SIGTERM:while the tools reconnect after a server restart' \
         'full filesystem and a dump KILL:^filesystem full for' 'exit 74 run again:exited 74: run again' \
+        'stall then SIGCONT:^stall of .*then SIGCONT$' 'stall then a stop:^stall of .*then SIG(TERM|KILL)$' \
+        'binlogs purged:^binlogs purged' \
         'tool run again:exited [0-9]+: run again'; do
         count=$(grep -c -E "${kind#*:}" "$faults")
         summary+="${summary:+, }${kind%%:*} $count"
       done
       echo "  faults of each composition: $summary"
+      effect=$(grep '^stall of .*dump threads before: [0-9]' "$faults" | grep -v -c -E 'before: ([0-9,]+), after: \1\)')
+      echo "  stalls in which the server dropped a stalled dump: $effect"
       effect=$(grep -c -E 'after a KILL of the Binlog Dump' "$faults")
       assert "a stop came inside a reconnect ($effect times)" test "$effect" -gt 0
       ;;

@@ -36,6 +36,7 @@ proof_check_chunks_tool="$source_dir/tests/tools/check_chunks.py"
 load_pid=
 load_pids=()
 load_errs=()
+proof_archive_source= # an archive (cdc-stream --archive) for proof_check_history, when the server purged
 
 # proof_require_tools: fails the test (exit 1) when the test tools are not built.
 proof_require_tools() {
@@ -184,14 +185,16 @@ proof_binlog_now() {
 # rows at the chunk's low watermark, and the merged snapshot is the table at its high
 # watermark, both checked against the tables' own history (cdc-stream --tables TABLES from
 # FROM, taken before the tables were created; no faults): when a replay differs from the
-# source, this tells a chunk's fault from the merge's. Recorded as one assertion.
+# source, this tells a chunk's fault from the merge's. Recorded as one assertion. With
+# proof_archive_source set, the history reads what the server purged from that archive.
 proof_check_history() {
   local name=$1 from=$2 tables=$3 merged=$4
   shift 4
   local high history="$work/history.$RANDOM.ndjson"
   high=$(jq -r 'select(.op=="high").position' "$merged")
   if ! MYSQL_PWD=$THROWAWAY_CDC_PASSWORD timeout -k 5 120 "$stream" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc \
-      --from "$from" --until "$high" --tables "$tables" >"$history" 2>"$work/history.err"; then
+      --from "$from" --until "$high" --tables "$tables" ${proof_archive_source:+--archive-source "$proof_archive_source"} \
+      >"$history" 2>"$work/history.err"; then
     fail "$name: the table's history (cdc-stream from $from) failed: $(head -c 400 "$work/history.err")"
     return 1
   fi

@@ -3,7 +3,8 @@
 #   password  -pSECRET and --password=SECRET reach the tools in MYSQL_PWD: a running tool's
 #             command line (what ps shows every user) does not hold the password, its
 #             environment does, and it logs in with it;
-#   retry     a tool that exits 69 (server unavailable) is run again after a notice, and the
+#   retry     a tool that exits 69 (server unavailable) is run again after a notice (a stop
+#             while it waits: exit 75), and the
 #             run ends as if nothing had failed; one that keeps failing is given up after
 #             --retry-for, with exit 69; its error and cdc-sync's notice are said once, not
 #             once per run (and the last run's error again when cdc-sync gives up);
@@ -155,6 +156,22 @@ expect "cdc-stream fails every time: exit 69 after --retry-for" 69 sync --tables
   --mode no_data --until now --retry-for 2
 assert "giving up is announced" grep -q 'giving up (--retry-for 2)' "$work/err"
 assert "it gave up within --retry-for and a pause ($((SECONDS - started)) s)" test $((SECONDS - started)) -le 10
+
+# A stop while cdc-sync waits to run a tool again is a stop (exit 75, resumable), not the
+# server's failure (69).
+reset_runs
+echo 1000 >"$wrapped/cdc-plan.fails"
+MYSQL_PWD=$THROWAWAY_CDC_PASSWORD CDC_TOOLS_DIR=$wrapped "$sync_bin" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc \
+  --tables s.items --dir "$work/waiting" --mode initial_only >/dev/null 2>"$work/waiting.err" &
+sync_pid=$!
+bg_pids+=("$sync_pid")
+wait_until 30 grep -q 'notice: cdc-plan exited 69' "$work/waiting.err"
+kill -TERM "$sync_pid"
+wait_exit "$sync_pid" 20
+bg_pids=()
+assert "SIGTERM while cdc-sync waits to rerun a tool: exit 75 ($status)" test "$status" == 75
+assert "SIGTERM while cdc-sync waits to rerun a tool: it says it stopped" \
+  grep -q 'stopped by SIGTERM; run the same command again to resume' "$work/waiting.err"
 
 reset_runs
 echo 2 >"$wrapped/cdc-plan.fails"

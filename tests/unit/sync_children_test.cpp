@@ -8,6 +8,7 @@
 
 #include <csignal>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -103,6 +104,56 @@ TEST_CASE("sync children: a background child that ends first stops the step besi
   CHECK(children.background_status() == 3);
   CHECK(children.stop_background() == 3);  // its own end, not a SIGTERM's
   CHECK(Children::stop_signal() == 0);
+}
+
+TEST_CASE("sync children: a background child that is to run again does not stop the step beside it") {
+  Console console;
+  Children children(console);
+  TempFiles files;
+  const std::string runs = files.dir() + "/runs";
+  // Two quick ends with 69, run again 100 ms later each time; then it stays up until stopped.
+  int asked = 0;
+  REQUIRE(children.start_background(
+      shell("echo run >> '" + runs + "'; [ $(wc -l < '" + runs + "') -ge 3 ] || exit 69; "
+            "trap 'exit 0' TERM; while :; do sleep 0.05; done"),
+      [&](int status) -> std::optional<std::chrono::milliseconds> {
+        ++asked;
+        if (status != 69) return std::nullopt;
+        return std::chrono::milliseconds(100);
+      }));
+  // The step beside it outlives both reruns, and ends on its own.
+  CHECK(children.run(shell("sleep 1; exit 0")) == 0);
+  CHECK(asked == 2);
+  CHECK(files.read(runs) == "run\nrun\nrun\n");
+  CHECK_FALSE(children.background_status().has_value());  // the third run goes on
+  ::usleep(300000);                                       // its trap set
+  CHECK(children.stop_background() == 0);
+}
+
+TEST_CASE("sync children: a background child whose rerun is declined ends the step beside it") {
+  Console console;
+  Children children(console);
+  REQUIRE(children.start_background(shell("sleep 0.2; exit 69"),
+                                    [](int) -> std::optional<std::chrono::milliseconds> { return std::nullopt; }));
+  CHECK(children.run(shell("exec sleep 30")) == 128 + SIGTERM);
+  CHECK(children.background_status() == 69);
+  CHECK(children.stop_background() == 69);
+}
+
+TEST_CASE("sync children: stopping a background child that waits to run again leaves it stopped") {
+  Console console;
+  Children children(console);
+  TempFiles files;
+  const std::string runs = files.dir() + "/runs";
+  REQUIRE(children.start_background(shell("echo run >> '" + runs + "'; exit 69"),
+                                    [](int) -> std::optional<std::chrono::milliseconds> {
+                                      return std::chrono::seconds(30);
+                                    }));
+  for (int waited = 0; waited < 500 && files.read(runs).empty(); ++waited) ::usleep(10000);
+  ::usleep(100000);
+  CHECK_FALSE(children.background_status().has_value());  // ended, waiting for its rerun
+  CHECK_FALSE(children.stop_background().has_value());    // nothing ran to stop
+  CHECK(files.read(runs) == "run\n");
 }
 
 TEST_CASE("sync children: SIGTERM to cdc-sync reaches the running child as SIGTERM") {

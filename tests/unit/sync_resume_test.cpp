@@ -11,6 +11,7 @@
 #include "sync/resume.h"
 #include "unit_support.h"
 #include "sync/run_sync.h"
+#include "sync/runner.h"
 
 using cdc::sync::Action;
 using cdc::sync::DirFacts;
@@ -235,6 +236,36 @@ TEST_CASE("sync reruns: 1 s doubling to 30 s, given up when the next pause would
   cdc::sync::RerunSchedule short_one(2);
   CHECK(short_one.after_failure(0) == 1u);
   CHECK_FALSE(short_one.after_failure(1).has_value());  // 1 + 2 > 2
+}
+
+TEST_CASE("sync reruns: a run that moved the tool on opens a new --retry-for window") {
+  cdc::sync::Console console;
+  // --retry-for 2, runs that fail at once: pauses of 1 and 2 s, then 1 + 4 > 2, given up.
+  cdc::sync::UnavailableReruns stuck(console, 2, "cdc-stream", [] { return std::string("0-1-5"); });
+  for (int run = 1; run <= 2; ++run) {
+    stuck.before_run();
+    CHECK(stuck.after_unavailable().has_value());
+  }
+  stuck.before_run();
+  CHECK_FALSE(stuck.after_unavailable().has_value());
+  // The same runs, each of which moved the state on before it failed: never given up.
+  int position = 0;
+  cdc::sync::UnavailableReruns moving(console, 2, "cdc-stream", [&] { return std::to_string(position); });
+  for (int run = 1; run <= 10; ++run) {
+    moving.before_run();
+    ++position;
+    const auto pause = moving.after_unavailable();
+    REQUIRE(pause.has_value());
+    CHECK(*pause == 1u);  // a new outage starts with the shortest pause
+  }
+  // Without a progress reading, the window is the first failure's.
+  cdc::sync::UnavailableReruns plain(console, 2, "cdc-plan");
+  plain.before_run();
+  CHECK(plain.after_unavailable() == 1u);
+  plain.before_run();
+  CHECK(plain.after_unavailable() == 2u);
+  plain.before_run();
+  CHECK_FALSE(plain.after_unavailable().has_value());
 }
 
 TEST_CASE("sync command line: cdc-sync's own checks, in the shell version's order and words") {
