@@ -17,6 +17,8 @@ its fault (0, or killed).
                first events after it), and a crash that comes back to crash again;
   random N     N random schedules of 1-3 runs with 1-3 faults each, from --seed (printed; a
                failing schedule prints the seed and plans that replay it alone);
+  --stdout     the same on standard output (StdoutExplorer): each run's output read as a
+               consumer reads it, with the repeats cdc-stream(1) allows and no other;
   --sync       cdc-sync's state machine (SyncExplorer): every step of cdc-sync and of the tools
                it runs, in the initial flow and when tables are added;
   --snapshot   cdc-snapshot --output-dir (SnapshotExplorer): every chunk, batch of rows and
@@ -127,15 +129,23 @@ class Explorer:
             env["CDC_FAULT_PLAN"] = plan
         if trace:
             env["CDC_FAULT_TRACE"] = trace
-        with open(paths["err"], "a") as err:
+        with open(paths["err"], "a") as err, self.stdout_for(paths) as out:
             err.write(f"--- run plan={plan or '-'}\n")
             err.flush()
             try:
                 done = subprocess.run(self.command(paths, start, until), env=env, stdin=subprocess.DEVNULL,
-                                      stdout=subprocess.DEVNULL, stderr=err, timeout=60)
+                                      stdout=out, stderr=err, timeout=60)
                 return done.returncode
             except subprocess.TimeoutExpired:
                 return "timeout"
+
+    def stdout_for(self, paths):
+        """Where a run's standard output goes (StdoutExplorer: a file per run)."""
+        return open(os.devnull, "wb")
+
+    def reference_transactions(self, paths):
+        """The transactions of a clean run (reference_run)."""
+        return self.transactions(paths["output"])[1]
 
     def fresh(self, name):
         folder = os.path.join(self.work, name)
@@ -239,6 +249,96 @@ class Explorer:
             print(f"FAIL the clean {name} run exited {status}; see {paths['err']}", flush=True)
             return None
         return paths, trace_counts(trace)
+
+class StdoutExplorer(Explorer):
+    """cdc-stream --state on standard output (no --output), which it cannot take back: each
+    run's output is a file of its own, read as a consumer reads the concatenation, by the
+    rules of cdc-stream(1), Repeats after a restart: a discard line drops the lines since the
+    last commit line; a transaction is applied at its commit line, unless its GTID is one
+    already applied (a repeat). The applied transactions must be the reference's, in order,
+    and the repeats only what the man page allows: none after a clean stop (exit 0), after a
+    kill at most the transaction in flight (the last one applied, repeated first); a line cut
+    short only at the end of a killed run."""
+
+    def __init__(self, args):
+        super().__init__(args)
+        self.repeats = 0  # transactions in flight repeated after a kill, as allowed
+        self.discards = 0  # discard lines read
+
+    def command(self, paths, start, until):
+        argv = super().command(paths, start, until)
+        at = argv.index("--output")
+        del argv[at:at + 2]
+        return argv
+
+    def fresh(self, name):
+        paths = super().fresh(name)
+        paths["runs"] = []
+        return paths
+
+    def stdout_for(self, paths):
+        path = os.path.join(paths["dir"], f"stdout.{len(paths['runs']) + 1}")
+        paths["runs"].append(path)
+        return open(path, "wb")
+
+    def reference_transactions(self, paths):
+        return self.transactions(paths["runs"][0])[1]
+
+    def verdict(self, paths, plans, statuses, reference):
+        if statuses[-1] != 0:
+            return f"the clean run after the faults exited {statuses[-1]}"
+        for plan, status in zip(plans, statuses):
+            if status not in (0, KILLED):
+                return f"the run with {plan} exited {status}"
+        order = {gtid: index for index, (gtid, _, _) in enumerate(reference)}
+        applied = []
+        for run, path in enumerate(paths["runs"]):
+            with open(path, "rb") as text:
+                lines = text.read().split(b"\n")
+            if lines.pop() and statuses[run] != KILLED:
+                return f"run {run + 1} (exit {statuses[run]}) ends inside a line"
+            before = len(applied)
+            pending = []
+            for raw in lines:
+                try:
+                    line = json.loads(raw)
+                except json.JSONDecodeError as error:
+                    return f"run {run + 1}: a line that is not JSON ({error}): {raw[:80]!r}"
+                op = line.get("op")
+                if op in ("table", "span_start", "span_end"):
+                    continue
+                if op == "discard":
+                    pending = []
+                    self.discards += 1
+                    continue
+                if op != "commit":
+                    pending.append(raw + b"\n")
+                    continue
+                index = order.get(line.get("gtid"))
+                got = (line.get("gtid"), line.get("position"), tuple(pending))
+                pending = []
+                if index is None:
+                    return f"run {run + 1}: commit {got[0]} is not one of the reference's"
+                if index == len(applied):
+                    if got != reference[index]:
+                        return describe_difference([reference[index]], [got])
+                    applied.append(got)
+                elif index > len(applied):
+                    return f"run {run + 1}: {reference[len(applied)][0]} lost, it went on with {got[0]}"
+                else:  # a repeat: only first in a run, only the one in flight, only after a kill
+                    if run == 0 or len(applied) != before:
+                        return f"run {run + 1}: {got[0]} repeated after other lines of the run"
+                    if statuses[run - 1] != KILLED:
+                        return f"run {run + 1} repeats {got[0]} after a clean stop (exit {statuses[run - 1]})"
+                    if index != before - 1:
+                        return f"run {run + 1} repeats {got[0]}, more than the transaction in flight"
+                    if got != reference[index]:
+                        return f"run {run + 1} repeats {got[0]} with other lines"
+                    self.repeats += 1
+        if applied != reference:
+            return describe_difference(reference, applied)
+        return None
+
 
 class SyncExplorer(Explorer):
     """The same for cdc-sync's state machine: every step of cdc-sync itself (each state file
@@ -516,10 +616,11 @@ def main():
     parser.add_argument("--seed", type=int, default=None, help="the first random schedule's seed")
     parser.add_argument("--budget", type=float, default=0, help="stop the random schedules after this many seconds")
     parser.add_argument("--skip-exhaustive", action="store_true")
+    parser.add_argument("--stdout", action="store_true", help="cdc-stream on standard output, not --output")
     parser.add_argument("--sync", help="cdc-sync to explore too (the tools it runs are beside it)")
     parser.add_argument("--snapshot", help="cdc-snapshot to explore too (cdc-plan is beside it)")
     args = parser.parse_args()
-    explorer = Explorer(args)
+    explorer = StdoutExplorer(args) if args.stdout else Explorer(args)
     started = time.monotonic()
 
     if args.stream and not args.skip_exhaustive:
@@ -528,7 +629,7 @@ def main():
         if not clean:
             return 1
         reference_paths, counts = clean
-        _, reference = explorer.transactions(reference_paths["output"])
+        reference = explorer.reference_transactions(reference_paths)
         print(f"short history: {len(reference)} captured transactions between {start} and {until}; a clean run "
               f"passes {dict(sorted(counts.items()))}", flush=True)
         singles = []
@@ -562,7 +663,7 @@ def main():
         if not clean:
             return 1
         reference_paths, counts = clean
-        _, reference = explorer.transactions(reference_paths["output"])
+        reference = explorer.reference_transactions(reference_paths)
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
         print(f"long history: {len(reference)} captured transactions; random schedules from seed {seed}", flush=True)
         random_started = time.monotonic()
@@ -595,6 +696,9 @@ def main():
             explorer.failures += other.failures
             explorer.injected.update(other.injected)
 
+    if args.stdout:
+        print(f"on standard output: {explorer.discards} discard lines read, {explorer.repeats} transactions in "
+              f"flight repeated after a kill (allowed)")
     print("faults injected: " + ", ".join(f"{kind} {n}" for kind, n in sorted(explorer.injected.items())))
     for failure in explorer.failures[:20]:
         print(f"failed: {failure[:400]}")

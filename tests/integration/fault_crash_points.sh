@@ -7,7 +7,8 @@
 # each schedule a clean run, and the output must hold every transaction once, in order.
 # CDC_CRASH_RANDOM (default 1000) random schedules, for CDC_CRASH_SECONDS at most (default 45);
 # CDC_CRASH_SEED replays (with CDC_CRASH_RANDOM=1: one schedule alone).
-# fault_crash_points_sync.sh and fault_crash_points_snapshot.sh explore cdc-sync and cdc-snapshot.
+# fault_crash_points_sync.sh and fault_crash_points_snapshot.sh explore cdc-sync and cdc-snapshot,
+# fault_crash_points_stdout.sh cdc-stream on standard output.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 source "$(dirname "$0")/live_lib.sh"
