@@ -25,7 +25,6 @@ std::string type_label(std::uint8_t type_code) {
 
 bool is_ignored(EventType type) {
   switch (type) {
-    case EventType::start_v3:
     case EventType::intvar:
     case EventType::load:
     case EventType::slave:
@@ -47,6 +46,28 @@ bool is_ignored(EventType type) {
     default:
       return false;
   }
+}
+
+// Why a START_EVENT_V3 stops the decoding: it opens the binlogs of MySQL 3.23 (format
+// version 1, a 13-byte common header) and 4.x (version 3, 19 bytes), whose events this
+// decoder, written for version 4, would misread (a QUERY event's post-header differs). The
+// event's body says which: the version, then the server's version in 50 bytes.
+std::string old_binlog_reason(std::span<const std::uint8_t> event) {
+  // A version 1 START event is 13 + 56 bytes; version 3 puts 6 more header bytes in front.
+  const std::size_t header = event.size() >= 19 + 56 ? 19 : 13;
+  std::string version = "before 4";
+  std::string server;
+  if (event.size() >= header + 2 + 50) {
+    version = std::to_string(event[header] | (event[header + 1] << 8));
+    const char* text = reinterpret_cast<const char*>(event.data() + header + 2);
+    server.assign(text, std::find(text, text + 50, '\0'));
+    for (char& c : server)
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
+  }
+  return fmt::format("a binlog of format version {}{}, from before MySQL 5.0; cdc reads format version 4 "
+                     "(MySQL 5.0 and later, MariaDB): replay it into a newer server (mysqlbinlog FILE | mysql) "
+                     "and read that server's binlog",
+                     version, server.empty() ? "" : fmt::format(" written by MySQL {}", server));
 }
 
 }  // namespace
@@ -81,6 +102,7 @@ Result<Event> Decoder::decode(std::span<const std::uint8_t> event, std::uint64_t
   const EventHeader header = read_event_header(in);
   if (!in.ok())
     return fail(Error{Errc::corrupt_input, fmt::format("{}:{}: event header: {}", source_name_, offset, in.failure_text())});
+  if (header.type() == EventType::start_v3) return fail(error_at(offset, header.type_code, old_binlog_reason(event)));
   if (header.event_size != event.size())
     return fail(error_at(offset, header.type_code,
                          fmt::format("header says {} bytes, the event has {}", header.event_size, event.size())));
