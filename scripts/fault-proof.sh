@@ -2,7 +2,7 @@
 # The long version of the fault-injection proof (issue 11): every fault kind of
 # tests/integration/fault_lib.sh (tests/integration/fault_*.sh) for many seeds, each kind on its
 # own throwaway MariaDB, two kinds at a time. CI runs the short version (two seeds) through
-# scripts/test.sh (ctest label fault).
+# scripts/test.sh --all (ctest label fault).
 #
 #   scripts/fault-proof.sh                      all kinds, seeds 1..10
 #   scripts/fault-proof.sh --seeds 25           seeds 1..25

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: installs what is missing, builds, starts a throwaway MariaDB
-# (ROW binlog, FULL row image and metadata, strict GTIDs, server_id 1), runs the unit,
-# CLI and integration tests through CTest, and always stops the server it started.
+# Runs the tests: installs what is missing, builds, starts a throwaway MariaDB (ROW binlog,
+# FULL row image and metadata, strict GTIDs, server_id 1), runs them through CTest, and always
+# stops the server it started.
 #
-#   scripts/test.sh              RelWithDebInfo build in build/
+#   scripts/test.sh              the unit, CLI, fixture and integration tests (ctest -LE fault):
+#                                what a change needs checked, in minutes; RelWithDebInfo build in build/
+#   scripts/test.sh --all        everything, the fault-injection proofs (label fault) too: what CI runs
 #   scripts/test.sh --sanitize   clang, AddressSanitizer + UndefinedBehaviorSanitizer build in
 #                                build-sanitize/ (shared with scripts/fuzz.sh's targets)
 #   CDC_BUILD_DIR=DIR            build there instead (a second checkout or worktree beside this one)
-#   extra arguments after -- go to ctest (e.g. -- -L unit, -- -R check)
+#   extra arguments after -- go to ctest (e.g. -- -L unit, -- -R check, -- -L fault); they
+#   choose the tests themselves: with them, neither the default's -LE fault nor --all applies
 set -euo pipefail
 
 CDC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,8 +21,10 @@ source "$CDC_ROOT/scripts/lib/throwaway_mariadb.sh"
 build_dir="${CDC_BUILD_DIR:-$CDC_ROOT/build}"
 cmake_args=()
 ctest_args=()
+all=false
 while (($#)); do
   case $1 in
+    --all) all=true ;;
     --sanitize)
       build_dir="${CDC_BUILD_DIR:-$CDC_ROOT/build-sanitize}"
       CDC_PACKAGES+=("${CDC_SANITIZE_PACKAGES[@]}")
@@ -31,7 +36,7 @@ while (($#)); do
       break
       ;;
     *)
-      echo "scripts/test.sh: unknown argument '$1'; use --sanitize, or -- followed by ctest arguments" >&2
+      echo "scripts/test.sh: unknown argument '$1'; use --all, --sanitize, or -- followed by ctest arguments" >&2
       exit 2
       ;;
   esac
@@ -59,6 +64,11 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$CDC_ROOT/tests/lsan.supp:print_suppressions=0}
 
+# The fault proofs take most of the suite's time: only with --all (or when -- asks for them).
+if ((${#ctest_args[@]} == 0)) && ! $all; then
+  ctest_args=(-LE fault)
+  echo "scripts/test.sh: the unit, CLI, fixture and integration tests (scripts/test.sh --all adds the fault proofs)"
+fi
 status=0
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" "${ctest_args[@]}" || status=$?
 echo "scripts/test.sh: finished in $((SECONDS - suite_started))s"
