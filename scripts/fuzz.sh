@@ -18,8 +18,8 @@
 #   nohup nice -n 19 scripts/fuzz.sh --corpus-dir ~/cdc-fuzz binlog_file --seconds 3600 >fuzz.log 2>&1 &
 #                                                an hour in the background, at low priority
 #
-# Targets: binlog_file, gtid, json_binary, merge_input, ndjson_reader, row_value,
-# snapshot_chunk. Without --corpus-dir the grown corpus is thrown away at the end. The
+# Targets: binlog_file, filter_expression, gtid, json_binary, merge_input, ndjson_reader, row_value,
+# output_convert, snapshot_chunk. Without --corpus-dir the grown corpus is thrown away at the end. The
 # committed seeds stay small: fold new finds in with libFuzzer's merge, which keeps only inputs
 # that add coverage, e.g.
 #   build-sanitize/tests/fuzz/gtid_fuzz -merge=1 tests/fuzz/corpus/gtid_fuzz ~/cdc-fuzz/gtid_fuzz
