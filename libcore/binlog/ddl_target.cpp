@@ -1,111 +1,12 @@
 #include "binlog/ddl_target.h"
 
-#include <cctype>
+#include "binlog/sql_tokens.h"
 
 namespace cdc::binlog {
 
 namespace {
 
-// A tiny tokenizer over MySQL's DDL text: keywords, `quoted` and plain identifiers, dots,
-// commas. Comments are skipped; versioned comments (/*!50100 ... */) are read as SQL.
-class Tokens {
- public:
-  explicit Tokens(std::string_view sql) : text_(sql) {}
-
-  void skip_space() {
-    for (;;) {
-      while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-      if (text_.substr(pos_).starts_with("/*!")) {
-        pos_ += 3;
-        while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-        continue;
-      }
-      if (text_.substr(pos_).starts_with("/*")) {
-        const std::size_t end = text_.find("*/", pos_ + 2);
-        pos_ = end == std::string_view::npos ? text_.size() : end + 2;
-        continue;
-      }
-      if (text_.substr(pos_).starts_with("*/")) {
-        pos_ += 2;
-        continue;
-      }
-      if (text_.substr(pos_).starts_with("-- ") || text_.substr(pos_).starts_with("#")) {
-        const std::size_t end = text_.find('\n', pos_);
-        pos_ = end == std::string_view::npos ? text_.size() : end + 1;
-        continue;
-      }
-      return;
-    }
-  }
-
-  // Consumes IF EXISTS or IF NOT EXISTS when next (NOT and EXISTS are reserved words: no table
-  // is called that without quotes).
-  void if_exists() {
-    if (!keyword("IF")) return;
-    keyword("NOT");
-    keyword("EXISTS");
-  }
-
-  // Consumes the keyword (case-insensitive, whole word) if it is next.
-  bool keyword(std::string_view word) {
-    skip_space();
-    if (text_.size() - pos_ < word.size()) return false;
-    for (std::size_t i = 0; i < word.size(); ++i)
-      if (std::toupper(static_cast<unsigned char>(text_[pos_ + i])) != word[i]) return false;
-    const std::size_t end = pos_ + word.size();
-    if (end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_' ||
-                               text_[end] == '$'))
-      return false;
-    pos_ = end;
-    return true;
-  }
-
-  bool symbol(char c) {
-    skip_space();
-    if (pos_ < text_.size() && text_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-
-  // An identifier, `quoted` (with `` for a backquote) or plain; empty when none is next.
-  std::string identifier() {
-    skip_space();
-    std::string out;
-    if (pos_ < text_.size() && text_[pos_] == '`') {
-      ++pos_;
-      while (pos_ < text_.size()) {
-        if (text_[pos_] == '`') {
-          if (pos_ + 1 < text_.size() && text_[pos_ + 1] == '`') {
-            out += '`';
-            pos_ += 2;
-            continue;
-          }
-          ++pos_;
-          break;
-        }
-        out += text_[pos_++];
-      }
-      return out;
-    }
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_];
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' ||
-            static_cast<unsigned char>(c) >= 0x80))
-        break;
-      out += c;
-      ++pos_;
-    }
-    return out;
-  }
-
- private:
-  std::string_view text_;
-  std::size_t pos_ = 0;
-};
-
-bool qualified_name(Tokens& tokens, std::string_view default_database, DdlTarget::Table& out) {
+bool qualified_name(SqlTokens& tokens, std::string_view default_database, DdlTarget::Table& out) {
   std::string first = tokens.identifier();
   if (first.empty()) return false;
   if (tokens.symbol('.')) {
@@ -118,7 +19,7 @@ bool qualified_name(Tokens& tokens, std::string_view default_database, DdlTarget
   return true;
 }
 
-void table_list(Tokens& tokens, std::string_view default_database, DdlTarget& target, bool renames) {
+void table_list(SqlTokens& tokens, std::string_view default_database, DdlTarget& target, bool renames) {
   do {
     DdlTarget::Table table;
     if (!qualified_name(tokens, default_database, table)) return;
@@ -132,7 +33,7 @@ void table_list(Tokens& tokens, std::string_view default_database, DdlTarget& ta
 }
 
 // The first action of ALTER TABLE name ..., the tokens being after the name.
-DdlTarget::AlterAction first_alter_action(Tokens& tokens) {
+DdlTarget::AlterAction first_alter_action(SqlTokens& tokens) {
   using Action = DdlTarget::AlterAction;
   const auto index_word = [&] {
     return tokens.keyword("INDEX") || tokens.keyword("KEY") || tokens.keyword("UNIQUE") ||
@@ -163,7 +64,7 @@ DdlTarget::AlterAction first_alter_action(Tokens& tokens) {
 DdlTarget ddl_target(std::string_view sql, std::string_view default_database) {
   DdlTarget target;
   target.database = std::string(default_database);
-  Tokens tokens(sql);
+  SqlTokens tokens(sql);
   const auto one_table = [&] {
     DdlTarget::Table table;
     if (qualified_name(tokens, default_database, table)) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "binlog/ddl_target.h"
+#include "binlog/events/simple_events.h"
 
 namespace {
 
@@ -100,5 +101,55 @@ TEST_CASE("ddl target: ALTER TABLE's first action") {
   for (const Case& c : cases) {
     CAPTURE(c.sql);
     CHECK(cdc::binlog::ddl_target(c.sql, "shop").alter_action == c.action);
+  }
+}
+
+TEST_CASE("query kind: what a QUERY event's statement is, read by the same tokens as ddl_target") {
+  using cdc::binlog::QueryKind;
+  struct Case {
+    std::string sql;
+    QueryKind kind;
+  };
+  const Case cases[] = {
+      {"BEGIN", QueryKind::begin},
+      {"  begin  ", QueryKind::begin},
+      {"START TRANSACTION", QueryKind::begin},
+      {"/* app */ START\n TRANSACTION WITH CONSISTENT SNAPSHOT", QueryKind::begin},
+      {"START SLAVE", QueryKind::other},
+      {"COMMIT", QueryKind::commit},
+      {"ROLLBACK", QueryKind::rollback},
+      {"ROLLBACK TO SAVEPOINT s1", QueryKind::savepoint},
+      {"ROLLBACK TO s1", QueryKind::savepoint},
+      {"SAVEPOINT s1", QueryKind::savepoint},
+      {"RELEASE SAVEPOINT s1", QueryKind::savepoint},
+      {"XA START 'x'", QueryKind::xa},
+      {"GRANT SELECT ON *.* TO u", QueryKind::account},
+      {"REVOKE ALL ON *.* FROM u", QueryKind::account},
+      {"SET PASSWORD FOR u = PASSWORD('x')", QueryKind::account},
+      {"SET DEFAULT ROLE r FOR u", QueryKind::account},
+      {"SET @a = 1", QueryKind::other},
+      {"CREATE USER 'u'@'%'", QueryKind::account},
+      {"CREATE OR REPLACE USER u", QueryKind::account},
+      {"DROP ROLE r", QueryKind::account},
+      {"RENAME USER a TO b", QueryKind::account},
+      {"ALTER USER u IDENTIFIED BY 'x'", QueryKind::account},
+      {"CREATE DEFINER=`root`@`localhost` VIEW v AS SELECT 1", QueryKind::ddl},
+      {"INSERT INTO t VALUES (1)", QueryKind::dml},
+      {"replace into t values (1)", QueryKind::dml},
+      {"LOAD DATA INFILE 'x' INTO TABLE t", QueryKind::dml},
+      {"UPDATE t SET a = 1", QueryKind::dml},
+      {"DELETE FROM t", QueryKind::dml},
+      {"CREATE TABLE t (id INT)", QueryKind::ddl},
+      {"/*!40000 ALTER TABLE t DISABLE KEYS */", QueryKind::ddl},
+      {"# a comment\nDROP TABLE t", QueryKind::ddl},
+      {"-- a comment\nTRUNCATE t", QueryKind::ddl},
+      {"TRUNCATE_t", QueryKind::other},
+      {"BEGINNING", QueryKind::other},
+      {"", QueryKind::other},
+      {"/* unterminated", QueryKind::other},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.sql);
+    CHECK(cdc::binlog::classify_query(c.sql) == c.kind);
   }
 }

@@ -1,6 +1,6 @@
 #include "binlog/events/simple_events.h"
 
-#include <cctype>
+#include "binlog/sql_tokens.h"
 
 namespace cdc::binlog {
 
@@ -38,74 +38,32 @@ QueryEvent decode_query(ByteReader& body, const FormatDescription& format) {
   return event;
 }
 
-namespace {
-
-std::string_view skip_space_and_comments(std::string_view text) {
-  for (;;) {
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-    if (text.starts_with("/*")) {
-      // Versioned comments (/*!50100 ... */) hold real SQL; the first keyword after them
-      // still names the statement, so skipping the comment marker alone is enough.
-      if (text.size() > 2 && text[2] == '!') {
-        text.remove_prefix(3);
-        while (!text.empty() && std::isdigit(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-        continue;
-      }
-      const std::size_t end = text.find("*/");
-      if (end == std::string_view::npos) return {};
-      text.remove_prefix(end + 2);
-      continue;
-    }
-    if (text.starts_with("#") || text.starts_with("-- ")) {
-      const std::size_t end = text.find('\n');
-      if (end == std::string_view::npos) return {};
-      text.remove_prefix(end + 1);
-      continue;
-    }
-    return text;
-  }
-}
-
-bool keyword_is(std::string_view text, std::string_view keyword) {
-  if (text.size() < keyword.size()) return false;
-  for (std::size_t i = 0; i < keyword.size(); ++i)
-    if (std::toupper(static_cast<unsigned char>(text[i])) != keyword[i]) return false;
-  return text.size() == keyword.size() || !(std::isalnum(static_cast<unsigned char>(text[keyword.size()])) ||
-                                            text[keyword.size()] == '_');
-}
-
-}  // namespace
-
 QueryKind classify_query(std::string_view sql) noexcept {
-  const std::string_view text = skip_space_and_comments(sql);
-  if (keyword_is(text, "BEGIN")) return QueryKind::begin;
-  if (keyword_is(text, "START")) {
-    const std::string_view rest = skip_space_and_comments(text.substr(5));
-    if (keyword_is(rest, "TRANSACTION")) return QueryKind::begin;
-  }
-  if (keyword_is(text, "COMMIT")) return QueryKind::commit;
-  if (keyword_is(text, "ROLLBACK")) {
-    const std::string_view rest = skip_space_and_comments(text.substr(8));
-    return keyword_is(rest, "TO") ? QueryKind::savepoint : QueryKind::rollback;
-  }
-  if (keyword_is(text, "SAVEPOINT") || keyword_is(text, "RELEASE")) return QueryKind::savepoint;
-  if (keyword_is(text, "XA")) return QueryKind::xa;
-  if (keyword_is(text, "GRANT") || keyword_is(text, "REVOKE")) return QueryKind::account;
-  if (keyword_is(text, "SET")) {
-    const std::string_view rest = skip_space_and_comments(text.substr(3));
-    if (keyword_is(rest, "PASSWORD") || keyword_is(rest, "DEFAULT")) return QueryKind::account;
-  }
+  SqlTokens statement(sql);
+  statement.skip_space();
+  // Each form read from the statement's start: a copy of the tokens per question.
+  const auto starts = [&](std::string_view first, std::string_view second = {}) {
+    SqlTokens tokens = statement;
+    return tokens.keyword(first) && (second.empty() || tokens.keyword(second));
+  };
+  if (starts("BEGIN") || starts("START", "TRANSACTION")) return QueryKind::begin;
+  if (starts("COMMIT")) return QueryKind::commit;
+  if (starts("ROLLBACK")) return starts("ROLLBACK", "TO") ? QueryKind::savepoint : QueryKind::rollback;
+  if (starts("SAVEPOINT") || starts("RELEASE")) return QueryKind::savepoint;
+  if (starts("XA")) return QueryKind::xa;
+  if (starts("GRANT") || starts("REVOKE") || starts("SET", "PASSWORD") || starts("SET", "DEFAULT"))
+    return QueryKind::account;
   for (const std::string_view verb : {"CREATE", "ALTER", "DROP", "RENAME"}) {
-    if (!keyword_is(text, verb)) continue;
-    std::string_view rest = skip_space_and_comments(text.substr(verb.size()));
-    if (keyword_is(rest, "OR")) rest = skip_space_and_comments(skip_space_and_comments(rest.substr(2)).substr(7));
-    if (keyword_is(rest, "DEFINER")) break;  // CREATE DEFINER=... VIEW/PROCEDURE: schema objects
-    if (keyword_is(rest, "USER") || keyword_is(rest, "ROLE")) return QueryKind::account;
+    SqlTokens tokens = statement;
+    if (!tokens.keyword(verb)) continue;
+    if (tokens.keyword("OR")) tokens.keyword("REPLACE");
+    if (tokens.keyword("DEFINER")) break;  // CREATE DEFINER=... VIEW/PROCEDURE: schema objects
+    if (tokens.keyword("USER") || tokens.keyword("ROLE")) return QueryKind::account;
   }
   for (const std::string_view dml : {"INSERT", "UPDATE", "DELETE", "REPLACE", "LOAD"})
-    if (keyword_is(text, dml)) return QueryKind::dml;
+    if (starts(dml)) return QueryKind::dml;
   for (const std::string_view ddl : {"CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE"})
-    if (keyword_is(text, ddl)) return QueryKind::ddl;
+    if (starts(ddl)) return QueryKind::ddl;
   return QueryKind::other;
 }
 
