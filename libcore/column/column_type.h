@@ -51,6 +51,12 @@ enum class ColumnType : std::uint8_t {
 
 [[nodiscard]] std::string_view column_type_name(ColumnType type) noexcept;
 
+// MariaDB's fixed-size binary types (sql/sql_type_fixedbin.h): INET4 (10.10+), INET6 (10.5+)
+// and UUID (10.7+). The binary log writes them as BINARY(4) and BINARY(16), and no TABLE_MAP
+// metadata names them, so only the catalog (information_schema DATA_TYPE) tells them from a
+// BINARY; rowimage/fixed_binary_values.h writes them as the server does.
+enum class FixedBinaryType : std::uint8_t { none, inet4, inet6, uuid };
+
 // One column of a table as the TABLE_MAP event (and its optional metadata) describes it.
 // `type` is the real type: for MYSQL_TYPE_STRING columns whose metadata says ENUM or SET,
 // the table-map decoder stores enum_type / set and the real length in `meta`.
@@ -66,6 +72,9 @@ struct Column {
   bool nullable = true;
   // Collation id of character columns (0 when unknown); 63 is binary.
   std::uint16_t collation = 0;
+  // A `string` column that is one of MariaDB's INET4/INET6/UUID, as the catalog says
+  // (schema::apply_table_schema); none when it is a BINARY or nothing says otherwise.
+  FixedBinaryType fixed_binary = FixedBinaryType::none;
 };
 
 }  // namespace cdc

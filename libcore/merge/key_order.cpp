@@ -9,10 +9,11 @@
 #include <utility>
 
 #include "merge/collation_weights.h"
+#include "merge/key_json_text.h"
 #include "merge/uca_table.h"
 #include "ndjson/json_scan.h"
-#include "ndjson/utf8.h"
 #include "rowimage/charset.h"
+#include "rowimage/fixed_binary_values.h"
 #include "snapshot/chunk.h"
 #include "util/text.h"
 
@@ -28,6 +29,7 @@ enum class KeyColumnOrder::Kind : std::uint8_t {
   timestamp,         // TIMESTAMP: the same, the text ending in 'Z' (UTC)
   time,              // TIME: signed microseconds, as signed_integer
   binary,            // the bytes, 00 escaped as 00 FF, terminated by 00 00
+  fixed_binary,      // MariaDB INET4/INET6/UUID: the value's bytes in the server's order (fixed size)
   // Text: one weight per character, then the PAD SPACE or NO PAD framing (append_weights).
   text_code_point,         // *_bin of utf8mb3/utf8mb4, utf8mb4_0900_bin: the code point
   text_latin1_byte,        // latin1_bin: the latin1 byte
@@ -41,9 +43,12 @@ enum class KeyColumnOrder::Kind : std::uint8_t {
 namespace {
 
 using Kind = KeyColumnOrder::Kind;
+using detail::decode_utf8;
+using detail::json_string;
 
 constexpr std::string_view kKnownTypes =
-    "integer, YEAR, DECIMAL, CHAR/VARCHAR/TEXT, BINARY/VARBINARY/BLOB, DATE, DATETIME, TIMESTAMP or TIME";
+    "integer, YEAR, DECIMAL, CHAR/VARCHAR/TEXT, BINARY/VARBINARY/BLOB, DATE, DATETIME, TIMESTAMP, TIME, INET4, INET6 "
+    "or UUID";
 
 // At most ~80 characters of a value, for messages.
 std::string shown(std::string_view value) {
@@ -67,6 +72,8 @@ std::string_view kind_name(Kind kind) {
       return "TIME";
     case Kind::binary:
       return "binary string (base64)";
+    case Kind::fixed_binary:
+      return "INET4, INET6 or UUID (the server's text)";
     case Kind::text_code_point:
     case Kind::text_latin1_byte:
     case Kind::text_ascii_byte:
@@ -96,125 +103,6 @@ void put_be(std::uint32_t value, unsigned width, std::string& out) {
 }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-// ---- JSON text ----
-
-// The contents of a JSON string literal, unescaped; nullopt when json is not one.
-std::optional<std::string> json_string(std::string_view json) {
-  if (json.size() < 2 || json.front() != '"' || json.back() != '"') return std::nullopt;
-  const std::string_view body = json.substr(1, json.size() - 2);
-  std::string out;
-  out.reserve(body.size());
-  const auto hex4 = [&](std::size_t at) -> std::optional<std::uint32_t> {
-    if (at + 4 > body.size()) return std::nullopt;
-    std::uint32_t value = 0;
-    for (std::size_t i = at; i < at + 4; ++i) {
-      const char c = body[i];
-      value <<= 4;
-      if (c >= '0' && c <= '9')
-        value |= static_cast<std::uint32_t>(c - '0');
-      else if (c >= 'a' && c <= 'f')
-        value |= static_cast<std::uint32_t>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F')
-        value |= static_cast<std::uint32_t>(c - 'A' + 10);
-      else
-        return std::nullopt;
-    }
-    return value;
-  };
-
-  for (std::size_t i = 0; i < body.size(); ++i) {
-    const char c = body[i];
-    if (c == '"' || static_cast<unsigned char>(c) < 0x20) return std::nullopt;
-    if (c != '\\') {
-      out.push_back(c);
-      continue;
-    }
-    if (++i == body.size()) return std::nullopt;
-    switch (body[i]) {
-      case '"':
-        out.push_back('"');
-        break;
-      case '\\':
-        out.push_back('\\');
-        break;
-      case '/':
-        out.push_back('/');
-        break;
-      case 'b':
-        out.push_back('\b');
-        break;
-      case 'f':
-        out.push_back('\f');
-        break;
-      case 'n':
-        out.push_back('\n');
-        break;
-      case 'r':
-        out.push_back('\r');
-        break;
-      case 't':
-        out.push_back('\t');
-        break;
-      case 'u': {
-        auto unit = hex4(i + 1);
-        if (!unit) return std::nullopt;
-        i += 4;
-        std::uint32_t cp = *unit;
-        if (cp >= 0xD800 && cp <= 0xDBFF) {  // a high surrogate needs its low half next
-          if (i + 2 >= body.size() || body[i + 1] != '\\' || body[i + 2] != 'u') return std::nullopt;
-          auto low = hex4(i + 3);
-          if (!low || *low < 0xDC00 || *low > 0xDFFF) return std::nullopt;
-          i += 6;
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (*low - 0xDC00);
-        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-          return std::nullopt;
-        }
-        ndjson::append_utf8(out, cp);
-        break;
-      }
-      default:
-        return std::nullopt;
-    }
-  }
-  return out;
-}
-
-// Strict UTF-8 decoding of the whole text into code points; false on ill-formed input.
-bool decode_utf8(std::string_view text, std::vector<std::uint32_t>& out) {
-  out.clear();
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto b0 = static_cast<unsigned char>(text[i]);
-    std::uint32_t cp = 0;
-    std::size_t length = 0;
-    std::uint32_t min = 0;
-    if (b0 < 0x80) {
-      out.push_back(b0);
-      ++i;
-      continue;
-    }
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-      cp = b0 & 0x1FU, length = 2, min = 0x80;
-    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-      cp = b0 & 0x0FU, length = 3, min = 0x800;
-    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-      cp = b0 & 0x07U, length = 4, min = 0x10000;
-    } else {
-      return false;
-    }
-    if (i + length > text.size()) return false;
-    for (std::size_t k = 1; k < length; ++k) {
-      const auto b = static_cast<unsigned char>(text[i + k]);
-      if ((b & 0xC0U) != 0x80U) return false;
-      cp = cp << 6 | (b & 0x3FU);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    out.push_back(cp);
-    i += length;
-  }
-  return true;
-}
 
 // ---- numbers ----
 
@@ -629,6 +517,9 @@ Result<KeyColumnOrder> KeyColumnOrder::make(std::string_view key_type, std::uint
   } else if (base == "binary" || base == "varbinary" || base == "tinyblob" || base == "blob" || base == "mediumblob" ||
              base == "longblob") {
     order.kind = Kind::binary;
+  } else if (const FixedBinaryType fixed = rowimage::fixed_binary_type_named(base); fixed != FixedBinaryType::none) {
+    order.kind = Kind::fixed_binary;
+    order.fixed_binary = fixed;
   } else if (base == "char" || base == "varchar" || base == "tinytext" || base == "text" || base == "mediumtext" ||
              base == "longtext") {
     if (collation_id == rowimage::kBinaryCollationId) {
@@ -667,6 +558,18 @@ Result<void> KeyColumnOrder::append_sort_key(std::string_view json_value, std::s
       auto bytes = snapshot::decode_base64(*text);
       if (!bytes) return bad_value(json_value, kind, "not base64");
       append_escaped_bytes(*bytes, out);
+      return {};
+    }
+    case Kind::fixed_binary: {
+      // The server's text has nothing to escape, so the quotes come off without unescaping
+      // (an escape fails the parse); fixed-size sort keys are prefix-free as they are.
+      const std::string_view quoted = ndjson::trim_json_space(json_value);
+      rowimage::FixedBinaryBytes bytes;
+      if (quoted.size() < 2 || quoted.front() != '"' || quoted.back() != '"' ||
+          !rowimage::parse_fixed_binary_text(fixed_binary, quoted.substr(1, quoted.size() - 2), bytes))
+        return bad_value(json_value, kind);
+      rowimage::to_server_order(fixed_binary, bytes);
+      out.append(reinterpret_cast<const char*>(bytes.data()), rowimage::fixed_binary_size(fixed_binary));
       return {};
     }
     case Kind::text_code_point:

@@ -6,9 +6,10 @@
 //
 // Values are the raw JSON text that cdc-stream and cdc-snapshot write for a column (man/cdc-ndjson.5,
 // VALUES): 42, "12.50", "AQ==" (base64 for binary strings), "2024-09-04 10:52:12.189",
-// "2024-09-04 10:52:12.189Z" (TIMESTAMP), "-838:59:59", "text". Each is turned into a sort key:
-// bytes whose memcmp order is the server's order, and which are equal exactly when the server
-// finds the values equal (so 'a' and 'A ' give the same sort key under utf8mb4_general_ci).
+// "2024-09-04 10:52:12.189Z" (TIMESTAMP), "-838:59:59", "text", "::1" (INET6). Each is turned
+// into a sort key: bytes whose memcmp order is the server's order, and which are equal exactly
+// when the server finds the values equal (so 'a' and 'A ' give the same sort key under
+// utf8mb4_general_ci).
 // Sort keys are prefix-free, so a row's key is the concatenation of its columns' sort keys and
 // memcmp on those compares rows column by column, as (a,b) < (c,d) does in SQL.
 
@@ -19,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "column/column_type.h"
 #include "util/result.h"
 
 namespace cdc::merge {
@@ -27,8 +29,8 @@ class KeyColumnOrder {
  public:
   // key_type: information_schema COLUMN_TYPE as the chunk line's key_types has it
   // ("int(10) unsigned", "decimal(10,2)", "varbinary(16)", "varchar(20)", "datetime(3)",
-  // "timestamp(6)", "date", "time(2)", "year(4)", "char(8)", "text"); collation_id as the low
-  // line's key_collations has it (0: not a string, 63: binary). A type or collation whose
+  // "timestamp(6)", "date", "time(2)", "year(4)", "char(8)", "text", "uuid"); collation_id as
+  // the low line's key_collations has it (0: not a string, 63: binary). A type or collation whose
   // order is not reproduced here is Errc::unsupported, naming it and what to do instead.
   [[nodiscard]] static Result<KeyColumnOrder> make(std::string_view key_type, std::uint32_t collation_id);
 
@@ -43,6 +45,7 @@ class KeyColumnOrder {
   bool pad_space = false;  // trailing spaces do not count (PAD SPACE collations)
   std::uint8_t uca_version = 0;  // text_uca: the merge::detail::UcaVersion of the collation
   std::uint8_t uca_levels = 0;   // text_uca: bit n set = level n compared (0 primary, 1 accents, 2 case)
+  FixedBinaryType fixed_binary = FixedBinaryType::none;  // MariaDB INET4/INET6/UUID columns
 };
 
 // A row's sort key: the concatenation of each key column's sort key, in key order.

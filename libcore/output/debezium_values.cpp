@@ -214,6 +214,10 @@ void DebeziumValues::describe_column(const TypeText& type, Column& column) const
   } else if (base == "json") {
     column.kind = Kind::json;
     logical = "io.debezium.data.Json";
+  } else if (base == "uuid") {
+    // MariaDB's UUID, a string as the value has it: named as Debezium's MariaDB connector names
+    // it (MariaDbValueConverters). INET4/INET6 are plain strings there, as here.
+    logical = "io.debezium.data.Uuid";
   } else if (base == "year") {
     connect = "int32";
     logical = "io.debezium.time.Year";

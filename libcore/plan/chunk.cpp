@@ -9,6 +9,7 @@
 
 #include "mysql/sql_text.h"
 #include "ndjson/writer.h"
+#include "rowimage/fixed_binary_values.h"
 
 namespace cdc::plan {
 
@@ -38,6 +39,7 @@ void write_value(const KeyColumn& column, std::string_view value, ndjson::Writer
     case KeyKind::decimal:
     case KeyKind::text:
     case KeyKind::temporal:
+    case KeyKind::fixed_binary:
       out.string(value);
       return;
   }
@@ -152,6 +154,15 @@ Result<std::string> sql_literal(const KeyColumn& column, std::string_view value)
       return mysql::text_literal(value);
     case KeyKind::binary:
       return mysql::bytes_literal(value);
+    case KeyKind::fixed_binary: {
+      // The server's own text, which it reads back as the column's type and compares in the
+      // type's order; checked, so that only hex digits, '.', ':' and '-' go into the quotes.
+      rowimage::FixedBinaryBytes bytes;
+      if (!rowimage::parse_fixed_binary_text(rowimage::fixed_binary_type_named(column.column_type), value, bytes))
+        return fail(Errc::corrupt_input,
+                    fmt::format("key column {}: '{}' is not a value of {}", column.name, value, column.column_type));
+      return fmt::format("'{}'", value);
+    }
   }
   return fail(Errc::internal, "unknown key kind");
 }

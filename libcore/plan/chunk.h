@@ -33,6 +33,7 @@ enum class KeyKind : std::uint8_t {
   binary,            // BINARY/VARBINARY/BLOB: JSON base64, SQL X'..' (bytes compare)
   temporal,          // DATE, DATETIME, TIME: JSON string as the server prints it, SQL '...'
   timestamp,         // TIMESTAMP: JSON string in UTC with a trailing Z, SQL '...' in a '+00:00' session
+  fixed_binary,      // MariaDB INET4/INET6/UUID: JSON string as the server prints it, SQL '...' (read as the type)
 };
 
 struct KeyColumn {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "mysql/sql_text.h"
+#include "rowimage/fixed_binary_values.h"
 #include "schema/table_schema.h"
 #include "util/table_filter.h"
 #include "util/text.h"
@@ -40,6 +41,7 @@ std::optional<KeyKind> kind_of(std::string_view data_type, std::string_view colu
     return KeyKind::binary;
   if (type == "date" || type == "datetime" || type == "time") return KeyKind::temporal;
   if (type == "timestamp") return KeyKind::timestamp;
+  if (rowimage::fixed_binary_type_named(type) != FixedBinaryType::none) return KeyKind::fixed_binary;
   // ENUM and SET sort by their numbers but compare with strings as text, FLOAT/DOUBLE print
   // rounded values: boundaries would not be exact, so they cannot be chunk keys.
   return std::nullopt;
@@ -47,7 +49,7 @@ std::optional<KeyKind> kind_of(std::string_view data_type, std::string_view colu
 
 std::string fix_hint(const TableRef& ref) {
   return fmt::format("give --chunk-key {}=COL[,COL] naming the leading columns of an index whose columns are "
-                     "NOT NULL integers, decimals, strings, binary strings or dates",
+                     "NOT NULL integers, decimals, strings, binary strings, dates, INET4, INET6 or UUID",
                      table_name(ref));
 }
 

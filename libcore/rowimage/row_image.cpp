@@ -6,6 +6,7 @@
 #include <array>
 #include <cstring>
 
+#include "rowimage/fixed_binary_values.h"
 #include "rowimage/json_binary.h"
 #include "rowimage/json_diff.h"
 #include "rowimage/scalar_values.h"
@@ -212,9 +213,14 @@ void decode_value_as(ByteReader& in, const binlog::TableMap& map, std::size_t in
     case ColumnType::string:
     case ColumnType::varchar:
     case ColumnType::var_string: {
+      const std::uint64_t value_offset = in.offset();
       const std::size_t length = in.uint_le(column.meta < 256 ? 1 : 2, "string length");
       const auto raw = in.bytes(length, "string value");
       if (!in.ok()) return;
+      if (column.fixed_binary != FixedBinaryType::none) {
+        write_fixed_binary(column.fixed_binary, raw, value_offset, in, out);
+        return;
+      }
       write_string_value(raw, column, charset, out, scratch, column.type == ColumnType::string ? column.meta : 0);
       return;
     }
@@ -323,8 +329,9 @@ void TablePlan::build(const binlog::TableMap& map) {
       // plain ASCII is valid UTF-8, so a value without charset metadata (collation 0, where a
       // BLOB looks like a TEXT) is not lossy either.
       const Charset charset = charsets_.back();
-      layout.ascii_text = !is_binary_collation(column.collation) && is_ascii_compatible(charset) &&
-                          trim_char_padding(" ", charset).empty();
+      // INET4/INET6/UUID are bytes whatever their collation says (decode_value_as).
+      layout.ascii_text = column.fixed_binary == FixedBinaryType::none && !is_binary_collation(column.collation) &&
+                          is_ascii_compatible(charset) && trim_char_padding(" ", charset).empty();
       layout.trim_char = column.type == ColumnType::string;
     }
     layouts_.push_back(layout);

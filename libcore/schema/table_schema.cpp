@@ -9,6 +9,7 @@
 
 #include "mysql/sql_text.h"
 #include "rowimage/charset.h"
+#include "rowimage/fixed_binary_values.h"
 #include "util/text.h"
 
 namespace cdc::schema {
@@ -55,12 +56,13 @@ bool is_numeric_type(std::string_view data_type) {
 }
 
 // Columns stored as binary strings, whose NULL COLLATION_NAME means binary (63) in the
-// binlog's charset metadata; GEOMETRY is a BLOB underneath and has a slot there too.
+// binlog's charset metadata; GEOMETRY is a BLOB underneath and has a slot there too, and
+// MariaDB's INET4/INET6/UUID are logged as BINARY(n).
 bool is_binary_string_type(std::string_view data_type) {
   static const std::set<std::string_view> kBinary = {
       "binary",     "varbinary",       "tinyblob",     "blob",       "mediumblob",         "longblob",
       "geometry",   "point",           "linestring",   "polygon",    "multipoint",         "multilinestring",
-      "multipolygon", "geometrycollection"};
+      "multipolygon", "geometrycollection", "inet4",      "inet6",           "uuid"};
   return kBinary.contains(data_type);
 }
 
@@ -147,11 +149,14 @@ std::string column_mismatch(const ColumnSchema& column, const Column& logged, st
   };
   switch (logged.type) {
     case ColumnType::string:
-    case ColumnType::varchar:
-      // Both hold the maximum length in bytes (Field_string/Field_varchar::save_field_metadata).
-      if (column.octet_length != 0 && column.octet_length != logged.meta)
-        return differs("a byte length of", column.octet_length, logged.meta);
+    case ColumnType::varchar: {
+      // Both hold the maximum length in bytes (Field_string/Field_varchar::save_field_metadata);
+      // INET4/INET6/UUID have no CHARACTER_OCTET_LENGTH, but a size of their own.
+      const std::size_t fixed_size = rowimage::fixed_binary_size(rowimage::fixed_binary_type_named(column.data_type));
+      const std::uint64_t length = fixed_size != 0 ? fixed_size : column.octet_length;
+      if (length != 0 && length != logged.meta) return differs("a byte length of", length, logged.meta);
       break;
+    }
     case ColumnType::newdecimal: {
       const std::uint64_t packed = std::uint64_t{column.precision} << 8 | column.scale;
       if (column.precision != 0 && packed != logged.meta)
@@ -415,6 +420,11 @@ bool apply_table_schema(const TableSchema& schema, binlog::TableMap& map, std::s
   mismatch.clear();
   map.column_types.clear();
   for (const auto& column : schema.columns) map.column_types.push_back(column.column_type);
+  // Nothing in the binlog tells these from BINARY(n): the catalog alone can.
+  for (std::size_t i = 0; i < map.columns.size(); ++i)
+    map.columns[i].fixed_binary = map.columns[i].type == ColumnType::string
+                                      ? rowimage::fixed_binary_type_named(schema.columns[i].data_type)
+                                      : FixedBinaryType::none;
   const bool full = map.has_column_names();
   if (!full) {
     map.column_names.clear();

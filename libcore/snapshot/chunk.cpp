@@ -7,6 +7,7 @@
 
 #include "mysql/sql_text.h"
 #include "ndjson/writer.h"
+#include "rowimage/fixed_binary_values.h"
 #include "util/text.h"
 
 namespace cdc::snapshot {
@@ -148,6 +149,13 @@ Result<std::string> bound_literal(simdjson::dom::element value, std::string_view
         if (!bytes) return bad(fmt::format("key type {} needs base64, got \"{}\"", key_type, text));
         return mysql::bytes_literal(*bytes);
       }
+      if (const FixedBinaryType fixed = rowimage::fixed_binary_type_named(key_type); fixed != FixedBinaryType::none) {
+        // The server reads its own text back as the type and compares in the type's order.
+        rowimage::FixedBinaryBytes bytes;
+        if (!rowimage::parse_fixed_binary_text(fixed, text, bytes))
+          return bad(fmt::format("key type {} needs the server's text of a value, got \"{}\"", key_type, text));
+        return fmt::format("'{}'", text);
+      }
       if (is_numeric_type(key_type)) {
         if (!is_decimal_text(text)) return bad(fmt::format("key type {} needs a number, got \"{}\"", key_type, text));
         return std::string(text);
@@ -169,17 +177,7 @@ Result<std::string> select_sql(const records::Chunk& chunk) {
   std::string sql = "SELECT ";
   for (std::size_t i = 0; i < chunk.columns.size(); ++i) {
     if (i != 0) sql += ',';
-    const std::string name = mysql::quote_identifier(chunk.columns[i].name);
-    // MariaDB's INET6/UUID (and 11.3's INET4) are sent as text, but the binlog has their
-    // bytes, in the order CAST AS BINARY gives them (checked against cdc-stream on 10.11).
-    const std::string type = to_lower(chunk.columns[i].type);
-    if (type == "inet6" || type == "uuid") {
-      sql += "CAST(" + name + " AS BINARY(16))";
-    } else if (type == "inet4") {
-      sql += "CAST(" + name + " AS BINARY(4))";
-    } else {
-      sql += name;
-    }
+    sql += mysql::quote_identifier(chunk.columns[i].name);
   }
   sql += " FROM " + mysql::quote_identifier(chunk.db) + "." + mysql::quote_identifier(chunk.table);
   std::string key_list;

@@ -38,7 +38,7 @@ namespace cdc::snapshot {
 
 
 // SELECT of the chunk's columns over its key range, in key order (MariaDB INET4/INET6/UUID
-// columns as CAST(... AS BINARY(n)), their bytes as the binlog has them):
+// columns as they are: the server sends their text, which cdc-stream writes too):
 //   SELECT `a`,`b` FROM `db`.`t` WHERE ((`k1` > s1) OR (`k1` = s1 AND `k2` >= s2))
 //     AND ((`k1` < e1) OR (`k1` = e1 AND `k2` < e2)) ORDER BY `k1`,`k2`
 // (the row comparisons written out, so that the server reads a range of the key's index).

@@ -15,6 +15,8 @@
 //   binary collation     base64 (BINARY(n) comes back with its 0x00 padding, as the binlog
 //                        side pads it)
 //   GEOMETRY             base64 of SRID + WKB
+//   INET4, INET6, UUID   MariaDB sends its text, in the connection's charset: as text, which
+//                        is what rowimage/fixed_binary_values.h writes from the binlog's bytes
 // MySQL's JSON type (MYSQL_TYPE_JSON) is refused: its text form is not the binlog decoder's.
 
 #include <vector>

@@ -6,6 +6,7 @@
 #include "binlog/file_reader.h"
 #include "stream/change_pipeline.h"
 #include "stream/change_writer.h"
+#include "stream/side_connection.h"
 #include "stream/time_position.h"
 
 namespace cdc::stream {
@@ -33,6 +34,7 @@ class FileRun {
     if (options_.from_time || options_.until_time)
       pipeline_.set_transaction_gate([this](const TransactionStart& start) { return pass_gate(start); });
     before_from_ = options_.from_time.has_value();
+    if (options_.catalog) use_catalog(*options_.catalog);
   }
 
   Result<FileSummary> run() {
@@ -83,6 +85,24 @@ class FileRun {
         return fail(Errc::corrupt_input, fmt::format("{}: its first events carry no timestamp to search --from by",
                                                      reader->name()));
       return opening.opening();
+    });
+  }
+
+  // --catalog: each map of a selected table is completed from information_schema as a live
+  // stream completes it (live_stream.cpp), by what the map lacks rather than by the server's
+  // setting, since files may come from several servers.
+  void use_catalog(const mysql::ConnectionOptions& connection) {
+    catalog_.emplace(connection, warn_);
+    pipeline_.set_table_map_hook([this](binlog::TableMap& map) {
+      if (map.has_column_names())
+        catalog_->add_column_types(map);
+      else
+        catalog_->complete_from_catalog(map, pipeline_.file());
+    });
+    pipeline_.set_ddl_listener([this](std::string_view database, std::string_view sql) {
+      // Maps from before a DDL must not be completed by the schema after it.
+      decoder_.forget_tables();
+      catalog_->forget_schema_of(database, sql, pipeline_.file(), false);
     });
   }
 
@@ -195,6 +215,7 @@ class FileRun {
   bool before_from_ = false;  // --from TIME: no transaction at or after it read yet
   binlog::Decoder decoder_;
   ChangePipeline pipeline_;
+  std::optional<SideConnection> catalog_;  // --catalog
 };
 
 }  // namespace

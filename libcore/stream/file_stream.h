@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "mysql/connection_options.h"
 #include "output/format.h"
 #include "stream/change_writer.h"
 #include "util/result.h"
@@ -26,6 +27,11 @@ struct FileOptions {
   std::string exclude;                       // --exclude globs
   bool skip_unknown_events = false;          // skip unknown, non-ignorable event types
   output::OutputOptions output;  // --format and its flags: the output stage (cdc-formats(7))
+  // --catalog: the server whose information_schema completes the table maps, as a live stream's
+  // does (COLUMN_TYPE texts, MariaDB's INET4/INET6/UUID; names, keys, signedness, charsets and
+  // labels where the binlog has none), describing the tables as they are now; nullopt: the
+  // binlog alone.
+  std::optional<mysql::ConnectionOptions> catalog;
   // NDJSON: rows events of at least this many bytes of row images have their lines written on
   // a second thread (ChangeWriter::use_rows_thread); nullopt writes everything in one. The
   // tests set 0 and nullopt to compare the two writers on every event.

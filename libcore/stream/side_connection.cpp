@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "binlog/ddl_target.h"
+#include "rowimage/charset.h"
 
 namespace cdc::stream {
 
@@ -49,19 +52,32 @@ void SideConnection::complete_from_catalog(binlog::TableMap& map, std::string_vi
 }
 
 void SideConnection::add_column_types(binlog::TableMap& map) {
-  if (column_types_unavailable_) return;
-  if (connection() == nullptr) {
-    column_types_unavailable_ = true;
-    return;
+  if (!column_types_unavailable_) {
+    if (connection() == nullptr) {
+      column_types_unavailable_ = true;
+    } else if (auto schema = schemas_->get(map.database, map.table); !schema) {
+      drop();
+      column_types_unavailable_ = true;
+    } else {
+      std::string mismatch;
+      if (*schema != nullptr) (void)schema::apply_table_schema(**schema, map, mismatch);
+      return;
+    }
   }
-  auto schema = schemas_->get(map.database, map.table);
-  if (!schema) {
-    drop();
-    column_types_unavailable_ = true;
-    return;
-  }
-  std::string mismatch;
-  if (*schema != nullptr) (void)schema::apply_table_schema(**schema, map, mismatch);
+  // The one thing the catalog changes in the values: say so once, where it matters.
+  if (warned_fixed_binary_ || !may_be_fixed_binary(map)) return;
+  warned_fixed_binary_ = true;
+  warn_(fmt::format("{}.{}: information_schema cannot be read, so its BINARY(4) and BINARY(16) columns are written as "
+                    "base64 of their bytes even if they are MariaDB INET4, INET6 or UUID columns (later tables are "
+                    "not named)",
+                    map.database, map.table));
+}
+
+bool SideConnection::may_be_fixed_binary(const binlog::TableMap& map) {
+  return std::any_of(map.columns.begin(), map.columns.end(), [](const Column& column) {
+    const bool bytes = column.collation == 0 || rowimage::is_binary_collation(column.collation);
+    return column.type == ColumnType::string && bytes && (column.meta == 4 || column.meta == 16);
+  });
 }
 
 void SideConnection::warn_once(const binlog::TableMap& map, std::string_view at, std::string_view what) {

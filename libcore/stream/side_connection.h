@@ -32,9 +32,11 @@ class SideConnection {
   // map whose binlog carried no such metadata. `at` (FILE:OFFSET) is for the warnings.
   void complete_from_catalog(binlog::TableMap& map, std::string_view at);
   // For a map the binlog described in full (binlog_row_metadata=FULL): information_schema's
-  // COLUMN_TYPE texts alone (TableMap::column_types), for the table line, when the catalog
-  // still describes the map. Silent: without them the line has the types the map gives; a
-  // server that cannot be reached for them is not asked again in the run.
+  // COLUMN_TYPE texts (TableMap::column_types), for the table line, and which columns are
+  // MariaDB's INET4/INET6/UUID (Column::fixed_binary), when the catalog still describes the
+  // map. Without them the line has the types the map gives and such columns are written as
+  // binary strings; a server that cannot be reached for them is not asked again in the run,
+  // and the first map that may have such columns says so once.
   void add_column_types(binlog::TableMap& map);
   // After a DDL: what it touched is read again from the catalog. `from_catalog`: rows are
   // completed from it (complete_from_catalog), which the warning explains.
@@ -45,6 +47,8 @@ class SideConnection {
 
  private:
   void warn_once(const binlog::TableMap& map, std::string_view at, std::string_view what);
+  // Whether a column of map could be an INET4, INET6 or UUID: a BINARY(4) or BINARY(16).
+  static bool may_be_fixed_binary(const binlog::TableMap& map);
 
   const mysql::ConnectionOptions& options_;
   std::function<void(std::string_view)> warn_;
@@ -52,6 +56,7 @@ class SideConnection {
   std::optional<schema::SchemaCache> schemas_;
   std::uint64_t warned_generation_ = 0;
   bool column_types_unavailable_ = false;
+  bool warned_fixed_binary_ = false;
 };
 
 }  // namespace cdc::stream

@@ -1,5 +1,5 @@
 // Fuzz target: the row-value decoders. The first bytes pick a column (type, metadata,
-// signedness, collation), the rest is a row image of that one column (null bitmap + value),
+// signedness, collation, MariaDB fixed-binary type), the rest is a row image of that one column (null bitmap + value),
 // decoded exactly as a rows event would be.
 
 #include <cstddef>
@@ -24,6 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint8_t flags = in.u8();
     column.is_unsigned = (flags & 1U) != 0;
     column.collation = (flags & 2U) != 0 ? 63 : in.u16();
+    // Bits 4-5: MariaDB's INET4/INET6/UUID, which only the catalog names (any type and size,
+    // so that a STRING of the wrong length reaches the converters too).
+    column.fixed_binary = static_cast<cdc::FixedBinaryType>((flags >> 4) & 3U);
     map.columns.push_back(column);
     if ((flags & 4U) != 0) map.enum_values.resize(columns, {"a", "b", "c"});
     if ((flags & 8U) != 0) map.set_values.resize(columns, {"x", "y"});

@@ -97,8 +97,8 @@ TEST_CASE("snapshot round trip: every column type is byte-identical to the binlo
     create += (i == 0 ? "" : ", ") + columns()[i].name + " " + columns()[i].definition;
   run(connection, create + ")");
   run(connection, "CREATE TABLE cdc_snapshot_rt.floats (id INT PRIMARY KEY, f FLOAT, d DOUBLE)");
-  // MariaDB's plugin types (10.5+ INET6, 10.7+ UUID).
-  run(connection, "CREATE TABLE cdc_snapshot_rt.plugin_types (id INT PRIMARY KEY, a INET6, u UUID)");
+  // MariaDB's plugin types (10.5+ INET6, 10.7+ UUID, 10.10+ INET4), written as their text by both.
+  run(connection, "CREATE TABLE cdc_snapshot_rt.plugin_types (id INT PRIMARY KEY, a INET6, u UUID, v4 INET4)");
   const auto start = run(connection, "SHOW MASTER STATUS");
   REQUIRE(start.rows.size() == 1);
   const std::string binlog_file = *start.rows[0][0];
@@ -115,10 +115,11 @@ TEST_CASE("snapshot round trip: every column type is byte-identical to the binlo
                         doubles[i] + ")");
 
   run(connection,
-      "INSERT INTO cdc_snapshot_rt.plugin_types VALUES (1, '::1', UUID()), (2, '2001:db8::ff00:42:8329', "
-      "'f47ac10b-58cc-4372-a567-0e02b2c3d479'), (3, '::ffff:192.168.0.1', '00000000-0000-0000-0000-000000000000'), "
-      "(4, NULL, NULL), (5, 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', '123e4567-e89b-12d3-a456-426655440000')");
-  // The binlog side, as cdc-stream --file decodes it.
+      "INSERT INTO cdc_snapshot_rt.plugin_types VALUES (1, '::1', UUID(), '0.0.0.0'), (2, '2001:db8::ff00:42:8329', "
+      "'f47ac10b-58cc-4372-a567-0e02b2c3d479', '10.0.0.1'), (3, '::ffff:192.168.0.1', "
+      "'00000000-0000-0000-0000-000000000000', '10.0.0.0'), (4, NULL, NULL, NULL), "
+      "(5, 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', '123e4567-e89b-12d3-a456-426655440000', '255.255.255.255')");
+  // The binlog side, as cdc-stream --file --catalog decodes it (the catalog names the plugin types).
   std::map<std::string, std::map<std::string, std::string>> decoded;  // table -> key -> after
   {
     char path[] = "/tmp/cdc_snapshot_rt.XXXXXX";
@@ -129,6 +130,7 @@ TEST_CASE("snapshot round trip: every column type is byte-identical to the binlo
     options.files = {std::string(datadir) + "/" + binlog_file};
     options.start_position = std::stoull(*start.rows[0][1]);
     options.tables = "cdc_snapshot_rt.*";
+    options.catalog = cdc::test::cdc_account();
     std::vector<std::string> warnings;
     auto summary = cdc::stream::run_files(options, fd, [&](std::string_view w) { warnings.emplace_back(w); });
     REQUIRE_MESSAGE(summary.has_value(), summary.error().message);
@@ -148,6 +150,8 @@ TEST_CASE("snapshot round trip: every column type is byte-identical to the binlo
   REQUIRE(decoded["\"all_types\""].size() == kRows);
   REQUIRE(decoded["\"floats\""].size() == floats.size());
   REQUIRE(decoded["\"plugin_types\""].size() == 5);
+  CHECK(decoded["\"plugin_types\""]["{\"id\":3}"] ==
+        R"({"id":3,"a":"::ffff:192.168.0.1","u":"00000000-0000-0000-0000-000000000000","v4":"10.0.0.0"})");
 
   for (const std::string table : {"all_types", "floats", "plugin_types"}) {
     CAPTURE(table);

@@ -267,6 +267,17 @@ TEST_CASE("table schema: the table line of every column type, from the binlog an
   CHECK(type_of("js") == "longtext");
   CHECK(type_of("pt") == "point");
   CHECK(from_binlog.key == std::vector<std::string>{"id"});
+  // The catalog names them, for the values and the table line.
+  TableMap completed = full;
+  std::string mismatch;
+  REQUIRE_MESSAGE(cdc::schema::apply_table_schema(**schema, completed, mismatch), mismatch);
+  const std::size_t columns = completed.columns.size();
+  CHECK(completed.columns[columns - 2].fixed_binary == cdc::FixedBinaryType::uuid);
+  CHECK(completed.columns[columns - 1].fixed_binary == cdc::FixedBinaryType::inet6);
+  CHECK(completed.columns[0].fixed_binary == cdc::FixedBinaryType::none);
+  const cdc::records::TableLine from_catalog = cdc::schema::describe_table_map(completed);
+  CHECK(from_catalog.columns[columns - 2].type == "uuid");
+  CHECK(from_catalog.columns[columns - 1].type == "inet6");
   cdc::test::run_as_root("DROP DATABASE cdc_table_line");
 }
 

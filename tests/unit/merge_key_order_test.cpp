@@ -153,6 +153,28 @@ TEST_CASE("merge key order: binary strings with embedded zero bytes and prefixes
   CHECK(key(text63, "\"YQA=\"") == key(order, "\"YQA=\""));
 }
 
+TEST_CASE("merge key order: MariaDB INET4, INET6 and UUID in the server's order") {
+  // Each list is SELECT ... ORDER BY on MariaDB 10.11.19.
+  check_ascending(order_of("inet4"), {"\"0.0.0.0\"", "\"9.255.255.255\"", "\"10.0.0.1\"", "\"255.255.255.255\""});
+  const auto inet6 = order_of("inet6", 63);
+  check_ascending(inet6, {"\"::\"", "\"::1\"", "\"::0.1.0.0\"", "\"::ffff:1.2.3.4\"", "\"1::\"",
+                          "\"2001:db8::1\"", "\"ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff\""});
+  CHECK(key(inet6, "\"::1\"").size() == 16);
+  // UUIDs of versions 1 to 5 sort by their groups reversed (node first), others by their bytes.
+  check_ascending(order_of("uuid"),
+                  {"\"00000000-0000-0000-0000-000000000000\"", "\"eae43f84-f14c-11f1-a200-02fc00000001\"",
+                   "\"11111111-2222-4333-0444-555555555555\"", "\"11111111-2222-7333-c444-555555555555\"",
+                   "\"123e4567-e89b-12d3-a456-426614174000\"", "\"11111111-2222-5333-e444-555555555500\"",
+                   "\"11111111-2222-0333-8444-555555555555\"", "\"11111111-2222-1333-8444-555555555555\"",
+                   "\"ffffffff-ffff-ffff-ffff-ffffffffffff\""});
+  // Values only the server's text spells: anything else is not one of its values.
+  check_malformed(inet6, "\"0:0:0:0:0:0:0:1\"");
+  check_malformed(inet6, "\"AAEAAAAAAAAAAAAAAAAAAQ==\"");  // base64 of the bytes
+  check_malformed(inet6, "1");
+  check_malformed(order_of("uuid"), "\"123E4567-E89B-12D3-A456-426614174000\"");
+  check_malformed(order_of("inet4"), "\"10.0.0.1\\u0000\"");
+}
+
 TEST_CASE("merge key order: composite rows compare column by column") {
   const std::vector<KeyColumnOrder> columns = {order_of("varbinary(8)", 63), order_of("int(11)")};
   const auto row = [&](std::string_view a, std::string_view b) {

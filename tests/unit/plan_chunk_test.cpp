@@ -137,6 +137,15 @@ TEST_CASE("range SQL: literals per kind and the expanded row comparison") {
   CHECK(cdc::plan::sql_literal(at, "2024-09-04 10:52:12.189Z").value() == "'2024-09-04 10:52:12.189'");
   CHECK_FALSE(cdc::plan::sql_literal(at, "2024' OR '1").has_value());
 
+  // MariaDB's INET6/UUID: the server's text, which it reads back as the type; nothing else.
+  const KeyColumn address{"ip", "inet6", KeyKind::fixed_binary};
+  const KeyColumn uuid{"u", "uuid", KeyKind::fixed_binary};
+  CHECK(cdc::plan::sql_literal(address, "::ffff:1.2.3.4").value() == "'::ffff:1.2.3.4'");
+  CHECK(cdc::plan::sql_literal(uuid, "123e4567-e89b-12d3-a456-426614174000").value() ==
+        "'123e4567-e89b-12d3-a456-426614174000'");
+  CHECK_FALSE(cdc::plan::sql_literal(address, "::1' OR '1").has_value());
+  CHECK_FALSE(cdc::plan::sql_literal(uuid, "::1").has_value());
+
   CHECK(cdc::plan::key_compare_sql({id}, {"5"}, ">=").value() == "(`id` >= 5)");
   CHECK(cdc::plan::key_compare_sql({id, name}, {"5", "x"}, ">=").value() ==
         "((`id` > 5) OR (`id` = 5 AND `na``me` >= _utf8mb4 X'78'))");

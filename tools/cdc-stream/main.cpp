@@ -86,6 +86,12 @@ int main(int argc, char** argv) {
                  "With --file: stop before the first event at or after this offset of the last file, as mysqlbinlog")
       ->group("Files")
       ->transform(cdc::cli::whole_number(4, std::uint64_t{1} << 62));
+  bool catalog = false;
+  app.add_flag("--catalog", catalog,
+               "With --file: complete the tables from the server's information_schema (connection options), as a "
+               "live stream does: MariaDB INET4/INET6/UUID as text, COLUMN_TYPE texts, and names and keys where the "
+               "binlog has none; the catalog describes the tables as they are now")
+      ->group("Files");
   std::optional<std::string> archive_dir;
   std::vector<std::string> archive_keep;
   app.add_option("--archive", archive_dir,
@@ -141,7 +147,7 @@ int main(int argc, char** argv) {
     // The archive alone: no changes, so none of the options about them.
     for (const char* name : {"--state", "--until", "--tables", "--exclude", "--on-ddl", "--accept-ddl", "--stats",
                              "--require-read-only", "--watch-dns", "--metrics", "--skip-unknown-events",
-                             "--archive-source"})
+                             "--archive-source", "--catalog"})
       if (app.count(name) > 0)
         return cli.usage_error(std::string(name) + " is about changes, and --archive DIR alone writes none; add "
                                "--output FILE (or --output - for stdout) to write changes too");
@@ -178,12 +184,14 @@ int main(int argc, char** argv) {
     files.tables = tables;
     files.exclude = exclude;
     files.skip_unknown_events = skip_unknown_events;
+    if (catalog) files.catalog = live.connection;
     return cli.finish(cdc::stream::run_files(files, STDOUT_FILENO, warn, notice));
   }
 
   if (files.start_position || files.stop_position)
     return cli.usage_error("--start-position and --stop-position go with --file; against a server use --from and "
                            "--until FILE:OFFSET");
+  if (catalog) return cli.usage_error("--catalog goes with --file; a live stream reads the catalog already");
   if (!live.accepted_ddls.empty() && on_ddl != "stop")
     return cli.usage_error("--accept-ddl goes with --on-ddl stop");
   live.stop_on_ddl = on_ddl == "stop";
