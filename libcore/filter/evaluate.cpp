@@ -17,7 +17,7 @@ namespace cdc::filter {
 
 namespace {
 
-enum class TypeClass : std::uint8_t { integer, decimal, float32, float64, text, binary, temporal, unsupported };
+enum class TypeClass : std::uint8_t { integer, decimal, float32, float64, text, binary, temporal, fixed_binary, unsupported };
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -44,6 +44,9 @@ TypeClass classify(std::string_view type) {
     if (base == name) return TypeClass::binary;
   for (const std::string_view name : {"date", "datetime", "timestamp", "time"})
     if (base == name) return TypeClass::temporal;
+  // MariaDB's INET4, INET6 and UUID, written and ordered as the server writes and orders them.
+  for (const std::string_view name : {"inet4", "inet6", "uuid"})
+    if (base == name) return TypeClass::fixed_binary;
   return TypeClass::unsupported;
 }
 
@@ -121,6 +124,7 @@ std::string_view type_class_name(TypeClass type) {
     case TypeClass::text:
     case TypeClass::binary: return "a string in quotes";
     case TypeClass::temporal: return "a date or time in quotes ('2024-01-31', '2024-01-31 12:00:00.5', '-12:30:00')";
+    case TypeClass::fixed_binary: return "an address or a UUID in quotes, as the server writes it ('10.0.0.1', '2001:db8::1')";
     case TypeClass::unsupported: break;
   }
   return "nothing";
@@ -135,7 +139,8 @@ bool fits(TypeClass type, Node::Kind literal) {
     case TypeClass::float64: return literal == Node::Kind::integer || literal == Node::Kind::decimal;
     case TypeClass::text:
     case TypeClass::binary:
-    case TypeClass::temporal: return literal == Node::Kind::string;
+    case TypeClass::temporal:
+    case TypeClass::fixed_binary: return literal == Node::Kind::string;
     case TypeClass::unsupported: break;
   }
   return false;
@@ -174,7 +179,7 @@ Result<BoundFilter> BoundFilter::bind(const Expression& e, std::span<const recor
     const TypeClass type = classify(found->type);
     if (type == TypeClass::unsupported)
       return fail(Errc::usage, fmt::format("{}column `{}` is {}, which --where cannot compare (it compares numbers, "
-                                           "strings, binary strings, dates and times)",
+                                           "strings, binary strings, dates and times, INET4, INET6 and UUID)",
                                            where(node), found->name, found->type));
     f.columns_.push_back(column);
     f.names_.push_back(found->name);

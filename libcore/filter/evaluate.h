@@ -10,7 +10,8 @@
 //   DOUBLE as doubles (a FLOAT's value as the float it is), text under the column's collation
 //   (case, accents and trailing spaces as the collation says), binary strings byte by byte,
 //   DATE, DATETIME, TIMESTAMP and TIME as instants (a TIMESTAMP literal is UTC, as
-//   cdc-ndjson(5) writes the values). The orders are merge::KeyColumnOrder's, the ones
+//   cdc-ndjson(5) writes the values), MariaDB's INET4, INET6 and UUID in the server's order of
+//   them (a literal as the server writes the value). The orders are merge::KeyColumnOrder's, the ones
 //   cdc-merge already sorts keys by.
 //
 // Values are the raw JSON text cdc-snapshot and cdc-stream write for each column
