@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Generates libcore/merge/uca0900_weights.cpp: the weights of MySQL 8's utf8mb4_0900_ai_ci,
-utf8mb4_0900_as_ci and utf8mb4_0900_as_cs, which cdc-merge orders keys by (merge/uca_table.h).
+"""Generates libcore/order/uca0900_weights.cpp: the weights of MySQL 8's utf8mb4_0900_ai_ci,
+utf8mb4_0900_as_ci and utf8mb4_0900_as_cs, which cdc-merge orders keys by (order/uca_table.h).
 
 No MySQL server is available here (none in Debian or npm), so unlike scripts/gen_uca_weights.sh
 the weights are not read from a server but derived from the Unicode data files Debian's
@@ -40,7 +40,7 @@ Levels are those of uca_table.h: 0 primary, 1 secondary, 2 tertiary (0900_ai_ci 
 0, _as_ci levels 0-1, _as_cs levels 0-2: key_order.cpp). The output is a function of the input
 files only (sorted, no dates), so the same files give the same bytes.
 
-Usage: scripts/gen_uca0900_weights.py [OUTPUT]   (default libcore/merge/uca0900_weights.cpp)
+Usage: scripts/gen_uca0900_weights.py [OUTPUT]   (default libcore/order/uca0900_weights.cpp)
 Environment: CDC_UNICODE_DIR (default /usr/share/unicode).
 """
 
@@ -179,7 +179,7 @@ def main():
             "// MySQL 8's utf8mb4_0900_* weights, derived without a MySQL server (see the script for the",
             "// rules and what they cannot check); the text format is merge/uca_table.cpp's.",
             "",
-            '#include "merge/uca_table.h"',
+            '#include "order/uca_table.h"',
             "",
             "namespace cdc::merge::detail {",
             "",

@@ -248,7 +248,7 @@ Result<BoundFilter> BoundFilter::bind(const Expression& e, std::span<const recor
         auto shape = shape_of(node);
         if (!shape) return fail(shape.error());
         if (types[shape->slot] != TypeClass::integer) break;
-        auto order = merge::KeyColumnOrder::make(columns[f.columns_[shape->slot]].type, 0);
+        auto order = order::KeyColumnOrder::make(columns[f.columns_[shape->slot]].type, 0);
         if (!order) return fail(Errc::usage, fmt::format("{}{}", where(node), order.error().message));
         for (const std::uint32_t literal : shape->literals) {
           const Node& value = e.node(literal);
@@ -299,7 +299,7 @@ Result<BoundFilter> BoundFilter::bind(const Expression& e, std::span<const recor
       default: break;
     }
     if (order.kind == Order::Kind::key || order.kind == Order::Kind::integer_as_decimal) {
-      auto key = merge::KeyColumnOrder::make(type, collation);
+      auto key = order::KeyColumnOrder::make(type, collation);
       if (!key) return fail(Errc::usage, fmt::format("column `{}`: {}", column.name, key.error().message));
       order.key = *key;
     }

@@ -11,7 +11,7 @@
 //   (case, accents and trailing spaces as the collation says), binary strings byte by byte,
 //   DATE, DATETIME, TIMESTAMP and TIME as instants (a TIMESTAMP literal is UTC, as
 //   cdc-ndjson(5) writes the values), MariaDB's INET4, INET6 and UUID in the server's order of
-//   them (a literal as the server writes the value). The orders are merge::KeyColumnOrder's, the ones
+//   them (a literal as the server writes the value). The orders are order::KeyColumnOrder's, the ones
 //   cdc-merge already sorts keys by.
 //
 // Values are the raw JSON text cdc-snapshot and cdc-stream write for each column
@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "filter/expression.h"
-#include "merge/key_order.h"
+#include "order/key_order.h"
 #include "records/table_line.h"
 #include "util/result.h"
 
@@ -55,7 +55,7 @@ class BoundFilter {
   struct Order {
     enum class Kind : std::uint8_t { key, integer_as_decimal, float32, float64 };
     Kind kind = Kind::key;
-    merge::KeyColumnOrder key;  // Kind::key and integer_as_decimal (a DECIMAL order)
+    order::KeyColumnOrder key;  // Kind::key and integer_as_decimal (a DECIMAL order)
   };
   // A node of the bound tree, its children as indexes into nodes_.
   struct Bound {

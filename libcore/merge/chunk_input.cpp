@@ -353,7 +353,7 @@ Result<std::vector<TableInfo>> group_tables(std::span<const ChunkInfo> chunks, s
     // Key order per column.
     std::optional<Error> unsupported;
     for (std::size_t k = 0; k < first.opened.key.size(); ++k) {
-      auto order = KeyColumnOrder::make(first.opened.key_types[k], first.opened.key_collations[k]);
+      auto order = cdc::order::KeyColumnOrder::make(first.opened.key_types[k], first.opened.key_collations[k]);
       if (!order) {
         unsupported = order.error();
         break;
@@ -370,21 +370,21 @@ Result<std::vector<TableInfo>> group_tables(std::span<const ChunkInfo> chunks, s
       // All lows equal: a change applies to every chunk or none; no ordering needed.
       std::sort(table.chunks.begin(), table.chunks.end(),
                 [&](std::size_t a, std::size_t b) { return chunks[a].opened.chunk.index < chunks[b].opened.chunk.index; });
-      table.ranges.assign(table.chunks.size(), KeyRange{});
+      table.ranges.assign(table.chunks.size(), cdc::order::KeyRange{});
       continue;
     }
     table.ordered = true;
-    std::vector<std::pair<KeyRange, std::size_t>> ranged;
+    std::vector<std::pair<cdc::order::KeyRange, std::size_t>> ranged;
     std::string scratch;
     for (const std::size_t c : table.chunks) {
       const ChunkInfo& chunk = chunks[c];
-      KeyRange range;
+      cdc::order::KeyRange range;
       for (int side = 0; side < 2; ++side) {
         const auto& bound = side == 0 ? chunk.opened.start : chunk.opened.end;
         if (!bound) continue;
         std::vector<std::string_view> values(bound->begin(), bound->end());
         scratch.clear();
-        if (auto made = append_row_sort_key(table.order, values, scratch); !made)
+        if (auto made = cdc::order::append_row_sort_key(table.order, values, scratch); !made)
           return fail(made.error().with_context(
               fmt::format("{}:{}: {} {}", inputs[chunk.input].name, chunk.low_line, chunk.describe(),
                           side == 0 ? "start" : "end")));
@@ -418,7 +418,7 @@ Result<std::optional<std::size_t>> find_chunk(const TableInfo& table, std::span<
     }
   }
   scratch.clear();
-  if (auto made = append_row_sort_key(table.order, key_values, scratch); !made) return fail(made.error());
+  if (auto made = cdc::order::append_row_sort_key(table.order, key_values, scratch); !made) return fail(made.error());
   // The last chunk whose start is <= the key (an open start sorts first): near, when its range
   // holds the key and the next one starts after it.
   const auto& ranges = table.ranges;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "gtid/position.h"
-#include "merge/key_order.h"
+#include "order/key_order.h"
 #include "records/snapshot_lines.h"
 #include "records/table_line.h"
 #include "util/result.h"
@@ -71,11 +71,11 @@ struct TableInfo {
   std::string row_key_start;
   // Chunk ordering; empty when the key order is not reproduced but every chunk has the same
   // low watermark (then a change applies to all chunks of the table or to none).
-  std::vector<KeyColumnOrder> order;
+  std::vector<cdc::order::KeyColumnOrder> order;
   bool ordered = false;
   // Indexes into the chunk list, sorted by range start when ordered.
   std::vector<std::size_t> chunks;
-  std::vector<KeyRange> ranges;  // parallel to chunks
+  std::vector<cdc::order::KeyRange> ranges;  // parallel to chunks
   gtid::Position min_low;        // the lowest low of the table's chunks
   bool same_lows = true;
 };

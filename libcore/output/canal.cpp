@@ -15,7 +15,7 @@
 #include "output/table_columns.h"
 #include "output/value_text.h"
 #include "records/kinds.h"
-#include "snapshot/chunk.h"
+#include "util/base64.h"
 
 namespace cdc::output {
 
@@ -409,7 +409,7 @@ class CanalConverter final : public Converter {
           json += raw;
           return true;
         }
-        const auto bytes = snapshot::decode_base64(raw.substr(1, raw.size() - 2));
+        const auto bytes = decode_base64(raw.substr(1, raw.size() - 2));
         if (!bytes) return false;
         text_.clear();
         append_latin1_as_utf8(*bytes, text_);

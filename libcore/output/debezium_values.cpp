@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "snapshot/chunk.h"
+#include "util/base64.h"
 #include "util/civil_date.h"
 #include "util/text.h"
 
@@ -445,7 +445,7 @@ Result<void> DebeziumValues::write_binary(const Column& column, std::string_view
     out.ascii_string(text_);
     return {};
   }
-  const auto bytes = snapshot::decode_base64(*text);
+  const auto bytes = decode_base64(*text);
   if (!bytes) return fail(Errc::corrupt_input, fmt::format("column {}: {} is not base64", column.name, raw));
   static constexpr char kHex[] = "0123456789abcdef";
   text_.clear();
@@ -460,7 +460,7 @@ Result<void> DebeziumValues::write_binary(const Column& column, std::string_view
 // The canonical value is the SRID (4 bytes, little-endian) and the WKB, as MySQL stores it.
 Result<void> DebeziumValues::write_geometry(const Column& column, std::string_view raw, ndjson::Writer& out) {
   const auto text = plain_string(raw);
-  const auto bytes = text ? snapshot::decode_base64(*text) : std::nullopt;
+  const auto bytes = text ? decode_base64(*text) : std::nullopt;
   if (!bytes || bytes->size() < 4)
     return fail(Errc::corrupt_input, fmt::format("column {}: {} is not a stored geometry", column.name, raw));
   std::uint32_t srid = 0;

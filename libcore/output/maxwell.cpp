@@ -18,7 +18,7 @@
 #include "output/table_columns.h"
 #include "output/value_text.h"
 #include "records/kinds.h"
-#include "snapshot/chunk.h"
+#include "util/base64.h"
 
 namespace cdc::output {
 
@@ -509,7 +509,7 @@ class MaxwellConverter final : public Converter {
         return set(column, raw, is_string, json);
       case ValueKind::geometry: {
         if (!is_string) break;
-        const auto bytes = snapshot::decode_base64(raw.substr(1, raw.size() - 2));
+        const auto bytes = decode_base64(raw.substr(1, raw.size() - 2));
         text_.clear();
         if (!bytes || !append_wkt(*bytes, text_)) break;  // not one of the OGC types: base64 as it is
         scratch_.clear();

@@ -45,7 +45,4 @@ namespace cdc::snapshot {
 // The errors of check_bounds() for a chunk that was not checked.
 [[nodiscard]] Result<std::string> select_sql(const records::Chunk& chunk);
 
-// Base64 (RFC 4648, padding optional) to bytes; nullopt when it is not base64.
-[[nodiscard]] std::optional<std::string> decode_base64(std::string_view text);
-
 }  // namespace cdc::snapshot

@@ -1,4 +1,4 @@
-// Helpers of the merge/key_order.h proofs against the live server (merge_key_order_test.cpp,
+// Helpers of the order/key_order.h proofs against the live server (merge_key_order_test.cpp,
 // merge_key_order_uca_test.cpp): see key_order_check.h.
 
 #include "key_order_check.h"
@@ -104,7 +104,7 @@ Outcome check_columns(cdc::mysql::Connection& connection, const std::vector<Colu
     std::vector<std::string> json;
     for (std::size_t c = 0; c < columns.size(); ++c) json.push_back(to_json(*row.at(c + 1), columns[c].json));
     std::vector<std::string_view> views(json.begin(), json.end());
-    auto done = cdc::merge::append_row_sort_key(orders, views, keys.at(i));
+    auto done = cdc::order::append_row_sort_key(orders, views, keys.at(i));
     REQUIRE_MESSAGE(done.has_value(), done.error().message);
     for (const auto& text : json) shown.at(i) += text + " ";
   }

@@ -1,6 +1,6 @@
 #pragma once
 
-// Helpers of the merge/key_order.h proofs against the live server: values go into a table with
+// Helpers of the order/key_order.h proofs against the live server: values go into a table with
 // the column under test, come back through a SELECT, are written as JSON the way the tools write
 // them (ndjson::Writer), and the server's verdicts (<, =) on pairs of rows are compared with
 // memcmp of their sort keys.
@@ -13,12 +13,12 @@
 #include <string_view>
 #include <vector>
 
-#include "merge/key_order.h"
+#include "order/key_order.h"
 #include "mysql/connection.h"
 
 namespace cdc::test::key_order {
 
-using cdc::merge::KeyColumnOrder;
+using cdc::order::KeyColumnOrder;
 
 // One database per process: CTest runs the cases side by side.
 extern const std::string kDatabase;

@@ -1,4 +1,4 @@
-// merge/key_order.h against the live server: for each key type and collation it supports, a few
+// order/key_order.h against the live server: for each key type and collation it supports, a few
 // hundred random values go into a table with that column, come back through a SELECT and are
 // written as JSON the way the tools write them (ndjson::Writer), and then every ordered pair of
 // rows is compared twice: by the server (x.v < y.v, x.v = y.v under the column's type and
@@ -16,13 +16,13 @@
 #include <vector>
 
 #include "key_order_check.h"
-#include "merge/collation_weights.h"
+#include "order/collation_weights.h"
 
 using namespace cdc::test::key_order;
 
 
 TEST_CASE("merge key order live: every BMP character and every latin1 byte pair compare as on the server") {
-  if (!cdc::merge::detail::have_collation_weights()) {
+  if (!cdc::order::detail::have_collation_weights()) {
     MESSAGE("collation_weights.cpp has no generated tables; skipped");
     return;
   }
@@ -280,7 +280,7 @@ TEST_CASE("merge key order live: binary-ordered text collations agree with the s
 }
 
 TEST_CASE("merge key order live: case-insensitive collations agree with the server") {
-  if (!cdc::merge::detail::have_collation_weights()) {
+  if (!cdc::order::detail::have_collation_weights()) {
     MESSAGE("collation_weights.cpp has no generated tables; skipped");
     return;
   }

@@ -1,4 +1,4 @@
-// merge/key_order.h against the live server for the UCA collations (merge/uca_table.h):
+// order/key_order.h against the live server for the UCA collations (order/uca_table.h):
 // utf8mb4_unicode_ci, utf8mb4_unicode_520_ci and utf8mb4_uca1400_* at each of their levels, PAD
 // SPACE and NO PAD, utf8mb4 and utf8mb3. Every BMP character (alone, and after 'a' before a space
 // or a tab), a sample of the supplementary planes, and random strings built of contractions,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 16's proof for a VARCHAR primary key under utf8mb4_uca1400_ai_ci, the order cdc-merge
-# reproduces without the server (merge/uca_table.h): keys of letters spelled in any case and
+# reproduces without the server (order/uca_table.h): keys of letters spelled in any case and
 # accent ('a', 'A', 'á', 'Á'; ß and ss), updates that spell a key anew (from 'a' to 'Á': the
 # same key to the collation, other bytes), inserts and key moves that meet an equal key (the
 # load takes the duplicate-key error and tries another). Plan, snapshot, merge and stream under

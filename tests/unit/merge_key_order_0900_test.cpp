@@ -1,4 +1,4 @@
-// merge/key_order.h under MySQL 8's utf8mb4_0900_ai_ci (id 255), _as_ci (305) and _as_cs (278),
+// order/key_order.h under MySQL 8's utf8mb4_0900_ai_ci (id 255), _as_ci (305) and _as_cs (278),
 // whose weights scripts/gen_uca0900_weights.py derives without a server (no MySQL here): the
 // cases are the rules MySQL documents for them and what its own table generator
 // (strings/uca9-dump.cc) and scanner (strings/ctype-uca.cc) do, not a server's answers.
@@ -13,15 +13,15 @@
 #include <string_view>
 #include <vector>
 
-#include "merge/key_order.h"
-#include "merge/uca_table.h"
+#include "order/key_order.h"
+#include "order/uca_table.h"
 #include "merge_support.h"
 
 namespace {
 
-using cdc::merge::KeyColumnOrder;
-using cdc::merge::detail::UcaTable;
-using cdc::merge::detail::UcaVersion;
+using cdc::order::KeyColumnOrder;
+using cdc::order::detail::UcaTable;
+using cdc::order::detail::UcaVersion;
 
 constexpr std::uint32_t kAiCi = 255, kAsCi = 305, kAsCs = 278;
 

@@ -1,4 +1,4 @@
-// merge/key_order.h: sort keys whose memcmp order is the server's order of chunk-key values.
+// order/key_order.h: sort keys whose memcmp order is the server's order of chunk-key values.
 // The live proof (the server's own < and = on random values) is
 // tests/integration/merge_key_order_test.cpp; these cases pin each kind's edges.
 
@@ -8,16 +8,16 @@
 #include <string_view>
 #include <vector>
 
-#include "merge/collation_weights.h"
-#include "merge/key_order.h"
-#include "merge/uca_table.h"
+#include "order/collation_weights.h"
+#include "order/key_order.h"
+#include "order/uca_table.h"
 #include "merge_support.h"
 
 namespace {
 
-using cdc::merge::KeyColumnOrder;
-using cdc::merge::detail::UcaTable;
-using cdc::merge::detail::UcaVersion;
+using cdc::order::KeyColumnOrder;
+using cdc::order::detail::UcaTable;
+using cdc::order::detail::UcaVersion;
 
 KeyColumnOrder order_of(std::string_view type, std::uint32_t collation = 0) {
   auto order = KeyColumnOrder::make(type, collation);
@@ -180,7 +180,7 @@ TEST_CASE("merge key order: composite rows compare column by column") {
   const auto row = [&](std::string_view a, std::string_view b) {
     std::string out;
     const std::vector<std::string_view> values = {a, b};
-    auto done = cdc::merge::append_row_sort_key(columns, values, out);
+    auto done = cdc::order::append_row_sort_key(columns, values, out);
     REQUIRE_MESSAGE(done.has_value(), done.error().message);
     return out;
   };
@@ -194,7 +194,7 @@ TEST_CASE("merge key order: composite rows compare column by column") {
   const auto text_row = [&](std::string_view a, std::string_view b) {
     std::string out;
     const std::vector<std::string_view> values = {a, b};
-    auto done = cdc::merge::append_row_sort_key(text_columns, values, out);
+    auto done = cdc::order::append_row_sort_key(text_columns, values, out);
     REQUIRE_MESSAGE(done.has_value(), done.error().message);
     return out;
   };
@@ -202,7 +202,7 @@ TEST_CASE("merge key order: composite rows compare column by column") {
   CHECK(text_row("\"a\"", "1") == text_row("\"a  \"", "1"));
   CHECK(text_row("\"a\\t\"", "9") < text_row("\"a\"", "0"));
 
-  cdc::merge::KeyRange range{text_row("\"b\"", "0"), text_row("\"c\"", "0")};
+  cdc::order::KeyRange range{text_row("\"b\"", "0"), text_row("\"c\"", "0")};
   CHECK(range.contains(text_row("\"b\"", "0")));
   CHECK(range.contains(text_row("\"b  \"", "5")));
   CHECK(range.contains(text_row("\"bzz\"", "-5")));
@@ -212,10 +212,10 @@ TEST_CASE("merge key order: composite rows compare column by column") {
 
   std::string out;
   const std::vector<std::string_view> one = {"\"YQ==\""};
-  auto mismatch = cdc::merge::append_row_sort_key(columns, one, out);
+  auto mismatch = cdc::order::append_row_sort_key(columns, one, out);
   CHECK_FALSE(mismatch.has_value());
   const std::vector<std::string_view> bad = {"\"YQ==\"", "x"};
-  auto failed = cdc::merge::append_row_sort_key(columns, bad, out);
+  auto failed = cdc::order::append_row_sort_key(columns, bad, out);
   REQUIRE_FALSE(failed.has_value());
   CHECK(failed.error().message.find("key column 2") != std::string::npos);
 }
@@ -270,7 +270,7 @@ TEST_CASE("merge key order: latin1_bin and ascii_bin order by the charset's byte
 }
 
 TEST_CASE("merge key order: general_ci and latin1_swedish_ci from the generated weights") {
-  if (!cdc::merge::detail::have_collation_weights()) return;
+  if (!cdc::order::detail::have_collation_weights()) return;
   for (const std::uint32_t id : {45U, 33U}) {  // utf8mb4_general_ci, utf8mb3_general_ci
     CAPTURE(id);
     const auto order = order_of("varchar(20)", id);

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "merge/key_order.h"
+#include "order/key_order.h"
 #include "merge/run_merge.h"
 
 namespace merge_test {
@@ -215,7 +215,7 @@ inline cdc::merge::Options options_for(const std::vector<std::string>& inputs, c
 }
 
 // The sort key of one JSON key value in order.
-inline std::string key(const cdc::merge::KeyColumnOrder& order, std::string_view json) {
+inline std::string key(const cdc::order::KeyColumnOrder& order, std::string_view json) {
   std::string out;
   auto done = order.append_sort_key(json, out);
   REQUIRE_MESSAGE(done.has_value(), done.error().message);

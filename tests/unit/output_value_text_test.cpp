@@ -5,8 +5,8 @@
 
 #include <string>
 
+#include "util/base64.h"
 #include "output/value_text.h"
-#include "snapshot/chunk.h"
 
 namespace {
 
@@ -29,7 +29,7 @@ std::string big_decimal(std::string_view text) {
 }
 
 std::string wkt(std::string_view base64) {
-  const auto bytes = cdc::snapshot::decode_base64(base64);
+  const auto bytes = cdc::decode_base64(base64);
   REQUIRE(bytes.has_value());
   std::string out;
   REQUIRE(cdc::output::append_wkt(*bytes, out));

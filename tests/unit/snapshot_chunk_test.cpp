@@ -10,6 +10,7 @@
 #include "snapshot/chunk.h"
 #include "snapshot/run_snapshot.h"
 #include "snapshot/table_definitions.h"
+#include "util/base64.h"
 
 namespace {
 
@@ -219,13 +220,13 @@ TEST_CASE("snapshot chunk: a name the server rejects is bad input, a table gone 
 }
 
 TEST_CASE("snapshot chunk: base64") {
-  CHECK(cdc::snapshot::decode_base64("") == std::string());
-  CHECK(cdc::snapshot::decode_base64("YWJj") == std::string("abc"));
-  CHECK(cdc::snapshot::decode_base64("YQ==") == std::string("a"));
-  CHECK(cdc::snapshot::decode_base64("YQ") == std::string("a"));
-  CHECK_FALSE(cdc::snapshot::decode_base64("Y").has_value());
-  CHECK_FALSE(cdc::snapshot::decode_base64("YQ==YQ").has_value());
-  CHECK_FALSE(cdc::snapshot::decode_base64("Y Q").has_value());
+  CHECK(cdc::decode_base64("") == std::string());
+  CHECK(cdc::decode_base64("YWJj") == std::string("abc"));
+  CHECK(cdc::decode_base64("YQ==") == std::string("a"));
+  CHECK(cdc::decode_base64("YQ") == std::string("a"));
+  CHECK_FALSE(cdc::decode_base64("Y").has_value());
+  CHECK_FALSE(cdc::decode_base64("YQ==YQ").has_value());
+  CHECK_FALSE(cdc::decode_base64("Y Q").has_value());
 }
 
 TEST_CASE("table definitions: SHOW CREATE TABLE's text without the AUTO_INCREMENT counter") {

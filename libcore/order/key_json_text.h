@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace cdc::merge::detail {
+namespace cdc::order::detail {
 
 // The contents of a JSON string literal, unescaped; nullopt when json is not one.
 [[nodiscard]] std::optional<std::string> json_string(std::string_view json);
@@ -18,4 +18,4 @@ namespace cdc::merge::detail {
 // Strict UTF-8 decoding of the whole text into code points; false on ill-formed input.
 [[nodiscard]] bool decode_utf8(std::string_view text, std::vector<std::uint32_t>& out);
 
-}  // namespace cdc::merge::detail
+}  // namespace cdc::order::detail

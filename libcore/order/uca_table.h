@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-namespace cdc::merge::detail {
+namespace cdc::order::detail {
 
 enum class UcaVersion : std::uint8_t { unicode400, unicode520, uca1400, mysql0900 };
 
@@ -85,4 +85,4 @@ class UcaTable {
   std::size_t longest_contraction_ = 0;
 };
 
-}  // namespace cdc::merge::detail
+}  // namespace cdc::order::detail

@@ -1,8 +1,8 @@
-#include "merge/key_json_text.h"
+#include "order/key_json_text.h"
 
 #include "ndjson/utf8.h"
 
-namespace cdc::merge::detail {
+namespace cdc::order::detail {
 
 std::optional<std::string> json_string(std::string_view json) {
   if (json.size() < 2 || json.front() != '"' || json.back() != '"') return std::nullopt;
@@ -119,4 +119,4 @@ bool decode_utf8(std::string_view text, std::vector<std::uint32_t>& out) {
   return true;
 }
 
-}  // namespace cdc::merge::detail
+}  // namespace cdc::order::detail

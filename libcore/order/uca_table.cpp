@@ -1,9 +1,9 @@
-#include "merge/uca_table.h"
+#include "order/uca_table.h"
 
 #include <algorithm>
 #include <optional>
 
-namespace cdc::merge::detail {
+namespace cdc::order::detail {
 
 // The generated text. Words separated by spaces, hex numbers throughout.
 //
@@ -211,4 +211,4 @@ void UcaTable::append_weights(std::span<const std::uint32_t> chars, unsigned lev
   }
 }
 
-}  // namespace cdc::merge::detail
+}  // namespace cdc::order::detail

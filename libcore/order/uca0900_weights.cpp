@@ -2,9 +2,9 @@
 // MySQL 8's utf8mb4_0900_* weights, derived without a MySQL server (see the script for the
 // rules and what they cannot check); the text format is merge/uca_table.cpp's.
 
-#include "merge/uca_table.h"
+#include "order/uca_table.h"
 
-namespace cdc::merge::detail {
+namespace cdc::order::detail {
 
 namespace {
 
@@ -1641,4 +1641,4 @@ constexpr std::string_view kUca0900Contractions =
 
 UcaSource uca0900_source() noexcept { return {3, kUca0900Runs, kUca0900Contractions}; }
 
-}  // namespace cdc::merge::detail
+}  // namespace cdc::order::detail

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-namespace cdc::merge::detail {
+namespace cdc::order::detail {
 
 // False when collation_weights.cpp holds no generated tables (then the collations below are
 // Errc::unsupported).
@@ -19,4 +19,4 @@ namespace cdc::merge::detail {
 // latin1_swedish_ci (and latin1_swedish_nopad_ci): the weight of a latin1 byte.
 [[nodiscard]] std::uint32_t latin1_swedish_ci_weight(std::uint8_t byte) noexcept;
 
-}  // namespace cdc::merge::detail
+}  // namespace cdc::order::detail

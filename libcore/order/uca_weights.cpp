@@ -2,9 +2,9 @@
 // WEIGHT_STRING() of every code point and of DUCET's contractions, read from the server (see the
 // script for the checks); the text format is merge/uca_table.cpp's.
 
-#include "merge/uca_table.h"
+#include "order/uca_table.h"
 
-namespace cdc::merge::detail {
+namespace cdc::order::detail {
 
 namespace {
 
@@ -2824,4 +2824,4 @@ UcaSource uca1400_source() noexcept { return {3, kUca1400Runs, kUca1400Contracti
 UcaSource unicode400_source() noexcept { return {1, kUnicode400Runs, kUnicode400Contractions}; }
 UcaSource unicode520_source() noexcept { return {1, kUnicode520Runs, kUnicode520Contractions}; }
 
-}  // namespace cdc::merge::detail
+}  // namespace cdc::order::detail

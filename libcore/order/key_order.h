@@ -1,8 +1,10 @@
 #pragma once
 
-// The server's order of chunk-key values, reproduced without the server: cdc-merge must tell
-// which chunk's key range a changed row falls in, exactly as the SELECT of cdc-snapshot
-// (compared by the server under the column's type and collation) would have.
+// The server's order of values, reproduced without the server (libcore/order, the module of
+// its own that cdc-merge and --where share): cdc-merge must tell which chunk's key range a
+// changed row falls in, exactly as the SELECT of cdc-snapshot (compared by the server under the
+// column's type and collation) would have; --where (filter/evaluate.h) compares values as the
+// server's WHERE does.
 //
 // Values are the raw JSON text that cdc-stream and cdc-snapshot write for a column (man/cdc-ndjson.5,
 // VALUES): 42, "12.50", "AQ==" (base64 for binary strings), "2024-09-04 10:52:12.189",
@@ -23,7 +25,7 @@
 #include "column/column_type.h"
 #include "util/result.h"
 
-namespace cdc::merge {
+namespace cdc::order {
 
 class KeyColumnOrder {
  public:
@@ -43,7 +45,7 @@ class KeyColumnOrder {
   Kind kind{};
   std::uint32_t collation_id = 0;
   bool pad_space = false;  // trailing spaces do not count (PAD SPACE collations)
-  std::uint8_t uca_version = 0;  // text_uca: the merge::detail::UcaVersion of the collation
+  std::uint8_t uca_version = 0;  // text_uca: the order::detail::UcaVersion of the collation
   std::uint8_t uca_levels = 0;   // text_uca: bit n set = level n compared (0 primary, 1 accents, 2 case)
   FixedBinaryType fixed_binary = FixedBinaryType::none;  // MariaDB INET4/INET6/UUID columns
 };
@@ -62,4 +64,4 @@ struct KeyRange {
   }
 };
 
-}  // namespace cdc::merge
+}  // namespace cdc::order

@@ -1,4 +1,4 @@
-#include "merge/key_order.h"
+#include "order/key_order.h"
 
 #include <fmt/format.h>
 
@@ -8,16 +8,16 @@
 #include <limits>
 #include <utility>
 
-#include "merge/collation_weights.h"
-#include "merge/key_json_text.h"
-#include "merge/uca_table.h"
 #include "ndjson/json_scan.h"
+#include "order/collation_weights.h"
+#include "order/key_json_text.h"
+#include "order/uca_table.h"
 #include "rowimage/charset.h"
 #include "rowimage/fixed_binary_values.h"
-#include "snapshot/chunk.h"
+#include "util/base64.h"
 #include "util/text.h"
 
-namespace cdc::merge {
+namespace cdc::order {
 
 // How a column's values become sort keys. Every encoding below is prefix-free, so a row key
 // (the concatenation) compares column by column.
@@ -555,7 +555,7 @@ Result<void> KeyColumnOrder::append_sort_key(std::string_view json_value, std::s
     case Kind::binary: {
       auto text = json_string(ndjson::trim_json_space(json_value));
       if (!text) return bad_value(json_value, kind, "not a JSON string");
-      auto bytes = snapshot::decode_base64(*text);
+      auto bytes = decode_base64(*text);
       if (!bytes) return bad_value(json_value, kind, "not base64");
       append_escaped_bytes(*bytes, out);
       return {};
@@ -595,4 +595,4 @@ Result<void> append_row_sort_key(std::span<const KeyColumnOrder> columns, std::s
   return {};
 }
 
-}  // namespace cdc::merge
+}  // namespace cdc::order

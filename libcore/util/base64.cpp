@@ -1,0 +1,40 @@
+#include "util/base64.h"
+
+namespace cdc {
+
+std::optional<std::string> decode_base64(std::string_view text) {
+  std::string out;
+  unsigned buffer = 0;
+  int bits = 0;
+  std::size_t padding = 0;
+  for (const char c : text) {
+    unsigned value = 0;
+    if (c >= 'A' && c <= 'Z') {
+      value = static_cast<unsigned>(c - 'A');
+    } else if (c >= 'a' && c <= 'z') {
+      value = static_cast<unsigned>(c - 'a' + 26);
+    } else if (c >= '0' && c <= '9') {
+      value = static_cast<unsigned>(c - '0' + 52);
+    } else if (c == '+') {
+      value = 62;
+    } else if (c == '/') {
+      value = 63;
+    } else if (c == '=') {
+      ++padding;
+      continue;
+    } else {
+      return std::nullopt;
+    }
+    if (padding != 0) return std::nullopt;  // data after '='
+    buffer = (buffer << 6 | value) & 0xFFFFFFU;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((buffer >> bits) & 0xFFU));
+    }
+  }
+  if (padding > 2 || bits >= 6) return std::nullopt;
+  return out;
+}
+
+}  // namespace cdc
