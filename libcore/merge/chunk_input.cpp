@@ -30,6 +30,13 @@ bool is_blank(std::string_view line) { return ndjson::trim_json_space(line).empt
 Result<void> read_low(simdjson::dom::object record, std::string_view line, ChunkInfo& chunk) {
   auto low = records::parse_low(record, line);
   if (!low) return fail(low.error());
+  // A filtered chunk's rows merge with deltas only through the same filter, which the deltas
+  // of the rows that enter or leave it need: not in this version.
+  if (low->where)
+    return fail(Errc::unsupported,
+                fmt::format("{}.{} chunk {} was read with --where '{}': cdc-merge does not merge filtered chunks in "
+                            "this version; read the table without --where to merge it",
+                            low->chunk.db, low->chunk.table, low->chunk.index, *low->where));
   auto position = records::parse_position(low->mark.position);
   if (!position) return fail(position.error());
   chunk.opened = std::move(*low);
@@ -180,7 +187,11 @@ Result<std::vector<ChunkInfo>> scan_inputs(std::span<const InputFile> inputs, st
         ChunkInfo chunk;
         chunk.input = i;
         chunk.low_line = reader.line_number();
-        if (auto read = read_low(record, line, chunk); !read) return fail(reader.error_here(read.error().message));
+        if (auto read = read_low(record, line, chunk); !read) {
+          Error error = reader.error_here(read.error().message);
+          if (read.error().code == Errc::unsupported) error.code = Errc::unsupported;  // not bad input: exit 1
+          return fail(std::move(error));
+        }
         chunk.rows_begin = reader.next_offset();
         chunk.rows_first_line = reader.line_number() + 1;
         open = std::move(chunk);

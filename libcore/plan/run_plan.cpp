@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "check/server_check.h"
+#include "filter/evaluate.h"
 #include "mysql/connection.h"
 #include "ndjson/writer.h"
 #include "util/fd_io.h"
@@ -77,6 +78,13 @@ Result<PlanSummary> run(const mysql::ConnectionOptions& connection_options, cons
                   fmt::format("--chunk-key names {}.{}, which is not among the planned tables", key.database, key.table));
   }
 
+  for (const filter::WhereOption& where : options.wheres) {
+    bool found = false;
+    for (const TableRef& ref : *tables) found = found || where.filter.selects(ref.database, ref.table);
+    if (!found)
+      return fail(Errc::usage, fmt::format("--where '{}' selects none of the planned tables", where.text));
+  }
+
   std::vector<TableKey> keyed;
   std::string key_errors;
   for (const TableRef& ref : *tables) {
@@ -90,15 +98,31 @@ Result<PlanSummary> run(const mysql::ConnectionOptions& connection_options, cons
     keyed.push_back(std::move(*table));
   }
   if (!key_errors.empty()) return fail(Errc::usage, key_errors);
+  // Each table's --where, checked against its columns before the first line is written.
+  for (const TableKey& table : keyed) {
+    auto where = filter::where_for(options.wheres, table.ref.database, table.ref.table);
+    if (!where) return fail(std::move(where).error());
+    if (*where == nullptr) continue;
+    const auto columns = filter::table_columns(table.columns);
+    if (auto bound = filter::BoundFilter::bind((*where)->expression, columns); !bound)
+      return fail(Errc::usage, fmt::format("--where '{}' on {}.{}: {}", (*where)->text, table.ref.database,
+                                           table.ref.table, bound.error().message));
+  }
 
   PlanSummary summary;
   ndjson::Writer out;
   for (const TableKey& table : keyed) {
     if (const auto warning = plan_warning(table))
       (void)write_all(err_fd, fmt::format("{}: warning: {}\n", tool_name, *warning), "stderr");
+    auto where = filter::where_for(options.wheres, table.ref.database, table.ref.table);
+    if (!where) return fail(std::move(where).error());
     auto plan = split_table(*connection, table, options.policy);
     if (!plan) return fail(std::move(plan).error());
-    for (std::size_t i = 0; i < plan->chunks.size(); ++i) write_chunk_line(*plan, i, out);
+    for (std::size_t i = 0; i < plan->chunks.size(); ++i) {
+      records::Chunk chunk = chunk_record(*plan, i);
+      if (*where != nullptr) chunk.where = (*where)->expression.source;
+      records::write_chunk(chunk, out);
+    }
     if (auto written = out.flush_to(out_fd, "stdout"); !written) return fail(std::move(written).error());
     ++summary.tables;
     summary.chunks += plan->chunks.size();

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "filter/where_option.h"
 #include "mysql/connection_options.h"
 #include "plan/chunk.h"
 #include "plan/planner.h"
@@ -19,6 +20,9 @@ struct PlanOptions {
   std::string exclude;  // --exclude
   ChunkPolicy policy;
   std::vector<ChunkKeyOption> chunk_keys;  // --chunk-key
+  // --where: bound to each table it selects (a column it names must exist, each literal fit
+  // its column), and written into the table's chunk lines. Each must select a planned table.
+  std::vector<filter::WhereOption> wheres;
   bool force = false;                      // plan even when the server check fails
   // --retry-for: a query whose connection is lost runs again on a new connection (backoff as
   // cdc-stream's) until reconnecting has failed this long; 0: forever. The first connection

@@ -96,6 +96,7 @@ void write_chunk(const Chunk& chunk, ndjson::Writer& out) {
   else
     out.field_null(field::identity);
   out.field(field::rows_estimate, chunk.rows_estimate);
+  if (chunk.where) out.field(field::where, *chunk.where);
   end_line(out);
 }
 
@@ -174,6 +175,13 @@ Result<Chunk> parse_chunk(simdjson::dom::object record) {
       identity_names.emplace_back(text);
     }
     chunk.identity = std::move(identity_names);
+  }
+  simdjson::dom::element where;
+  if (record[field::where].get(where) == simdjson::SUCCESS && !where.is_null()) {
+    std::string_view text;
+    if (where.get_string().get(text) != simdjson::SUCCESS || text.empty())
+      return bad("chunk field \"where\" must be a non-empty string (a --where expression)");
+    chunk.where = std::string(text);
   }
   return chunk;
 }

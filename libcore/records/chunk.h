@@ -6,7 +6,7 @@
 //   {"op":"chunk","v":1,"db":"shop","table":"orders","key":["id"],"key_types":["int(11)"],
 //    "start":[1000]|null,"end":[2000]|null,"index":3,"count":12,
 //    "columns":[{"name":"id","type":"int(11)","collation_id":0},...],"identity":null,
-//    "rows_estimate":8096}
+//    "rows_estimate":8096[,"where":"status = 'open'"]}
 //
 // A row is in a chunk iff (key) >= start (when start is not null) and (key) < end (when end is
 // not null), compared by the server under the key columns' collations.
@@ -53,6 +53,9 @@ struct Chunk {
   // nullopt, the whole row).
   std::optional<std::vector<std::string>> identity;
   std::uint64_t rows_estimate = 0;
+  // cdc-plan --where: only the rows this expression (filter/expression.h, as the user wrote it)
+  // is TRUE on; nullopt: every row. Written only when set.
+  std::optional<std::string> where;
 
   // "shop.orders chunk 3/12", for messages.
   [[nodiscard]] std::string describe() const;

@@ -68,7 +68,8 @@ std::string ChunkRef::describe() const { return describe_chunk(db, table, index,
 ChunkRef chunk_ref(const Chunk& chunk) { return ChunkRef{chunk.db, chunk.table, chunk.index, chunk.count}; }
 
 Low low_of(const Chunk& chunk, Watermark mark) {
-  Low low{chunk_ref(chunk), std::move(mark), chunk.key, chunk.key_types, {}, chunk.start, chunk.end, chunk.identity};
+  Low low{chunk_ref(chunk), std::move(mark), chunk.key, chunk.key_types, {}, chunk.start, chunk.end, chunk.identity,
+          chunk.where};
   for (const std::string& column : chunk.key)
     for (const ChunkColumn& described : chunk.columns)
       if (described.name == column) low.key_collations.push_back(described.collation_id);
@@ -92,6 +93,7 @@ void write_low(const Low& low, ndjson::Writer& out) {
     write_strings(field::identity, *low.identity, out);
   else
     out.field_null(field::identity);
+  if (low.where) out.field(field::where, *low.where);
   out.field(field::ts_ms, low.mark.ts_ms);
   end_line(out);
 }
@@ -186,6 +188,13 @@ Result<Low> parse_low(simdjson::dom::object record, std::string_view line) {
     if (!names) return fail(names.error());
     if (names->empty()) return corrupt_line("\"identity\" is empty");
     low.identity = std::move(*names);
+  }
+  simdjson::dom::element where;
+  if (record[field::where].get(where) == simdjson::SUCCESS && !where.is_null()) {
+    std::string_view text;
+    if (where.get_string().get(text) != simdjson::SUCCESS || text.empty())
+      return corrupt_line("\"where\" must be a non-empty string (a --where expression)");
+    low.where = std::string(text);
   }
   get_coordinates(record, low.mark);
   std::int64_t ts_ms = 0;

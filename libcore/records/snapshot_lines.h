@@ -52,6 +52,7 @@ struct Low {
   Bound start;
   Bound end;
   std::optional<std::vector<std::string>> identity;
+  std::optional<std::string> where;  // the chunk line's: the rows were read filtered by it
 };
 
 struct High {

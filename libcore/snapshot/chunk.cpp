@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "filter/where_option.h"
 #include "mysql/sql_text.h"
 #include "ndjson/writer.h"
 #include "rowimage/fixed_binary_values.h"
@@ -157,6 +158,10 @@ Result<std::string> select_sql(const records::Chunk& chunk) {
   std::string where;
   if (*start) where += mysql::row_comparison(keys, **start, ">=");
   if (*end) where += (where.empty() ? "" : " AND ") + mysql::row_comparison(keys, **end, "<");
+  // cdc-plan --where: the rows it is TRUE on, as the server evaluates it (filter/).
+  auto filtered = filter::chunk_where_sql(chunk);
+  if (!filtered) return fail(filtered.error());
+  if (!filtered->empty()) where += (where.empty() ? "" : " AND ") + *filtered;
   if (!where.empty()) sql += " WHERE " + where;
   if (!key_list.empty()) sql += " ORDER BY " + key_list;
   return sql;

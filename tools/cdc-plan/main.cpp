@@ -51,13 +51,20 @@ int main(int argc, char** argv) {
                  "(exit 69) when reconnecting has failed for this many seconds (default 0: never)")
       ->type_name("SECONDS")
       ->group("Connection");
+  std::vector<std::string> wheres;
+  app.add_option("--where", wheres,
+                 "DB.TABLE:EXPR: read only the rows of those tables that EXPR is true on (a subset of SQL: "
+                 "columns, literals, = <> < <= > >=, BETWEEN, IN, IS NULL, AND OR NOT; see cdc-plan(1)). "
+                 "It goes into their chunk lines, which cdc-snapshot reads. Repeatable, one per table")
+      ->group("Tables");
   app.add_flag("--force", options.force, "Plan even when the server check fails (its problems still go to stderr)")
       ->group("Chunks");
   cli.set_examples(
       "Examples:\n"
       "  cdc-plan --check -h db1 -u cdc -p\n"
       "  cdc-plan --defaults-file ~/.cdc.cnf --tables 'shop.*' --exclude 'shop.tmp_*' > chunks.ndjson\n"
-      "  cdc-plan --tables shop.events --chunk-key shop.events=created_at,id --chunk-size 50000\n");
+      "  cdc-plan --tables shop.events --chunk-key shop.events=created_at,id --chunk-size 50000\n"
+      "  cdc-plan --tables shop.orders --where \"shop.orders:created >= '2026-01-01' AND status <> 'test'\"\n");
   if (const auto code = cli.parse(argc, argv)) return *code;
 
   if (check) {
@@ -65,7 +72,7 @@ int main(int argc, char** argv) {
     // snapshot would take against the binlog retention; planning runs the same checks first,
     // so a chunking option with --check can only be a mistake.
     for (const char* planning : {"--chunk-key", "--chunk-size", "--distribution-factor-lower",
-                                 "--distribution-factor-upper", "--force"})
+                                 "--distribution-factor-upper", "--force", "--where"})
       if (app.count(planning) > 0)
         return cli.usage_error(fmt::format("--check checks the server and this account, not chunks: {} is for "
                                            "planning; drop it, or drop --check (planning runs the same checks first)",
@@ -88,6 +95,11 @@ int main(int argc, char** argv) {
     auto key = cdc::plan::parse_chunk_key(text);
     if (!key) return cli.usage_error(key.error().message);
     options.chunk_keys.push_back(std::move(*key));
+  }
+  for (const std::string& text : wheres) {
+    auto where = cdc::filter::parse_where_option(text);
+    if (!where) return cli.usage_error(where.error().message);
+    options.wheres.push_back(std::move(*where));
   }
   if (auto valid = cdc::plan::validate(options); !valid) return cli.usage_error(valid.error().message);
 
