@@ -15,6 +15,7 @@ std::optional<std::string_view> scan_image(std::string_view text, const TableInf
                                            ImageValues& values) {
   values.key.assign(table.quoted_key.size(), {});
   values.identity.assign(table.quoted_identity.size(), {});
+  values.filtered.assign(table.quoted_filter_columns.size(), {});
   ndjson::MemberScanner scanner(text, checked);
   std::string_view key;
   std::string_view value;
@@ -23,6 +24,8 @@ std::optional<std::string_view> scan_image(std::string_view text, const TableInf
       if (ndjson::equal_bytes(key, table.quoted_key[i])) values.key[i] = value;
     for (std::size_t i = 0; i < table.quoted_identity.size(); ++i)
       if (ndjson::equal_bytes(key, table.quoted_identity[i])) values.identity[i] = value;
+    for (std::size_t i = 0; i < table.quoted_filter_columns.size(); ++i)
+      if (ndjson::equal_bytes(key, table.quoted_filter_columns[i])) values.filtered[i] = value;
   }
   if (scanner.failed()) return std::nullopt;
   return text.substr(0, scanner.consumed());

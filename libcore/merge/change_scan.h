@@ -25,6 +25,7 @@ namespace cdc::merge {
 struct ImageValues {
   std::vector<std::string_view> key;
   std::vector<std::string_view> identity;
+  std::vector<std::string_view> filtered;  // the --where filter's columns (TableInfo::quoted_filter_columns)
 };
 
 struct ChangeText {

@@ -10,6 +10,7 @@
 #include <thread>
 #include <tuple>
 
+#include "filter/evaluate.h"
 #include "merge/positions.h"
 #include "ndjson/json_scan.h"
 #include "ndjson/line_reader.h"
@@ -30,13 +31,6 @@ bool is_blank(std::string_view line) { return ndjson::trim_json_space(line).empt
 Result<void> read_low(simdjson::dom::object record, std::string_view line, ChunkInfo& chunk) {
   auto low = records::parse_low(record, line);
   if (!low) return fail(low.error());
-  // A filtered chunk's rows merge with deltas only through the same filter, which the deltas
-  // of the rows that enter or leave it need: not in this version.
-  if (low->where)
-    return fail(Errc::unsupported,
-                fmt::format("{}.{} chunk {} was read with --where '{}': cdc-merge does not merge filtered chunks in "
-                            "this version; read the table without --where to merge it",
-                            low->chunk.db, low->chunk.table, low->chunk.index, *low->where));
   auto position = records::parse_position(low->mark.position);
   if (!position) return fail(position.error());
   chunk.opened = std::move(*low);
@@ -187,11 +181,7 @@ Result<std::vector<ChunkInfo>> scan_inputs(std::span<const InputFile> inputs, st
         ChunkInfo chunk;
         chunk.input = i;
         chunk.low_line = reader.line_number();
-        if (auto read = read_low(record, line, chunk); !read) {
-          Error error = reader.error_here(read.error().message);
-          if (read.error().code == Errc::unsupported) error.code = Errc::unsupported;  // not bad input: exit 1
-          return fail(std::move(error));
-        }
+        if (auto read = read_low(record, line, chunk); !read) return fail(reader.error_here(read.error().message));
         chunk.rows_begin = reader.next_offset();
         chunk.rows_first_line = reader.line_number() + 1;
         open = std::move(chunk);
@@ -313,6 +303,14 @@ Result<std::vector<TableInfo>> group_tables(std::span<const ChunkInfo> chunks, s
     }
     TableInfo& table = tables[it->second];
     const ChunkInfo& first = chunks[table.chunks.empty() ? c : table.chunks.front()];
+    if (chunk.opened.where != first.opened.where)
+      return fail(Errc::corrupt_input,
+                  fmt::format("{}: {} was read with {}, but {} at {} with {}: the chunks come from different plans; "
+                              "plan and snapshot the table again",
+                              where(chunk), chunk.describe(),
+                              chunk.opened.where ? fmt::format("--where '{}'", *chunk.opened.where) : "no --where",
+                              first.describe(), where(first),
+                              first.opened.where ? fmt::format("--where '{}'", *first.opened.where) : "no --where"));
     if (chunk.opened.key != first.opened.key || chunk.opened.key_types != first.opened.key_types || chunk.opened.key_collations != first.opened.key_collations ||
         chunk.opened.identity != first.opened.identity || chunk.opened.chunk.count != first.opened.chunk.count)
       return fail(Errc::corrupt_input,
@@ -339,6 +337,26 @@ Result<std::vector<TableInfo>> group_tables(std::span<const ChunkInfo> chunks, s
   }
   for (TableInfo& table : tables) {
     const ChunkInfo& first = chunks[table.chunks.front()];
+    if (first.opened.where) {
+      // The chunks hold the rows the filter was true on at their low watermarks; the changes
+      // after them go through the same filter (deltas.cpp), for which it is bound here to the
+      // columns the chunk's table line describes.
+      if (!first.described)
+        return fail(Errc::corrupt_input, fmt::format("{}: {} was read with --where but has no table line to check it "
+                                                     "against; snapshot it again with this cdc-snapshot",
+                                                     inputs[first.input].name, first.describe()));
+      auto expression = filter::parse_expression(*first.opened.where);
+      if (!expression)
+        return fail(Errc::corrupt_input, fmt::format("{}: {}: \"where\": {}", inputs[first.input].name,
+                                                     first.describe(), expression.error().message));
+      auto bound = filter::BoundFilter::bind(*expression, first.described->columns);
+      if (!bound)
+        return fail(Errc::corrupt_input, fmt::format("{}: {}: \"where\": {}", inputs[first.input].name,
+                                                     first.describe(), bound.error().message));
+      for (const std::size_t column : bound->columns())
+        table.quoted_filter_columns.push_back(ndjson::quoted(first.described->columns[column].name));
+      table.filter = std::make_shared<filter::BoundFilter>(std::move(*bound));
+    }
     if (!subset && table.chunks.size() != first.opened.chunk.count) {
       // The gaps between the indexes given (count comes from the input: never allocate by it).
       std::vector<std::uint64_t> have;

@@ -7,11 +7,13 @@
 // output pass can read each chunk's rows again, in any order.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "filter/evaluate.h"
 #include "gtid/position.h"
 #include "order/key_order.h"
 #include "records/snapshot_lines.h"
@@ -78,6 +80,11 @@ struct TableInfo {
   std::vector<cdc::order::KeyRange> ranges;  // parallel to chunks
   gtid::Position min_low;        // the lowest low of the table's chunks
   bool same_lows = true;
+  // Chunks read with --where: the filter each change's images go through (deltas.cpp), and the
+  // columns it reads ("\"name\"" each, in BoundFilter::columns() order). Shared by the copies
+  // of the TableInfo; used by the one thread that reads the deltas.
+  std::shared_ptr<filter::BoundFilter> filter;
+  std::vector<std::string> quoted_filter_columns;
 };
 
 // Groups the chunks by table and checks them: the same key, identity and count in every

@@ -500,6 +500,22 @@ class Applier {
       append_object(table.quoted_identity, values.identity, identity_);
   }
 
+  // Whether the image is one the chunks' --where keeps (always, without one). The chunks hold
+  // the rows it was true on at their lows; a change after a low moves its row into or out of
+  // that set by its images, as the server's WHERE would have seen them.
+  Result<bool> kept_by_filter(const TableInfo& table, const ImageValues& values, std::string_view which) {
+    if (!table.filter) return true;
+    for (std::size_t i = 0; i < values.filtered.size(); ++i)
+      if (values.filtered[i].empty())
+        return fail(reader_.error_here(fmt::format(
+            "{}.{}: the {} image has no column {} (a column of --where '{}'): cdc-merge needs full row images "
+            "(binlog_row_image=FULL) with column names (binlog_row_metadata=FULL)",
+            table.db, table.table, which, table.quoted_filter_columns[i], *context_.chunks[table.chunks.front()].opened.where)));
+    auto truth = table.filter->evaluate(values.filtered);
+    if (!truth) return fail(reader_.error_here(fmt::format("{}.{}: {}", table.db, table.table, truth.error().message)));
+    return *truth == filter::Truth::is_true;
+  }
+
   // checked_only: the image is checked, and nothing more.
   Result<bool> remove_side(std::string_view image, const TableInfo& table, const records::LinePos& position,
                            bool checked_only) {
@@ -513,8 +529,12 @@ class Applier {
     identity_text(table, change_.before_values, image);
     if (table.identity) {
       if (auto set = effects_.set_absent(**group, identity_); !set) return fail(set.error());
-    } else if (auto set = effects_.add_count(**group, identity_, -1, {}); !set) {
-      return fail(set.error());
+    } else {
+      // A row counted only when the filter kept it: one it did not was never in the chunk.
+      auto kept = kept_by_filter(table, change_.before_values, "before");
+      if (!kept) return fail(kept.error());
+      if (!*kept) return false;
+      if (auto set = effects_.add_count(**group, identity_, -1, {}); !set) return fail(set.error());
     }
     return true;
   }
@@ -528,6 +548,15 @@ class Applier {
     if (!group) return fail(group.error());
     if (!*group) return false;
     identity_text(table, change_.after_values, image);
+    auto kept = kept_by_filter(table, change_.after_values, "after");
+    if (!kept) return fail(kept.error());
+    if (!*kept) {
+      // The row leaves the filter (or never entered it): absent, as the filtered SELECT at H*
+      // would not return it; a keyless table's row is simply not counted.
+      if (!table.identity) return false;
+      if (auto set = effects_.set_absent(**group, identity_); !set) return fail(set.error());
+      return true;
+    }
     // The row as cdc-snapshot would have written it.
     line_.clear();
     line_.append(table.row_prefix);

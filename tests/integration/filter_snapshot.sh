@@ -6,8 +6,9 @@
 # DECIMAL, DATETIME, IN, BETWEEN, NOT, OR); other tables' chunk lines have none. Bad input: an
 # expression outside the subset, an unknown column, a literal that does not fit, a --where that
 # selects no planned table, two for one table (exit 2, naming the character or the table); a
-# chunk line whose "where" does not bind (cdc-snapshot exit 65); filtered chunks given to
-# cdc-merge (exit 1, not in this version).
+# chunk line whose "where" does not bind (cdc-snapshot exit 65). Filtered chunks read at
+# different moments under updates that move rows into and out of the filter merge with their
+# deltas into exactly the server's SELECT ... WHERE at H*; chunks of two filters do not.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 source "$(dirname "$0")/live_lib.sh"
@@ -98,12 +99,60 @@ status=$?
 assert "a chunk line whose where names no column: cdc-snapshot exit 65 ($status)" test "$status" == 65
 assert "... naming the chunk and the column" grep -q 'w.t chunk 0/1: "where": at character 1: no column `nope`' "$work/err"
 
-# Filtered chunks are not merged in this version: cdc-merge says so (exit 1).
-mkdir -p "$work/chunks"
-"$snapshot_tool" "${connection[@]}" --output-dir "$work/chunks" "$work/plan" 2>"$work/err" || fail "cdc-snapshot: $(cat "$work/err")"
-: >"$work/deltas"
-"$tools_dir/cdc-merge" "$work"/chunks/*.ndjson --deltas "$work/deltas" >"$work/merged" 2>"$work/merge.err"
+# Filtered chunks merged: 15 chunks read one at a time while updates move rows into and out of
+# the filter (and inserts and deletes come), the load stopped before the last two, so that the
+# highest high H* sees the table as it stays; the merged snapshot at H* must then be exactly the
+# server's SELECT ... WHERE, value for value.
+root -e "CREATE TABLE w.m (id INT PRIMARY KEY, status VARCHAR(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci,
+                           amount DECIMAL(8,2));
+         INSERT INTO w.m SELECT seq, ELT(1 + seq % 3, 'open', 'OPEN', 'closed'), seq % 1000 FROM w.seq_1_to_3000;" || exit 1
+merge_where="(status = 'open' AND amount < 500) OR amount IS NULL"
+"$plan_tool" "${connection[@]}" --tables w.m --chunk-size 200 --where "w.m:$merge_where" >"$work/m.plan" || exit 1
+(
+  RANDOM=7
+  while [[ ! -e $work/m.stop ]]; do
+    id=$((RANDOM % 3200 + 1))
+    case $((RANDOM % 5)) in
+      0 | 1) sql="UPDATE w.m SET status = ELT(1 + FLOOR(RAND() * 3), 'open', 'Open', 'closed') WHERE id = $id" ;;
+      2) sql="UPDATE w.m SET amount = IF(RAND() < 0.1, NULL, FLOOR(RAND() * 1000)) WHERE id = $id" ;;
+      3) sql="INSERT IGNORE INTO w.m VALUES ($id, 'open', $((RANDOM % 1000)))" ;;
+      4) sql="DELETE FROM w.m WHERE id = $id" ;;
+    esac
+    root -e "$sql" 2>/dev/null
+  done
+) &
+load=$!
+bg_pids+=("$load")
+mkdir -p "$work/m.chunks"
+n=0
+while IFS= read -r line; do
+  n=$((n + 1))
+  ((n == 14)) && { : >"$work/m.stop"; wait "$load"; }
+  printf '%s\n' "$line" >"$work/m.chunk"
+  "$snapshot_tool" "${connection[@]}" --output-dir "$work/m.chunks" "$work/m.chunk" 2>>"$work/m.err" || fail "cdc-snapshot: $(tail -2 "$work/m.err")"
+  sleep 0.2
+done <"$work/m.plan"
+read -r span_from span_until < <("$tools_dir/cdc-merge" --span "$work"/m.chunks/*.ndjson)
+"$stream" "${connection[@]}" --from "$span_from" --until "$span_until" --tables w.m >"$work/m.deltas" 2>>"$work/m.err" ||
+  fail "the deltas: $(tail -2 "$work/m.err")"
+"$tools_dir/cdc-merge" "$work"/m.chunks/*.ndjson --deltas "$work/m.deltas" >"$work/m.merged" 2>"$work/m.merge.err"
 status=$?
-assert "cdc-merge of filtered chunks: exit 1 ($status)" test "$status" == 1
-assert "... saying why" grep -q "was read with --where 'id = 1': cdc-merge does not merge filtered chunks" "$work/merge.err"
+assert "cdc-merge of filtered chunks with their deltas: exit 0 ($status)" test "$status" == 0 || cat "$work/m.merge.err"
+changes=$(grep -c '"op":"[cud]"' "$work/m.deltas")
+lows=$(jq -r 'select(.op == "low") | .position' "$work"/m.chunks/*.ndjson | sort -u | wc -l)
+jq -r 'select(.op == "r") | [.after.id, .after.status, (.after.amount // "NULL")] | @tsv' "$work/m.merged" | sort -n >"$work/m.got"
+root -N -e "SELECT id, status, IFNULL(amount, 'NULL') FROM w.m WHERE $merge_where ORDER BY id" >"$work/m.want"
+if cmp -s "$work/m.got" "$work/m.want"; then
+  passes=$((passes + 1))
+  echo "ok   the merged snapshot of 15 filtered chunks ($lows lows, $changes changes merged) is the server's SELECT ... WHERE $merge_where: $(wc -l <"$work/m.want") rows, value for value"
+else
+  fail "the merged filtered snapshot differs from the server's SELECT ($(wc -l <"$work/m.got") rows, want $(wc -l <"$work/m.want")): $(diff "$work/m.want" "$work/m.got" | head -4 | tr '\n' ' ')"
+fi
+# Chunks of one table read with different filters do not merge (exit 65).
+jq -c 'if .op == "low" then .where = "id > 0" else . end' "$work/m.chunks/w.m.0.ndjson" >"$work/m.other.ndjson"
+"$tools_dir/cdc-merge" "$work/m.other.ndjson" "$work"/m.chunks/w.m.{1,2,3,4,5,6,7,8,9,10,11,12,13,14}.ndjson \
+  --deltas "$work/m.deltas" >/dev/null 2>"$work/m.mixed.err"
+status=$?
+assert "chunks read with different --where: cdc-merge exit 65 ($status)" test "$status" == 65
+assert "... saying so" grep -q "w.m chunk 0/15 at .* with --where 'id > 0': the chunks come from different plans" "$work/m.mixed.err"
 finish
