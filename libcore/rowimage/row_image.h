@@ -119,10 +119,6 @@ struct RowScratch {
   }
 };
 
-// The name a column is written under: its real name from the optional metadata, else "@N"
-// (1-based, as mysqlbinlog prints them) until the live stream fills names from the server.
-std::string_view column_name(const binlog::TableMap& map, std::size_t index, std::string& scratch);
-
 // Reads one row image (its null bitmap over the present columns, then the values) into
 // `slices` without decoding the values: where each one is, or that it is NULL or absent.
 // Failures are left in `in`.
@@ -184,12 +180,5 @@ void write_column_value(const binlog::TableMap& map, std::size_t index, const Co
                         ndjson::Writer& out, RowScratch& scratch, ByteReader& errors);
 void write_column_value(const TablePlan& plan, std::size_t index, const ColumnSlice& slice, ndjson::Writer& out,
                         RowScratch& scratch, ByteReader& errors);
-
-// Reads one value of `column` from `in` and writes it as JSON (null bitmap already checked).
-void decode_value(ByteReader& in, const binlog::TableMap& map, std::size_t index, ndjson::Writer& out,
-                  RowScratch& scratch);
-
-// How many bytes the value of `column` takes at the front of `in`, without decoding it.
-std::size_t value_size(const ByteReader& in, const Column& column);
 
 }  // namespace cdc::rowimage

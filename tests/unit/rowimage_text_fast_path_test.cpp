@@ -14,6 +14,7 @@
 #include "binlog/events/rows_event.h"
 #include "binlog/events/table_map_event.h"
 #include "ndjson/writer.h"
+#include "rowimage/column_value.h"
 #include "rowimage/row_change.h"
 #include "rowimage/row_image.h"
 #include "util/byte_reader.h"
