@@ -233,6 +233,37 @@ CheckLine checksum_line(const ServerFacts& facts) {
   return line;
 }
 
+// The statement text before each statement's rows (cdc-stream --include-query): MariaDB's
+// ANNOTATE_ROWS events (binlog_annotate_row_events, ON by default since 10.2.4), MySQL's
+// ROWS_QUERY events (binlog_rows_query_log_events, OFF by default). Nothing else needs them, so
+// a server without them warns only when the statements are wanted.
+CheckLine statements_line(const ServerFacts& facts, Flavor flavor, const CheckWants& wants) {
+  const std::string name =
+      flavor == Flavor::mariadb ? "binlog_annotate_row_events" : "binlog_rows_query_log_events";
+  const auto value = variable(facts, name);
+  CheckLine line{name, Status::ok, value.value_or("(not available)"), "ON, for --include-query", {}, {}};
+  if (value && is_on(to_upper(*value))) {
+    // A MariaDB replica writes the statements of the changes it applies only with this too.
+    const auto replicated = variable(facts, "replicate_annotate_row_events");
+    if (flavor == Flavor::mariadb && replicated && !is_on(to_upper(*replicated)))
+      line.message = "replicate_annotate_row_events is OFF: on a replica, the changes it applies have no statement "
+                     "(\"query\":null with --include-query); it takes a restart with "
+                     "'replicate_annotate_row_events = ON' under [mysqld] in my.cnf";
+    return line;
+  }
+  if (wants.statements) line.status = Status::warn;
+  if (!value) {
+    line.message = "this server cannot log the statement behind row changes (MySQL 5.6+ and MariaDB can): "
+                   "--include-query gives \"query\":null";
+    line.fix = "upgrade the server";
+    return line;
+  }
+  line.message = "the statement behind each row change is not logged: --include-query gives \"query\":null "
+                 "(but for sessions that set it ON); nothing else needs it";
+  line.fix = set_and_persist(name, "ON");
+  return line;
+}
+
 void grant_lines(const ServerFacts& facts, Flavor flavor, ServerVersion version, std::vector<CheckLine>& out) {
   const Grants grants = parse_grants(facts.grants);
   const std::string account = quoted_account(facts);
@@ -299,7 +330,7 @@ Flavor flavor_of(const ServerFacts& facts) {
                                                                                     : Flavor::mysql;
 }
 
-Report evaluate(const ServerFacts& facts) {
+Report evaluate(const ServerFacts& facts, const CheckWants& wants) {
   Report report;
   report.flavor = flavor_of(facts);
   const ServerVersion version = ServerVersion::parse(facts.version);
@@ -312,6 +343,7 @@ Report evaluate(const ServerFacts& facts) {
                              "merging and keys need every column of the before and after images"));
   lines.push_back(row_metadata_line(facts));
   lines.push_back(row_value_options_line(facts, report.flavor));
+  lines.push_back(statements_line(facts, report.flavor, wants));
   gtid_lines(facts, report.flavor, lines);
   lines.push_back(retention_line(facts));
   if (facts.tables) lines.push_back(snapshot_length_line(facts));

@@ -8,15 +8,15 @@
 
 namespace cdc::check {
 
-Result<Report> run(const mysql::ConnectionOptions& options, const TableFilter* tables, int out_fd, int err_fd,
-                   std::string_view tool_name) {
+Result<Report> run(const mysql::ConnectionOptions& options, const TableFilter* tables, const CheckWants& wants,
+                   int out_fd, int err_fd, std::string_view tool_name) {
   auto connection = mysql::Connection::open(options);
   if (!connection) return fail(std::move(connection).error());
   auto facts = gather_facts(*connection);
   if (!facts) return fail(std::move(facts).error());
   if (tables != nullptr)
     if (auto sized = gather_table_sizes(*connection, *tables, *facts); !sized) return fail(std::move(sized).error());
-  Report report = evaluate(*facts);
+  Report report = evaluate(*facts, wants);
 
   ndjson::Writer out;
   write_report(report, out);

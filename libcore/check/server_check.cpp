@@ -16,7 +16,8 @@ constexpr std::string_view kVariables =
     "'log_bin','binlog_format','binlog_row_image','binlog_row_metadata','binlog_row_value_options',"
     "'gtid_mode','enforce_gtid_consistency','gtid_strict_mode','gtid_binlog_pos','gtid_domain_id',"
     "'binlog_expire_logs_seconds','expire_logs_days','server_id','binlog_checksum',"
-    "'binlog_transaction_compression'";
+    "'binlog_transaction_compression','binlog_annotate_row_events','replicate_annotate_row_events',"
+    "'binlog_rows_query_log_events'";
 
 }  // namespace
 

@@ -66,7 +66,13 @@ struct Report {
 // facts.tables: the sum over the base tables `filter` selects.
 [[nodiscard]] Result<void> gather_table_sizes(mysql::Connection& connection, const TableFilter& filter,
                                               ServerFacts& facts);
-[[nodiscard]] Report evaluate(const ServerFacts& facts);
+// What the run means to use beyond what every capture needs.
+struct CheckWants {
+  // --include-query: the statement behind each row change, which the server logs only when
+  // told to; without it, a server that does not log them passes with a note.
+  bool statements = false;
+};
+[[nodiscard]] Report evaluate(const ServerFacts& facts, const CheckWants& wants = {});
 
 // NDJSON: one check line per CheckLine, then the check_summary line (records/check_lines.h).
 void write_report(const Report& report, ndjson::Writer& out);

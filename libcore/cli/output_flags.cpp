@@ -31,6 +31,13 @@ void OutputFlags::add_to(CLI::App& app) {
       ->group(group);
 }
 
+void OutputFlags::add_include_query_to(CLI::App& app) {
+  app.add_flag("--include-query", include_query_,
+               "Each change line carries the SQL statement that made it (\"query\"; the server must log it: "
+               "binlog_annotate_row_events on MariaDB, binlog_rows_query_log_events on MySQL); not with --mask")
+      ->group("Output format (cdc-formats(7))");
+}
+
 Result<output::OutputOptions> OutputFlags::options() const {
   output::OutputOptions options;
   options.format = output::format_named(format_).value_or(output::Format::ndjson);
@@ -38,6 +45,13 @@ Result<output::OutputOptions> OutputFlags::options() const {
   options.topic_field = topic_;
   options.flink = flink_;
   options.mask_keys = mask_keys_;
+  options.include_query = include_query_;
+  // A statement holds the very values a mask hides (an INSERT's VALUES, an UPDATE's SET and
+  // WHERE), and SQL text cannot be masked value by value: the two together would leak what
+  // --mask promises to hide.
+  if (include_query_ && !masks_.empty())
+    return fail(Errc::usage, "--include-query writes each change's SQL statement, which holds the values --mask "
+                             "hides (VALUES, SET, WHERE): give one of them, not both");
   if (options.format == output::Format::ndjson && (key_ || topic_ || flink_))
     return fail(Errc::usage, "--key, --topic and --flink go with --format debezium, canal or maxwell");
   for (const std::string& option : format_options_)
@@ -59,6 +73,7 @@ std::vector<std::string> OutputFlags::arguments() const {
   if (flink_) args.emplace_back("--flink");
   for (const std::string& mask : masks_) args.push_back("--mask=" + mask);
   if (mask_keys_) args.emplace_back("--mask-keys");
+  if (include_query_) args.emplace_back("--include-query");
   return args;
 }
 

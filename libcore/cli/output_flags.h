@@ -18,8 +18,11 @@ class OutputFlags {
  public:
   // Adds the flags to app, in an "Output format" group.
   void add_to(CLI::App& app);
+  // Adds --include-query too, for the tools that read the binlog (cdc-stream, cdc-sync).
+  void add_include_query_to(CLI::App& app);
   // The options the flags ask for, checked: Errc::usage for a format option the format does
-  // not know (the message lists the ones it does), a bad value, or a mask without '='.
+  // not know (the message lists the ones it does), a bad value, a mask without '=', or
+  // --include-query with --mask.
   [[nodiscard]] Result<output::OutputOptions> options() const;
   // The flags as given, --name=value, for a child process (cdc-sync's final cdc-stream).
   [[nodiscard]] std::vector<std::string> arguments() const;
@@ -32,6 +35,7 @@ class OutputFlags {
   bool topic_ = false;
   bool flink_ = false;
   bool mask_keys_ = false;
+  bool include_query_ = false;
 };
 
 }  // namespace cdc::cli

@@ -225,6 +225,9 @@ class CanalConverter final : public Converter {
     file_.assign(change.file);
     offset_ = change.offset;
     gtid_.assign(change.gtid);
+    // --include-query: the statement of the event's rows; Canal's own row messages carry ""
+    // and send the statement in a QUERY message of its own (cdc-formats(7) says why not here).
+    sql_.assign(change.query.empty() || change.query == "null" ? std::string_view("\"\"") : change.query);
     ts_ms_ = change.ts_ms;
     rows_ = 0;
     data_.assign("[");
@@ -307,7 +310,8 @@ class CanalConverter final : public Converter {
     } else {
       message_.null();
     }
-    message_.field("sql", "");
+    message_.key("sql");
+    message_.raw_value(sql_);
     message_.key("sqlType");
     message_.begin_object();
     for (std::size_t i = 0; i < table.columns.size(); ++i) {
@@ -517,6 +521,7 @@ class CanalConverter final : public Converter {
   std::string file_;
   std::uint64_t offset_ = 0;
   std::string gtid_;
+  std::string sql_;  // JSON text: the statement, or ""
   std::int64_t ts_ms_ = 0;
   std::size_t rows_ = 0;
   std::string data_;  // the rows' objects, comma separated

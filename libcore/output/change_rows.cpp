@@ -42,6 +42,9 @@ Result<ChangeLine> read_change_line(simdjson::dom::object record, std::string_vi
   std::uint64_t number = 0;
   if (record[field::server_id].get_uint64().get(number) == simdjson::SUCCESS) change.server_id = number;
   if (record["thread"].get_uint64().get(number) == simdjson::SUCCESS) change.thread = number;
+  // The raw text, escaped as it is, for the formats to copy; looked for only when there.
+  if (simdjson::dom::element query; record[field::query].get(query) == simdjson::SUCCESS)
+    change.query = ndjson::find_member(line, "\"query\"").value_or(std::string_view());
   return change;
 }
 
@@ -57,6 +60,7 @@ ChangeLine change_line_of(const RowLine& row) {
   change.ts_ms = row.values.ts_ms;
   change.server_id = row.values.server_id;
   change.thread = row.values.thread;
+  change.query = row.query;
   change.has_pos = true;
   change.from_writer = true;
   change.before = row.before;

@@ -37,6 +37,8 @@ struct ChangeLine {
   std::optional<std::uint64_t> server_id;
   std::optional<std::uint64_t> thread;
   std::int64_t ts_ms = 0;
+  // The statement (--include-query) as JSON text: a string, or null; "" when the line has none.
+  std::string_view query;
   // From the writer (RowLine): its images are whole and match the table line.
   bool from_writer = false;
   // The images' values as the writer said them (RowLine); else the images are scanned.

@@ -56,6 +56,9 @@ struct RowLine {
   std::string_view server_id;
   std::string_view thread;
   std::string_view ts_ms;
+  // The statement that made the change (--include-query): a JSON string, or null when the
+  // server did not log it; "" when the line has no "query".
+  std::string_view query;
   bool partial = false;
   // The same members as values, which the writer knows before it writes them: names as they
   // are (not JSON strings), numbers as numbers. Canal and Maxwell read these.

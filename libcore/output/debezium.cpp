@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -21,41 +20,6 @@
 #include "util/text.h"
 
 namespace cdc::output {
-
-Result<void> set_debezium_option(DebeziumOptions& options, std::string_view name, std::string_view value) {
-  const auto choose = [&](auto& field, std::initializer_list<std::string_view> choices) -> Result<void> {
-    auto index = option_choice(name, value, choices);
-    if (!index) return fail(index.error());
-    field = static_cast<std::remove_reference_t<decltype(field)>>(*index);
-    return {};
-  };
-  const auto flag = [&](bool& field) -> Result<void> {
-    auto set = option_flag(name, value);
-    if (!set) return fail(set.error());
-    field = *set;
-    return {};
-  };
-  if (name == "topic.prefix") {
-    if (value.empty()) return fail(Errc::usage, "--format-option topic.prefix=: give a prefix, e.g. topic.prefix=shop");
-    options.topic_prefix = value;
-    return {};
-  }
-  if (name == "schemas.enable") return flag(options.schemas_enable);
-  if (name == "decimal.handling.mode") return choose(options.decimal_handling, {"precise", "string", "double"});
-  if (name == "time.precision.mode")
-    return choose(options.time_precision, {"adaptive_time_microseconds", "connect"});
-  if (name == "bigint.unsigned.handling.mode") return choose(options.bigint_unsigned, {"long", "precise"});
-  if (name == "binary.handling.mode")
-    return choose(options.binary_handling, {"bytes", "base64", "base64-url-safe", "hex"});
-  if (name == "decimal.format") return choose(options.decimal_format, {"base64", "numeric"});
-  if (name == "tombstones.on.delete") return flag(options.tombstones_on_delete);
-  if (name == "provide.transaction.metadata") return flag(options.provide_transaction_metadata);
-  if (name == "include.schema.changes") return flag(options.include_schema_changes);
-  return unknown_format_option(name, Format::debezium,
-                               {"topic.prefix", "schemas.enable", "decimal.handling.mode", "time.precision.mode",
-                                "bigint.unsigned.handling.mode", "binary.handling.mode", "decimal.format",
-                                "tombstones.on.delete", "provide.transaction.metadata", "include.schema.changes"});
-}
 
 namespace {
 
@@ -94,6 +58,7 @@ struct LineParts {
   std::string_view thread;
   std::string_view ts_ms;
   std::string_view sql;
+  std::string_view query;  // --include-query's statement, JSON text
   const RowLine* row = nullptr;  // the writer's view of a change line: pos's members known
 };
 
@@ -150,6 +115,7 @@ class DebeziumConverter final : public Converter {
     parts.server_id = row.server_id;
     parts.thread = row.thread;
     parts.ts_ms = row.ts_ms;
+    parts.query = row.query;
     parts.row = &row;
     auto found = table_of(parts);
     if (!found) return fail(found.error());
@@ -242,6 +208,7 @@ class DebeziumConverter final : public Converter {
       else if (key == "\"thread\"") parts.thread = value;
       else if (key == "\"ts_ms\"") parts.ts_ms = value;
       else if (key == "\"sql\"") parts.sql = value;
+      else if (key == "\"query\"") parts.query = value;
     }
     if (scanner.failed() || parts.op.empty()) return fail(Errc::corrupt_input, "not a JSON object of cdc-ndjson(5)");
     return {};
@@ -400,6 +367,7 @@ class DebeziumConverter final : public Converter {
     std::string_view thread = "null";
     std::string_view table = "null";
     std::string_view db;
+    std::string_view query = "null";  // include.query: only with --include-query, never on snapshot rows
   };
 
   // A change's or DDL's "pos" object: source.file, pos (the event's offset), gtid, row.
@@ -439,7 +407,7 @@ class DebeziumConverter final : public Converter {
     member("\"pos\":", source.pos);
     member("\"row\":", source.row);
     member("\"thread\":", source.thread);
-    member("\"query\":", "null");
+    member("\"query\":", source.query);
     out.end_object();
     return marker_at;
   }
@@ -590,6 +558,7 @@ class DebeziumConverter final : public Converter {
     source.table = parts.table;
     if (!parts.server_id.empty()) source.server_id = parts.server_id;
     if (!parts.thread.empty()) source.thread = parts.thread;
+    if (!parts.query.empty()) source.query = parts.query;
     if (parts.row != nullptr) {
       source.file = parts.row->file;
       source.pos = parts.row->offset;

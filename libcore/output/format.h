@@ -33,6 +33,10 @@ struct OutputOptions {
   MaxwellOptions maxwell;
   std::vector<MaskRule> masks;  // --mask, in the order given
   bool mask_keys = false;       // --mask-keys: masking a key column is allowed
+  // --include-query (cdc-stream, cdc-sync): each change line carries the statement that made
+  // it, from the binlog's ANNOTATE_ROWS / ROWS_QUERY events. The converters need no switch:
+  // they write what the lines carry.
+  bool include_query = false;
 };
 
 // "ndjson", "debezium", "canal", "maxwell"; nullopt for another name.

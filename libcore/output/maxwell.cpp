@@ -18,6 +18,7 @@
 #include "output/table_columns.h"
 #include "output/value_text.h"
 #include "records/kinds.h"
+#include "records/row.h"
 #include "util/base64.h"
 
 namespace cdc::output {
@@ -176,9 +177,12 @@ class MaxwellConverter final : public Converter {
 
     // The message up to "ts", then (split) the members after it: xid, xoffset and commit go
     // in between once the commit line is read.
-    // "database", "table", "type" and "ts" are the same for the rows of an event.
+    // "database", "table", "type" and "ts" are the same for the rows of an event. The
+    // statement (--include-query) goes after "table", as output_row_query puts it (RowMap.toJSON),
+    // and not at all when the server logged none.
     const std::int64_t ts = change.ts_ms / 1000;
-    if (&table != head_table_ || type != head_type_ || ts != head_ts_) {
+    const bool with_query = !change.query.empty() && change.query != "null";
+    if (!with_query && (&table != head_table_ || type != head_type_ || ts != head_ts_)) {
       message_.clear();
       message_.begin_object();
       message_.raw_members(table.db_table_members);
@@ -191,7 +195,15 @@ class MaxwellConverter final : public Converter {
     }
     message_.clear();
     message_.begin_object();
-    message_.raw_members(head_members_);
+    if (with_query) {
+      message_.raw_members(table.db_table_members);
+      message_.raw_key(records::kQueryKey);
+      message_.raw_value(change.query);
+      message_.field("type", type);
+      message_.field("ts", ts);
+    } else {
+      message_.raw_members(head_members_);
+    }
     const std::size_t split = message_.bytes_buffered();
     if (options_.output_binlog_position && change.has_pos) {
       text_.assign(change.file);

@@ -50,7 +50,7 @@ Result<PlanSummary> run(const mysql::ConnectionOptions& connection_options, cons
   // stays chunk lines only.
   auto facts = check::gather_facts(*connection);
   if (!facts) return fail(std::move(facts).error());
-  const check::Report report = check::evaluate(*facts);
+  const check::Report report = check::evaluate(*facts, check::CheckWants{options.include_query});
   std::string problems;
   for (const check::CheckLine& line : report.lines)
     if (line.status != check::Status::ok) problems += fmt::format("{}: {}\n", tool_name, check::describe_problem(line));

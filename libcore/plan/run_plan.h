@@ -24,6 +24,7 @@ struct PlanOptions {
   // its column), and written into the table's chunk lines. Each must select a planned table.
   std::vector<filter::WhereOption> wheres;
   bool force = false;                      // plan even when the server check fails
+  bool include_query = false;              // --include-query: the check warns when statements are not logged
   // --retry-for: a query whose connection is lost runs again on a new connection (backoff as
   // cdc-stream's) until reconnecting has failed this long; 0: forever. The first connection
   // is not retried: a wrong host or password fails at once.

@@ -24,9 +24,9 @@ constexpr std::array<F, 12> kHighFields{"op", "v", "db", "table", "index", "coun
                                         "rows", "rows_bytes", "ts_ms"};
 constexpr std::array<F, 8> kSnapshotDiscardFields{"op", "v", "db", "table", "index", "count", "reason", "ts_ms"};
 constexpr std::array<F, 8> kMergedHighFields{"op", "v", "position", "file", "offset", "chunks", "rows", "ts_ms"};
-constexpr std::array<F, 17> kChangeFields{"op",       "v",        "db",         "table",     "key",      "before",
-                                          "after",    "json_diffs", "partial",  "pos",       "pos.file", "pos.offset",
-                                          "pos.index", "pos.gtid", "server_id", "thread",    "ts_ms"};
+constexpr std::array<F, 18> kChangeFields{"op",        "v",        "db",        "table",  "key",      "before",
+                                          "after",     "json_diffs", "partial", "query",  "pos",      "pos.file",
+                                          "pos.offset", "pos.index", "pos.gtid", "server_id", "thread", "ts_ms"};
 constexpr std::array<F, 10> kDdlFields{"op", "v", "db", "sql", "pos", "pos.file", "pos.offset", "pos.index",
                                        "pos.gtid", "ts_ms"};
 constexpr std::array<F, 10> kCommitFields{"op", "v", "gtid", "pos", "pos.file", "pos.offset", "position", "rows",

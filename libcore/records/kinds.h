@@ -67,6 +67,7 @@ inline constexpr std::string_view pos = "pos";
 inline constexpr std::string_view gtid = "gtid";
 inline constexpr std::string_view ts_ms = "ts_ms";
 inline constexpr std::string_view sql = "sql";
+inline constexpr std::string_view query = "query";
 inline constexpr std::string_view message = "message";
 inline constexpr std::string_view until = "until";
 inline constexpr std::string_view status = "status";

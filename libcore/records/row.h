@@ -7,7 +7,7 @@
 //
 //   {"op":"r","v":1,"db":..,"table":..,"key":{..},"before":null,"after":{..},"ts_ms":N}
 //   {"op":"c"|"u"|"d","v":1,"db":..,"table":..,"key":{..}|null,"before":{..}|null,
-//    "after":{..}|null,["json_diffs":{..},]["partial":true,]
+//    "after":{..}|null,["json_diffs":{..},]["partial":true,]["query":"..."|null,]
 //    "pos":{"file":..,"offset":N,"index":N,"gtid":..|null},"server_id":N,"thread":N|null,"ts_ms":N}
 //
 // Readers that look at lines by their bytes (cdc-merge) rely on these exact forms too.
@@ -34,6 +34,8 @@ inline constexpr std::string_view pos = R"(,"pos":)";
 inline constexpr std::string_view index = R"(,"index":)";
 inline constexpr std::string_view ts_ms = R"(,"ts_ms":)";
 }  // namespace comma_key
+// A change line's "query" member (cdc-stream --include-query) up to its value.
+inline constexpr std::string_view kQueryKey = R"("query":)";
 // What an "r" line has between its key and its after image.
 inline constexpr std::string_view kRowBeforeAfter = R"(,"before":null,"after":)";
 

@@ -82,7 +82,7 @@ Result<void> BinlogClient::read_server_info() {
   server_.flavor = server_.version_text.find("MariaDB") != std::string::npos ? Flavor::mariadb : Flavor::mysql;
   auto variables = connection_.query(
       "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('log_bin', 'binlog_format', 'binlog_checksum', 'server_id', 'gtid_mode', "
-      "'binlog_row_metadata')");
+      "'binlog_row_metadata', 'binlog_annotate_row_events', 'binlog_rows_query_log_events')");
   if (!variables) return fail(std::move(variables).error());
   for (const auto& row : variables->rows) {
     if (row.size() < 2 || !row[0] || !row[1]) continue;
@@ -94,6 +94,9 @@ Result<void> BinlogClient::read_server_info() {
     if (name == "server_id") server_.server_id = static_cast<std::uint32_t>(std::strtoul(value.c_str(), nullptr, 10));
     if (name == "gtid_mode") server_.gtids = value == "ON";
     if (name == "binlog_row_metadata") server_.binlog_row_metadata = value;
+    const bool statements_variable = server_.flavor == Flavor::mariadb ? name == "binlog_annotate_row_events"
+                                                                       : name == "binlog_rows_query_log_events";
+    if (statements_variable) server_.logs_statements = value == "ON" || value == "1";
   }
   if (server_.flavor == Flavor::mariadb) server_.gtids = true;
   if (!server_.log_bin)

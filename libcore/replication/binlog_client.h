@@ -32,6 +32,10 @@ struct ServerInfo {
   bool log_bin = false;
   // MySQL: gtid_mode is ON. MariaDB: always (every MariaDB 10+ transaction has a GTID).
   bool gtids = false;
+  // The statement text goes into the binlog before its rows (--include-query):
+  // binlog_annotate_row_events on MariaDB, binlog_rows_query_log_events on MySQL, as set
+  // globally (a session may set its own).
+  bool logs_statements = false;
 };
 
 // The server's current end: what SHOW BINARY LOG STATUS / SHOW MASTER STATUS print.

@@ -78,7 +78,19 @@ Result<Step> ChangePipeline::dispatch(const binlog::Event& event, std::uint64_t 
   ++summary_.events;
   const std::uint32_t timestamp = event.header.timestamp;
   if (const auto* rows = std::get_if<RowsEvent>(&event.body)) {
-    if (auto handled = handle_rows(*rows, event); !handled) return fail(std::move(handled).error());
+    auto handled = handle_rows(*rows, event);
+    // The statement's last rows event (STMT_END_F), whatever its table: the rows after it are
+    // another statement's, which the server may not have annotated (a session that set
+    // binlog_annotate_row_events or binlog_rows_query_log_events off).
+    if ((rows->flags & RowsEvent::kStatementEnd) != 0) writer_.forget_query();
+    if (!handled) return fail(std::move(handled).error());
+    return Step{};
+  }
+  if (const auto* statement = std::get_if<RowsQueryEvent>(&event.body)) {
+    // MariaDB writes ANNOTATE_ROWS, MySQL ROWS_QUERY, before the first TABLE_MAP of each
+    // statement (THD::binlog_write_table_map: MariaDB's sql/log.cc, MySQL's sql/binlog.cc): it
+    // names the rows up to the statement's end.
+    if (!silent_) writer_.set_query(statement->sql);
     return Step{};
   }
   if (const auto* map = std::get_if<TableMapEvent>(&event.body)) {
@@ -91,11 +103,13 @@ Result<Step> ChangePipeline::dispatch(const binlog::Event& event, std::uint64_t 
   if (const auto* gtid = std::get_if<MysqlGtidEvent>(&event.body)) {
     tracker_.begin_mysql(*gtid);
     transaction_thread_.reset();
+    writer_.forget_query();
     return Step{};
   }
   if (const auto* gtid = std::get_if<MariadbGtidEvent>(&event.body)) {
     tracker_.begin_mariadb(*gtid, event.header.server_id);
     transaction_thread_.reset();
+    writer_.forget_query();
     return Step{};
   }
   if (const auto* list = std::get_if<MariadbGtidListEvent>(&event.body)) {
@@ -237,6 +251,7 @@ Result<Step> ChangePipeline::handle_query(const binlog::QueryEvent& query, const
     case binlog::QueryKind::begin:
       tracker_.explicit_begin();
       transaction_thread_ = query.thread_id;
+      writer_.forget_query();
       return Step{};
     case binlog::QueryKind::commit:
     case binlog::QueryKind::rollback:
@@ -292,6 +307,7 @@ Result<Step> ChangePipeline::end_transaction(std::uint64_t end_offset, std::uint
                                              std::optional<std::uint64_t> xid) {
   const TransactionEnd end = tracker_.end(end_offset);
   transaction_thread_.reset();
+  writer_.forget_query();
   if (end.lines > 0) {
     writer_.write_commit(end.gtid, file_, end_offset, end.position, timestamp, end.rows, xid);
     ++summary_.transactions;

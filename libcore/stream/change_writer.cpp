@@ -132,6 +132,24 @@ void ChangeWriter::forget_described() noexcept {
   for (TableEntry& entry : tables_) entry.described = false;
 }
 
+void ChangeWriter::include_queries() { query_member_.assign(records::kQueryKey).append("null"); }
+
+void ChangeWriter::set_query(std::string_view sql) {
+  if (query_member_.empty()) return;
+  pieces_.clear();
+  pieces_.begin_object();
+  pieces_.field(records::field::query, sql);
+  pieces_.end_object();
+  pieces_.end_record();
+  query_member_.assign(members_of(pieces_));
+  pieces_.clear();
+}
+
+void ChangeWriter::forget_query() {
+  if (query_member_.empty()) return;
+  query_member_.assign(records::kQueryKey).append("null");  // into the capacity it has
+}
+
 void ChangeWriter::prepare_event(const ChangePosition& position, std::uint32_t timestamp) {
   event_in_batch_ = false;
   // Without the thread, batch_ holds the current event's rows only, one at a time.
@@ -203,7 +221,8 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
   head_members_.assign(records::change_op_member(op));
   head_members_ += ',';
   head_members_ += table.table_members;
-  const EventLines lines{head_members_, pos_members_, gtid_member_, tail_members_, position.first_index, partial};
+  const EventLines lines{head_members_,         pos_members_, gtid_member_, tail_members_,
+                         position.first_index, partial,      query_member_};
   // The rows thread writes the event's lines while this one reads on, unless it has all the
   // work it can take: then this thread writes them rather than wait.
   if (rows_worker_ && !rows.empty() && rows.remaining() >= rows_thread_min_bytes_ &&
@@ -226,8 +245,7 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
   auto written = write_row_lines(rows, plan, shape, lines, source, out_, scratch_, converter_ ? &row_spans_ : nullptr, {},
                                  [&](const WrittenLine& line) -> Result<void> {
                                    if (converter_) {
-                                     mark_row(op_value, table, line.start, line.pos_begin, line.pos_end,
-                                              line.index, line.partial);
+                                     mark_row(op_value, table, line);
                                      if (!worker_)
                                        if (auto converted = convert_marked_row(); !converted) return converted;
                                    }
@@ -267,6 +285,7 @@ Result<std::uint64_t> ChangeWriter::defer_rows(const binlog::RowsEvent& event, T
   job.pos_members = work_.add_members(lines.pos_members);
   job.gtid_member = work_.add_members(lines.gtid_member);
   job.tail_members = work_.add_members(lines.tail_members);
+  job.query_member = work_.add_members(lines.query_member);
   job.file = work_.add_members(event_position_.file);
   job.kind = event.kind;
   job.column_count = event.column_count;
@@ -321,8 +340,7 @@ void ChangeWriter::write_discard(std::string_view gtid, const gtid::FilePosition
   records::write_stream_discard({gtid, began.file, began.offset, reason, std::uint64_t{timestamp} * 1000U}, out_);
 }
 
-void ChangeWriter::mark_row(std::string_view op, const TableEntry& table, std::size_t line_start,
-                            std::size_t pos_begin, std::size_t pos_end, std::uint64_t index, bool partial) {
+void ChangeWriter::mark_row(std::string_view op, const TableEntry& table, const WrittenLine& line) {
   if (!event_in_batch_) {
     EventText event;
     event.db = batch_.add_aux(table.quoted_db);
@@ -345,19 +363,20 @@ void ChangeWriter::mark_row(std::string_view op, const TableEntry& table, std::s
     event_in_batch_ = true;
   }
   RowMark mark;
-  mark.line = Span{line_start, out_.bytes_buffered() - 1};  // without the newline
+  mark.line = Span{line.start, out_.bytes_buffered() - 1};  // without the newline
   mark.key = Span{row_spans_.key_begin, row_spans_.key_end};
   mark.before = Span{row_spans_.before_begin, row_spans_.before_end};
   mark.after = Span{row_spans_.after_begin, row_spans_.after_end};
-  mark.pos = Span{pos_begin, pos_end};
+  mark.pos = Span{line.pos_begin, line.pos_end};
+  mark.query = Span{line.query_begin, line.query_end};
   mark.before_key = batch_.add_aux(row_spans_.before_key.buffered());
   mark.before_values = Span{row_spans_.before_values_begin, row_spans_.before_values_end};
   mark.after_values = Span{row_spans_.after_values_begin, row_spans_.after_values_end};
   mark.values_known = row_spans_.values != nullptr;
   mark.event = batch_.events.size() - 1;
-  mark.index = index;
+  mark.index = line.index;
   mark.op = op;
-  mark.partial = partial;
+  mark.partial = line.partial;
   batch_.rows.push_back(mark);
 }
 

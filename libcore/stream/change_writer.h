@@ -49,6 +49,16 @@ class ChangeWriter {
   ChangeWriter& operator=(const ChangeWriter&) = delete;
   ~ChangeWriter();
 
+  // --include-query: the change lines written from here on carry a "query" member, null until
+  // set_query() names the statement.
+  void include_queries();
+  // The statement whose rows follow (an ANNOTATE_ROWS or ROWS_QUERY event), escaped here once
+  // and copied into each of its row lines; nothing without include_queries().
+  void set_query(std::string_view sql);
+  // The statement's rows have ended (its last rows event, or its transaction): the lines after
+  // carry null until the next set_query().
+  void forget_query();
+
   // Writes one line per row of the event. Returns how many rows it wrote. Failures name the
   // column and offset; the line being written is dropped.
   Result<std::uint64_t> write_rows(const binlog::RowsEvent& event, const binlog::TableMap& map,
@@ -166,8 +176,7 @@ class ChangeWriter {
   // The output stage: the ended lines of out_ converted into converted_.
   Result<void> convert_ended();
   // The row line just ended in out_, noted in batch_ (its event's texts too, on its first row).
-  void mark_row(std::string_view op, const TableEntry& table, std::size_t line_start, std::size_t pos_begin,
-                std::size_t pos_end, std::uint64_t index, bool partial);
+  void mark_row(std::string_view op, const TableEntry& table, const WrittenLine& line);
   // out_'s ended lines to the conversion thread.
   Result<void> hand_off();
   // Without the thread: the row line just marked, through the converter, then dropped from out_.
@@ -192,6 +201,8 @@ class ChangeWriter {
   std::string pos_members_;    // "file":"..","offset":N,"index":
   std::string gtid_member_;    // "gtid":".." or "gtid":null
   std::string tail_members_;   // "server_id":N,"thread":N|null,"ts_ms":N
+  // "query":".."|null with --include-query: the statement of the rows written next; else empty.
+  std::string query_member_;
   // The same values alone, and where each row's members are, for the output stage.
   std::string file_text_;    // "..": the event's file, offset and GTID
   std::string offset_text_;

@@ -56,6 +56,7 @@ class LiveRun {
     // whole transactions only.
     writer_.set_converter(std::move(converter), !checkpoint_.has_output_file());
     writer_.use_rows_thread();  // NDJSON: big rows events' lines on the second core
+    if (options.output.include_query) writer_.include_queries();
   }
 
   Result<LiveOutcome> run();

@@ -27,6 +27,14 @@ Result<void> LiveRun::prepare() {
   if (!client) return fail(std::move(client).error());
   client_.emplace(std::move(*client));
   endpoint_ = client_->connection().endpoint();
+  if (options_.output.include_query && !client_->server().logs_statements) {
+    const bool mariadb = client_->server().flavor == replication::Flavor::mariadb;
+    const std::string_view variable = mariadb ? "binlog_annotate_row_events" : "binlog_rows_query_log_events";
+    reporter_.warn(fmt::format("{}: {} is OFF: the server does not log the statements, so --include-query gives "
+                               "\"query\":null (but for sessions that set it ON); fix: SET GLOBAL {} = ON, and "
+                               "'{} = ON' under [mysqld] in my.cnf",
+                               endpoint_, variable, variable, variable));
+  }
 
   Position start;
   gtid::FilePosition start_file;

@@ -131,8 +131,11 @@ Result<LiveOutcome> LiveRun::stream_once() {
     archive_->begin_dump(dump_from.kind != Position::Kind::file, client_->server().checksums
                                                                      ? binlog::ChecksumAlgorithm::crc32
                                                                      : binlog::ChecksumAlgorithm::off);
+  // MariaDB sends its ANNOTATE_ROWS events only when asked: for the archive's byte-for-byte
+  // files, and for --include-query's statements (MySQL sends ROWS_QUERY events always).
   auto started = client_->start_dump(dump_from, server_id_, std::chrono::seconds(options_.heartbeat_seconds),
-                                     replication::DumpEnd::wait, archive_.has_value());
+                                     replication::DumpEnd::wait,
+                                     archive_.has_value() || options_.output.include_query);
   if (!started) return dump_failed(started.error());
   StopSignals::set_socket(client_->socket());
   last_boundary_ = checkpoint_.file_position();

@@ -40,6 +40,7 @@ output::RowLine row_line(const RowBatch& batch, std::string_view text, const Row
     row.after_values = image_values(batch, text, mark.after_values, scratch.after_values);
   }
   row.pos = in(text, mark.pos);
+  row.query = in(text, mark.query);
   row.file = in(aux, event.file);
   row.offset = in(aux, event.offset);
   const auto index_end = std::to_chars(scratch.index.data(), scratch.index.data() + scratch.index.size(), mark.index).ptr;

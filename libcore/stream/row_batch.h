@@ -39,6 +39,7 @@ struct EventText {
 
 struct RowMark {
   Span line, key, before, after, pos;  // in the lines' text; line without its newline
+  Span query;                          // in the lines' text: the "query" value; empty without
   Span before_key;                     // in aux
   Span before_values, after_values;    // in values, when values_known
   bool values_known = false;

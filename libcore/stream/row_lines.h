@@ -4,6 +4,7 @@
 // one way both writers of them share: ChangeWriter in the reading thread, and RowsWorker on the
 // second core for the events it hands over.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -30,6 +31,8 @@ struct EventLines {
   std::string_view tail_members;   // "server_id":N,"thread":N|null,"ts_ms":N
   std::uint64_t first_index = 0;   // the index of the event's first row
   bool partial = false;            // the event's images are not FULL
+  // "query":".." or "query":null with --include-query (escaped once per statement); else empty.
+  std::string_view query_member;
 };
 
 // Where a rows event came from, for the message of a row that does not decode.
@@ -46,6 +49,9 @@ struct WrittenLine {
   std::size_t start = 0;
   std::size_t pos_begin = 0;
   std::size_t pos_end = 0;
+  // The "query" member's value (a JSON string or null); empty when the line has none.
+  std::size_t query_begin = 0;
+  std::size_t query_end = 0;
   std::uint64_t index = 0;
   bool partial = false;
 };
@@ -64,6 +70,8 @@ Result<std::uint64_t> write_row_lines(ByteReader& rows, const rowimage::TablePla
                                       rowimage::RowSpans* spans, std::span<const rowimage::RowSizes> sizes,
                                       AfterLine&& after_line) {
   std::uint64_t index = event.first_index;
+  const std::size_t query_value_size =
+      event.query_member.size() - std::min(event.query_member.size(), records::kQueryKey.size());
   while (!rows.empty()) {
     const std::size_t line_start = out.bytes_buffered();
     out.begin_object();
@@ -77,6 +85,11 @@ Result<std::uint64_t> write_row_lines(ByteReader& rows, const rowimage::TablePla
     }
     const bool partial_line = event.partial || unresolved_diffs > 0;
     if (partial_line) out.field(records::field::partial, true);
+    std::size_t query_end = 0;
+    if (!event.query_member.empty()) {
+      out.raw_members(event.query_member);
+      query_end = out.bytes_buffered();
+    }
     out.raw_comma_key(records::comma_key::pos);
     const std::size_t pos_begin = out.bytes_buffered();
     out.begin_object();
@@ -88,7 +101,9 @@ Result<std::uint64_t> write_row_lines(ByteReader& rows, const rowimage::TablePla
     out.raw_members(event.tail_members);
     out.end_object();
     out.end_record();
-    if (auto done = after_line(WrittenLine{line_start, pos_begin, pos_end, index, partial_line}); !done)
+    if (auto done = after_line(WrittenLine{line_start, pos_begin, pos_end, query_end - query_value_size, query_end,
+                                           index, partial_line});
+        !done)
       return fail(std::move(done).error());
     ++index;
   }

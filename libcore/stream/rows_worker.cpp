@@ -105,7 +105,8 @@ Result<void> RowsWorker::write(const RowsWork& work, std::uint64_t& bytes) {
                            members_of(job.gtid_member),
                            members_of(job.tail_members),
                            job.first_index,
-                           job.partial};
+                           job.partial,
+                           members_of(job.query_member)};
     const RowsSource source{members_of(job.file), job.offset, job.kind, table.map.database, table.map.table};
     ByteReader rows(event.rows, event.rows_offset);
     const std::size_t lines_from = out_.bytes_buffered();

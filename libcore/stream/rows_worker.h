@@ -53,7 +53,7 @@ struct DeferredRows {
   // Where columns_before, columns_after and rows count from: RowsWork::bytes when null.
   const std::uint8_t* held_bytes = nullptr;
   Span columns_before, columns_after, rows;  // in bytes
-  Span head_members, pos_members, gtid_member, tail_members, file;  // in members
+  Span head_members, pos_members, gtid_member, tail_members, query_member, file;  // in members
   Span row_sizes;  // in RowsWork::row_sizes: each row's, as counting found them; or empty
   binlog::RowsKind kind = binlog::RowsKind::write;
   std::uint64_t column_count = 0;

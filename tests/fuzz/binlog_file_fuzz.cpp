@@ -1,7 +1,7 @@
 // Fuzz target: a whole binlog file through cdc-stream --file's pipeline (file reader, event
 // decoder, transaction payloads, row images, NDJSON writer, and the output stage: the input's
-// size picks the format, --key and --flink, so that every converter meets what the writer
-// hands it). Seeds: the fixture binlogs.
+// size picks the format, --key, --flink and --include-query, so that every converter meets what
+// the writer hands it). Seeds: the fixture binlogs.
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -38,6 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.output.format = kFormats[size % 4];
   options.output.kafka_key = (size / 4) % 2 == 1;
   options.output.flink = (size / 8) % 2 == 1;
+  options.output.include_query = (size / 16) % 2 == 1;
   (void)cdc::stream::run_files(options, null_output(), [](std::string_view) {});
   ::close(input);
   return 0;

@@ -7,13 +7,13 @@ plan="$tools_dir/cdc-plan"
 expect "check passes on the test server" 0 \
   env MYSQL_PWD="$CDC_TEST_PASSWORD" "$plan" --check -h 127.0.0.1 -P "$CDC_TEST_PORT" -u "$CDC_TEST_USER"
 assert "every stdout line is a JSON object with op and v" \
-  jq -e -s 'length == 16 and all(.[]; type == "object" and (.op | type == "string") and .v == 1)' "$work/out"
+  jq -e -s 'length == 17 and all(.[]; type == "object" and (.op | type == "string") and .v == 1)' "$work/out"
 assert "every check line is ok" jq -e -s '[.[] | select(.op == "check" and .status != "ok")] | length == 0' "$work/out"
 assert "the summary says usable, mariadb" \
   jq -e -s '.[-1] == {"op":"check_summary","v":1,"flavor":"mariadb","usable":true,"failed":[],"warnings":[]}' "$work/out"
 assert "the lines named by the issue are all there" jq -e -s '[.[].name] | contains(["server","log_bin",
-  "binlog_format","binlog_row_image","binlog_row_metadata","binlog_row_value_options","gtid_strict_mode",
-  "gtid_binlog_pos","binlog_retention","server_id","binlog_checksum","grant_replication_slave",
+  "binlog_format","binlog_row_image","binlog_row_metadata","binlog_row_value_options","binlog_annotate_row_events",
+  "gtid_strict_mode","gtid_binlog_pos","binlog_retention","server_id","binlog_checksum","grant_replication_slave",
   "grant_binlog_monitor","grant_select","grant_show_databases"])' "$work/out"
 assert "nothing on stderr when all is well" test ! -s "$work/err"
 

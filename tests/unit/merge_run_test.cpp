@@ -651,3 +651,27 @@ TEST_CASE("merge: a table line elsewhere than right after its low line is refuse
             .message()
             .find("twice:3: table line that does not follow a low line") != std::string::npos);
 }
+
+// cdc-stream --include-query puts a "query" member before "pos"; cdc-merge reads past it (a
+// statement may hold text like a "pos" member, a '}' or a newline, all escaped), so the merged
+// snapshot is the same with or without it.
+TEST_CASE("merge: deltas with the statements of --include-query merge to the same bytes") {
+  for (const Form& form : kForms) {
+    CAPTURE(form.name);
+    TempFiles files;
+    const Scenario s = two_chunks(form);
+    const std::string query = R"("query":"UPDATE t.a SET v = '\"pos\":{\"file\":\"x\",\"offset\":1}}\n' /* é */",)";
+    std::string queried = s.deltas;
+    for (std::size_t at = queried.find(R"("pos":{)"); at != std::string::npos;
+         at = queried.find(R"("pos":{)", at + query.size() + 1))
+      queried.insert(at, query);
+    REQUIRE(queried.size() == s.deltas.size() + 6 * query.size());
+    const std::vector<std::string> chunks = {files.write("c0", s.chunk0), files.write("c1", s.chunk1)};
+    const auto plain = run_merge(files, options_for(chunks, files.write("d", s.covered())));
+    const auto with_queries = run_merge(
+        files, options_for(chunks, files.write("dq", merge_test::spanned(queried, form.earliest, form.latest))));
+    REQUIRE_MESSAGE(with_queries.result.has_value(), with_queries.message());
+    CHECK(row_lines(with_queries.out) == kTwoChunksRows);
+    CHECK(merge_test::without_run_time(with_queries.out) == merge_test::without_run_time(plain.out));
+  }
+}

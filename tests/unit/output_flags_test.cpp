@@ -19,6 +19,7 @@ Parsed parse(std::vector<std::string> args) {
   CLI::App app("test");
   cdc::cli::OutputFlags flags;
   flags.add_to(app);
+  flags.add_include_query_to(app);
   std::vector<const char*> argv{"tool"};
   for (const std::string& arg : args) argv.push_back(arg.c_str());
   app.parse(static_cast<int>(argv.size()), argv.data());
@@ -59,4 +60,27 @@ TEST_CASE("output flags: the default is ndjson, the Kafka flags need a format") 
   REQUIRE(!option.options);
   CHECK(option.options.error().message == "--format-option schemas.enable=true: --format ndjson takes no options");
   CHECK_THROWS(parse({"--format", "avro"}));
+}
+
+TEST_CASE("output flags: --include-query goes to the child, and not with --mask") {
+  for (const char* format : {"ndjson", "maxwell"}) {
+    CAPTURE(format);
+    const Parsed parsed = parse({"--format", format, "--include-query"});
+    REQUIRE(parsed.options);
+    CHECK(parsed.options->include_query);
+    CHECK(parsed.arguments.back() == "--include-query");
+    const Parsed again = parse(parsed.arguments);
+    REQUIRE(again.options);
+    CHECK(again.options->include_query);
+  }
+  CHECK_FALSE(parse({}).options->include_query);
+  // A statement holds the values a mask hides: refused, whichever comes first.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--include-query", "--mask", "shop.users.email=redact:4"},
+        std::vector<std::string>{"--format", "debezium", "--mask", "*.*.card=hash:SHA-256:salt", "--include-query"}}) {
+    const Parsed parsed = parse(args);
+    REQUIRE_FALSE(parsed.options);
+    CHECK(parsed.options.error().code == cdc::Errc::usage);
+    CHECK(parsed.options.error().message.find("--include-query writes each change's SQL statement") == 0);
+  }
 }

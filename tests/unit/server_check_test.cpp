@@ -1,7 +1,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "check/grants.h"
 #include "check/server_check.h"
@@ -167,6 +169,55 @@ TEST_CASE("recommended settings only warn") {
   }
 }
 
+TEST_CASE("statement logging: a note without --include-query, a warning with it, never a failure") {
+  struct Case {
+    const char* name;
+    ServerFacts facts;
+    std::string variable;
+    std::optional<std::string> value;  // nullopt: the server has no such variable
+    Status wanted_status;              // with CheckWants{.statements = true}
+    std::string fix_fragment;
+  };
+  const std::vector<Case> cases = {
+      {"MariaDB, on (its default)", ready_mariadb(), "binlog_annotate_row_events", "ON", Status::ok, ""},
+      {"MariaDB, off", ready_mariadb(), "binlog_annotate_row_events", "OFF", Status::warn,
+       "SET GLOBAL binlog_annotate_row_events = 'ON'; and add 'binlog_annotate_row_events = ON' under [mysqld]"},
+      {"MySQL, on", ready_mysql8(), "binlog_rows_query_log_events", "ON", Status::ok, ""},
+      {"MySQL, off (its default)", ready_mysql8(), "binlog_rows_query_log_events", "OFF", Status::warn,
+       "SET GLOBAL binlog_rows_query_log_events = 'ON';"},
+      {"MySQL 5.5, none", ready_mysql8(), "binlog_rows_query_log_events", std::nullopt, Status::warn,
+       "upgrade the server"},
+  };
+  for (Case c : cases) {
+    CAPTURE(c.name);
+    if (c.value) c.facts.variables[c.variable] = *c.value;
+    const Report plain = cdc::check::evaluate(c.facts);
+    CHECK(plain.usable());
+    CHECK(line_named(plain, c.variable).status == Status::ok);
+    const Report wanted = cdc::check::evaluate(c.facts, cdc::check::CheckWants{true});
+    CHECK(wanted.usable());
+    const CheckLine& line = line_named(wanted, c.variable);
+    CHECK(line.status == c.wanted_status);
+    CHECK(line.value == c.value.value_or("(not available)"));
+    CHECK(line.fix.find(c.fix_fragment) != std::string::npos);
+    if (c.wanted_status == Status::ok) {
+      CHECK(line.message.empty());
+    } else {
+      CHECK(line.message.find("\"query\":null") != std::string::npos);
+      // Without --include-query the same facts are told as a note on an ok line.
+      CHECK(line_named(plain, c.variable).message == line.message);
+    }
+  }
+  // A MariaDB replica that does not write the statements of what it applies.
+  ServerFacts replica = ready_mariadb();
+  replica.variables["binlog_annotate_row_events"] = "ON";
+  replica.variables["replicate_annotate_row_events"] = "OFF";
+  const Report report = cdc::check::evaluate(replica, cdc::check::CheckWants{true});
+  const CheckLine& line = line_named(report, "binlog_annotate_row_events");
+  CHECK(line.status == Status::ok);
+  CHECK(line.message.find("replicate_annotate_row_events is OFF") == 0);
+}
+
 TEST_CASE("binlog retention is read from whichever variable is in force") {
   struct Case {
     std::string name;
@@ -283,7 +334,7 @@ TEST_CASE("the report is NDJSON: one check line each, then the summary") {
       R"({"op":"check_summary","v":1,"flavor":"mariadb","usable":false,"failed":["binlog_format"],)"
       R"("warnings":["binlog_row_metadata"]})"
       "\n"));
-  CHECK(std::count(text.begin(), text.end(), '\n') == 16);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 17);
 }
 
 TEST_CASE("snapshot_length: only with --tables, weighed against the retention at the assumed rates") {

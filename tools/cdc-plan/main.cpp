@@ -59,6 +59,10 @@ int main(int argc, char** argv) {
       ->group("Tables");
   app.add_flag("--force", options.force, "Plan even when the server check fails (its problems still go to stderr)")
       ->group("Chunks");
+  app.add_flag("--include-query", options.include_query,
+               "The check warns when the server does not log the SQL statement behind row changes, which "
+               "cdc-stream --include-query writes")
+      ->group("Mode");
   cli.set_examples(
       "Examples:\n"
       "  cdc-plan --check -h db1 -u cdc -p\n"
@@ -85,7 +89,8 @@ int main(int argc, char** argv) {
     } else if (!options.exclude.empty()) {
       return cli.usage_error("--exclude with --check goes with --tables, whose snapshot it weighs");
     }
-    const auto report = cdc::check::run(connection, tables ? &*tables : nullptr, STDOUT_FILENO, STDERR_FILENO,
+    const auto report = cdc::check::run(connection, tables ? &*tables : nullptr,
+                                        cdc::check::CheckWants{options.include_query}, STDOUT_FILENO, STDERR_FILENO,
                                         cli.tool_name());
     return cli.finish(report, report && !report->usable() ? static_cast<int>(cdc::ExitCode::config)
                                                           : static_cast<int>(cdc::ExitCode::success));

@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
       ->group("Filter");
   cdc::cli::OutputFlags output_flags;
   output_flags.add_to(app);
+  output_flags.add_include_query_to(app);
   cli.set_examples(
       "Examples:\n"
       "  cdc-stream -h replica1 -u cdc --from now --state shop.state --output shop.ndjson --tables 'shop.*'\n"
@@ -152,8 +153,8 @@ int main(int argc, char** argv) {
         return cli.usage_error(std::string(name) + " is about changes, and --archive DIR alone writes none; add "
                                "--output FILE (or --output - for stdout) to write changes too");
     if (!output_flags.arguments().empty())
-      return cli.usage_error("--format and its options are about changes, and --archive DIR alone writes none; add "
-                             "--output FILE (or --output - for stdout) to write changes too");
+      return cli.usage_error("--format, its options and --include-query are about changes, and --archive DIR alone "
+                             "writes none; add --output FILE (or --output - for stdout) to write changes too");
     const cdc::stream::ArchiveOptions archive{live.connection, *archive_dir,         *keep,
                                               live.from,       live.server_id,       live.heartbeat_seconds,
                                               live.retry_seconds};

@@ -149,6 +149,7 @@ int main(int argc, char** argv) {
       ->group(stream);
   cdc::cli::OutputFlags output_flags;
   output_flags.add_to(app);
+  output_flags.add_include_query_to(app);
   app.get_option("--version")->description("Print the version and the tools it runs, then exit");
   app.allow_extras();
   cli.set_examples(
