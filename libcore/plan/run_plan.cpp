@@ -98,10 +98,13 @@ Result<PlanSummary> run(const mysql::ConnectionOptions& connection_options, cons
     keyed.push_back(std::move(*table));
   }
   if (!key_errors.empty()) return fail(Errc::usage, key_errors);
-  // Each table's --where, checked against its columns before the first line is written.
+  // Each table's --where (nullptr: none), checked against its columns before the first line
+  // is written.
+  std::vector<const filter::WhereOption*> wheres;
   for (const TableKey& table : keyed) {
     auto where = filter::where_for(options.wheres, table.ref.database, table.ref.table);
     if (!where) return fail(std::move(where).error());
+    wheres.push_back(*where);
     if (*where == nullptr) continue;
     const auto columns = filter::table_columns(table.columns);
     if (auto bound = filter::BoundFilter::bind((*where)->expression, columns); !bound)
@@ -111,16 +114,16 @@ Result<PlanSummary> run(const mysql::ConnectionOptions& connection_options, cons
 
   PlanSummary summary;
   ndjson::Writer out;
-  for (const TableKey& table : keyed) {
+  for (std::size_t t = 0; t < keyed.size(); ++t) {
+    const TableKey& table = keyed[t];
+    const filter::WhereOption* where = wheres[t];
     if (const auto warning = plan_warning(table))
       (void)write_all(err_fd, fmt::format("{}: warning: {}\n", tool_name, *warning), "stderr");
-    auto where = filter::where_for(options.wheres, table.ref.database, table.ref.table);
-    if (!where) return fail(std::move(where).error());
     auto plan = split_table(*connection, table, options.policy);
     if (!plan) return fail(std::move(plan).error());
     for (std::size_t i = 0; i < plan->chunks.size(); ++i) {
       records::Chunk chunk = chunk_record(*plan, i);
-      if (*where != nullptr) chunk.where = (*where)->expression.source;
+      if (where != nullptr) chunk.where = where->expression.source;
       records::write_chunk(chunk, out);
     }
     if (auto written = out.flush_to(out_fd, "stdout"); !written) return fail(std::move(written).error());
