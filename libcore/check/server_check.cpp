@@ -58,8 +58,8 @@ Result<ServerFacts> gather_facts(mysql::Connection& connection) {
 
 Result<void> gather_table_sizes(mysql::Connection& connection, const TableFilter& filter, ServerFacts& facts) {
   auto tables = connection.query(
-      "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_ROWS, DATA_LENGTH FROM information_schema.TABLES WHERE TABLE_TYPE = "
-      "'BASE TABLE' AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')");
+      "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_ROWS, DATA_LENGTH FROM information_schema.TABLES WHERE TABLE_TYPE IN "
+      "('BASE TABLE', 'SYSTEM VERSIONED') AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')");
   if (!tables) return fail(std::move(tables).error());
   ServerFacts::Tables sizes;
   for (const auto& row : tables->rows) {

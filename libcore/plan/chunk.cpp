@@ -226,6 +226,7 @@ records::Chunk chunk_record(const TableSplit& plan, std::size_t index) {
   chunk.count = plan.chunks.size();
   chunk.columns = plan.columns;
   chunk.identity = plan.identity;
+  chunk.all_versions = plan.all_versions;
   chunk.rows_estimate = range.rows_estimate;
   return chunk;
 }

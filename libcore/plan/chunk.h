@@ -59,6 +59,7 @@ struct TableSplit {
   std::vector<records::ChunkColumn> columns;
   std::vector<KeyRange> chunks;
   std::optional<std::vector<std::string>> identity;  // see TableKey::identity
+  bool all_versions = false;                         // see records::Chunk::all_versions
 };
 
 struct ChunkPolicy {

@@ -17,7 +17,8 @@ namespace {
 std::string table_name(const TableRef& ref) { return fmt::format("{}.{}", ref.database, ref.table); }
 
 std::string qualified(const TableRef& ref) {
-  return fmt::format("{}.{}", mysql::quote_identifier(ref.database), mysql::quote_identifier(ref.table));
+  return fmt::format("{}.{}{}", mysql::quote_identifier(ref.database), mysql::quote_identifier(ref.table),
+                     ref.system_versioned ? " FOR SYSTEM_TIME ALL" : "");
 }
 
 std::string where_table(const TableRef& ref) {
@@ -160,7 +161,8 @@ Result<std::vector<TableRef>> discover_tables(mysql::Connection& connection, std
   auto filter = TableFilter::parse(include, exclude);
   if (!filter) return fail(std::move(filter).error());
   auto result = connection.query(
-      "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' "
+      "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_ROWS, TABLE_TYPE FROM information_schema.TABLES "
+      "WHERE TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED', 'SEQUENCE') "
       "AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys') "
       "ORDER BY TABLE_SCHEMA, TABLE_NAME");
   if (!result) return fail(std::move(result).error());
@@ -170,6 +172,7 @@ Result<std::vector<TableRef>> discover_tables(mysql::Connection& connection, std
     if (!filter->selects(*row[0], *row[1])) continue;
     TableRef ref{*row[0], *row[1], 0};
     if (row.at(2)) ref.rows_estimate = parse_biased(*row[2], true).value_or(0);
+    ref.system_versioned = row.at(3).value_or("") == "SYSTEM VERSIONED";
     tables.push_back(std::move(ref));
   }
   return tables;
@@ -201,6 +204,17 @@ Result<TableKey> describe_table(mysql::Connection& connection, const TableRef& r
     table.columns.push_back(std::move(info));
     described.push_back({row.at(2).value_or(""), row.at(3).value_or("") == "YES"});
   }
+  // A versioned table's implicit row_start/row_end: COLUMNS does not list them, but the binary
+  // log has them, and each unique key ends with row_end (several versions of one row share
+  // its primary key). The snapshot reads them as cdc-stream does (cdc-plan(1)).
+  std::string row_end;
+  if (ref.system_versioned && !(*schema)->primary_key.empty())
+    row_end = (*schema)->columns[(*schema)->primary_key.back()].name;
+  for (const schema::ColumnSchema& column : (*schema)->columns) {
+    if (!ref.system_versioned || !column.period) continue;
+    table.columns.push_back(records::ChunkColumn{column.name, column.column_type, 0});
+    described.push_back({"timestamp", false});
+  }
 
   // Indexes as (name, columns in order).
   auto statistics = connection.query("SELECT INDEX_NAME, COLUMN_NAME, NON_UNIQUE FROM information_schema.STATISTICS" +
@@ -216,6 +230,11 @@ Result<TableKey> describe_table(mysql::Connection& connection, const TableRef& r
     }
     indexes.back().second.push_back(row.at(1).value_or(""));
   }
+  for (std::size_t i = 0; i < indexes.size(); ++i)
+    if (!row_end.empty() && index_unique[i] &&
+        std::none_of(indexes[i].second.begin(), indexes[i].second.end(),
+                     [&](const std::string& name) { return iequals(name, row_end); }))
+      indexes[i].second.push_back(row_end);
   // What tells two rows apart for cdc-merge: the primary key, else a unique index over NOT NULL
   // columns (several NULLs may share a unique index); else nothing, and rows are whole values.
   const auto not_null = [&](const std::string& name) {
@@ -287,7 +306,8 @@ std::optional<std::string> plan_warning(const TableKey& table) {
 }
 
 Result<TableSplit> split_table(mysql::Connection& connection, const TableKey& table, const ChunkPolicy& policy) {
-  TableSplit plan{table.ref.database, table.ref.table, table.key, table.columns, {}, table.identity};
+  TableSplit plan{table.ref.database, table.ref.table, table.key, table.columns, {}, table.identity,
+                  table.ref.system_versioned};
   if (table.key.empty()) {
     plan.chunks.push_back(KeyRange{std::nullopt, std::nullopt, table.ref.rows_estimate});
     return plan;

@@ -29,6 +29,8 @@ struct TableRef {
   std::string database;
   std::string table;
   std::uint64_t rows_estimate = 0;  // information_schema.TABLES.TABLE_ROWS
+  // TABLE_TYPE 'SYSTEM VERSIONED': every query reads it FOR SYSTEM_TIME ALL, history included.
+  bool system_versioned = false;
 };
 
 // A table with its chunk key chosen, ready to split.

@@ -97,6 +97,7 @@ void write_chunk(const Chunk& chunk, ndjson::Writer& out) {
     out.field_null(field::identity);
   out.field(field::rows_estimate, chunk.rows_estimate);
   if (chunk.where) out.field(field::where, *chunk.where);
+  if (chunk.all_versions) out.field(field::all_versions, true);
   end_line(out);
 }
 
@@ -183,6 +184,10 @@ Result<Chunk> parse_chunk(simdjson::dom::object record) {
       return bad("chunk field \"where\" must be a non-empty string (a --where expression)");
     chunk.where = std::string(text);
   }
+  simdjson::dom::element all_versions;
+  if (record[field::all_versions].get(all_versions) == simdjson::SUCCESS &&
+      all_versions.get_bool().get(chunk.all_versions) != simdjson::SUCCESS)
+    return bad("chunk field \"all_versions\" must be true or false");
   return chunk;
 }
 

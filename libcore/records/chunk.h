@@ -56,6 +56,9 @@ struct Chunk {
   // cdc-plan --where: only the rows this expression (filter/expression.h, as the user wrote it)
   // is TRUE on; nullopt: every row. Written only when set.
   std::optional<std::string> where;
+  // A MariaDB table WITH SYSTEM VERSIONING: its history rows are read too (FOR SYSTEM_TIME
+  // ALL), with the row_start/row_end columns, as the binary log has them. Written only when set.
+  bool all_versions = false;
 
   // "shop.orders chunk 3/12", for messages.
   [[nodiscard]] std::string describe() const;

@@ -52,6 +52,7 @@ inline constexpr std::string_view collation_id = "collation_id";
 inline constexpr std::string_view identity = "identity";
 inline constexpr std::string_view rows_estimate = "rows_estimate";
 inline constexpr std::string_view where = "where";
+inline constexpr std::string_view all_versions = "all_versions";
 inline constexpr std::string_view position = "position";
 inline constexpr std::string_view file = "file";
 inline constexpr std::string_view offset = "offset";

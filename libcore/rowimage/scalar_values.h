@@ -38,9 +38,10 @@
 
 namespace cdc::rowimage {
 
-// DECIMAL limits (include/decimal.h DECIMAL_MAX_PRECISION / DECIMAL_MAX_SCALE).
+// DECIMAL limits: 65 digits on both servers; a scale of up to 30 on MySQL
+// (include/decimal.h DECIMAL_MAX_SCALE) and 38 on MariaDB (DECIMAL(38,38) is a valid column).
 inline constexpr std::uint8_t kMaxDecimalPrecision = 65;
-inline constexpr std::uint8_t kMaxDecimalScale = 30;
+inline constexpr std::uint8_t kMaxDecimalScale = 38;
 // Fractional-second digits of TIME2/DATETIME2/TIMESTAMP2 (DATETIME_MAX_DECIMALS).
 inline constexpr std::uint8_t kMaxFsp = 6;
 

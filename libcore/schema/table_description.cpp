@@ -169,7 +169,7 @@ records::TableLine describe_table_schema(std::string_view database, std::string_
   line.db = std::string(database);
   line.table = std::string(table);
   for (const ColumnSchema& column : schema.columns) {
-    if (column.hidden) continue;
+    if (column.hidden && !column.period) continue;
     records::TableColumn& out = line.columns.emplace_back();
     out.name = column.name;
     out.type = column.column_type;
@@ -183,7 +183,7 @@ records::TableLine describe_table_schema(std::string_view database, std::string_
   if (!schema.primary_key.empty()) {
     std::vector<std::string> key;
     for (const std::uint32_t index : schema.primary_key)
-      if (!schema.columns[index].hidden) key.push_back(schema.columns[index].name);
+      if (!schema.columns[index].hidden || schema.columns[index].period) key.push_back(schema.columns[index].name);
     line.key = std::move(key);
   }
   return line;

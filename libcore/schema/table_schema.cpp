@@ -184,7 +184,10 @@ ColumnSchema hidden_timestamp(std::string name) {
   ColumnSchema column;
   column.name = std::move(name);
   column.data_type = "timestamp";
+  column.column_type = "timestamp(6)";
+  column.is_nullable = false;
   column.hidden = true;
+  column.period = true;
   return column;
 }
 

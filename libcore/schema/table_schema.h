@@ -46,7 +46,10 @@ struct ColumnSchema {
   std::uint32_t precision = 0;     // DECIMAL only
   std::uint32_t scale = 0;         // DECIMAL only
   bool hidden = false;             // logged by the server but not listed in COLUMNS (see above)
-  std::string column_type;         // COLUMN_TYPE as the server writes it ("int(10) unsigned"); "" for hidden ones
+  // A hidden row_start/row_end: unlike the hash columns, a SELECT can name it, so it is in
+  // table lines and keys like a listed column (type "timestamp(6)").
+  bool period = false;
+  std::string column_type;         // COLUMN_TYPE as the server writes it ("int(10) unsigned"); "" for hash columns
   bool is_nullable = true;         // IS_NULLABLE
 };
 

@@ -146,6 +146,7 @@ Result<std::string> select_sql(const records::Chunk& chunk) {
     sql += mysql::quote_identifier(chunk.columns[i].name);
   }
   sql += " FROM " + mysql::quote_identifier(chunk.db) + "." + mysql::quote_identifier(chunk.table);
+  if (chunk.all_versions) sql += " FOR SYSTEM_TIME ALL";
   std::string key_list;
   for (std::size_t i = 0; i < chunk.key.size(); ++i) {
     if (i != 0) key_list += ',';

@@ -21,7 +21,7 @@ Error table_gone(const records::Chunk& chunk) {
 Result<void> check_key(const schema::TableSchema& schema, const records::Chunk& chunk) {
   for (std::size_t i = 0; i < chunk.key.size(); ++i) {
     const auto found = std::find_if(schema.columns.begin(), schema.columns.end(), [&](const schema::ColumnSchema& column) {
-      return !column.hidden && column.name == chunk.key[i];
+      return (!column.hidden || column.period) && column.name == chunk.key[i];
     });
     if (found == schema.columns.end())
       return fail(Errc::corrupt_input,
