@@ -151,13 +151,27 @@ class MaxwellConverter final : public Converter {
     // values Maxwell writes as they are, NULLs included: "data" is the image's text itself,
     // and an image's values are read only where a member needs them ("old", the keys).
     const auto found_verbatim = verbatim_.find(&table);
-    const bool copy_image = change.from_writer && options_.output_nulls && found_verbatim != verbatim_.end() &&
-                            found_verbatim->second;
+    bool copy_image = change.from_writer && options_.output_nulls && found_verbatim != verbatim_.end() &&
+                      found_verbatim->second;
     const bool data_values = !copy_image || options_.output_primary_keys || with_key_;
+    // BINARY(n) from the binary log as Maxwell has it there (binary_value); snapshot rows as
+    // its bootstrap SELECTs them.
+    from_binlog_ = change.op != 'r';
     if (change.op == 'u' || (change.op == 'd' && data_values))
       if (auto read = read_image(table, change, true, before_, convert_value); !read) return read;
     if (change.op == 'u' || (change.op != 'd' && data_values))
       if (auto read = read_image(table, change, false, after_, convert_value); !read) return read;
+    if (change.op == 'u') {
+      // With binlog_row_image=MINIMAL the before image holds the key, the after image the
+      // columns set: Maxwell puts a column only the before image has into "data", not "old"
+      // (BinlogConnectorEvent.writeOldData), and so do we.
+      merge_before_only_ = false;
+      for (std::size_t i = 0; i < before_.size() && !merge_before_only_; ++i)
+        merge_before_only_ = before_[i].present && !after_[i].present;
+      if (merge_before_only_) copy_image = false;
+    } else {
+      merge_before_only_ = false;
+    }
     const std::vector<ValueSlot>& data = change.op == 'd' ? before_ : after_;
 
     std::string_view type;
@@ -224,8 +238,10 @@ class MaxwellConverter final : public Converter {
     if (options_.output_primary_keys) {
       message_.key("primary_key");
       message_.begin_array();
-      for (const std::size_t at : table.key_columns)
-        message_.raw_value(data[at].present ? data[at].text : std::string_view("null"));
+      for (const std::size_t at : table.key_columns) {
+        const ValueSlot& key_value = data_value(data, at);
+        message_.raw_value(key_value.present ? key_value.text : std::string_view("null"));
+      }
       message_.end_array();
     }
     if (options_.output_primary_key_columns) {
@@ -238,7 +254,7 @@ class MaxwellConverter final : public Converter {
     if (copy_image)
       message_.raw_value(change.op == 'd' ? change.before : change.after);
     else
-      write_image(table, data, message_);
+      write_data(table, data, message_);
     if (change.op == 'u') write_old(table);
     message_.end_object();
 
@@ -285,14 +301,31 @@ class MaxwellConverter final : public Converter {
     });
   }
 
-  void write_image(const TableInfo& table, const std::vector<ValueSlot>& slots, ndjson::Writer& out) const {
+  // "data": the image's columns, then (an update of a minimal row image) the columns only the
+  // before image has, in Maxwell's order: after the after image's (writeOldData appends them).
+  void write_data(const TableInfo& table, const std::vector<ValueSlot>& slots, ndjson::Writer& out) const {
     out.begin_object();
+    write_columns(table, slots, nullptr, out);
+    if (merge_before_only_) write_columns(table, before_, &after_, out);
+    out.end_object();
+  }
+
+  // The present columns of slots, those absent from except when it is given.
+  void write_columns(const TableInfo& table, const std::vector<ValueSlot>& slots, const std::vector<ValueSlot>* except,
+                     ndjson::Writer& out) const {
     for (std::size_t i = 0; i < slots.size(); ++i) {
       if (!slots[i].present || (slots[i].is_null && !options_.output_nulls)) continue;
+      if (except != nullptr && (*except)[i].present) continue;
       out.raw_key(table.columns[i].member_key);
       out.raw_value(slots[i].text);
     }
-    out.end_object();
+  }
+
+  // Column at of the row's "data": data's, or the before image's when an update's minimal
+  // after image does not hold it.
+  const ValueSlot& data_value(const std::vector<ValueSlot>& data, std::size_t at) const {
+    if (merge_before_only_ && &data == &after_ && !after_[at].present) return before_[at];
+    return data[at];
   }
 
   // "old": the before-values of the columns whose converted values differ; absent when none
@@ -324,8 +357,8 @@ class MaxwellConverter final : public Converter {
     if (!table.key_columns.empty()) {
       for (const std::size_t at : table.key_columns) {
         key_.raw_key(table.columns[at].key_member);
-        key_.raw_value(data.size() > at && data[at].present ? data[at].text
-                                                            : std::string_view("null"));
+        const bool known = data.size() > at && data_value(data, at).present;
+        key_.raw_value(known ? data_value(data, at).text : std::string_view("null"));
       }
     } else {
       text_.clear();
@@ -468,16 +501,14 @@ class MaxwellConverter final : public Converter {
         case ValueKind::year:
         case ValueKind::time:
         case ValueKind::text:
-        case ValueKind::binary:
         case ValueKind::json:
         case ValueKind::vector:
         case ValueKind::other:
           break;
-        case ValueKind::date:
-        case ValueKind::datetime:
-          if (options_.output_null_zerodates) return false;
+        case ValueKind::binary:
+          if (column.base_type == "binary") return false;  // binary_value()
           break;
-        default:
+        default:  // DATE and DATETIME too: a zero year, month or day makes the zero date
           return false;
       }
     }
@@ -504,17 +535,28 @@ class MaxwellConverter final : public Converter {
         return append_java_big_decimal(raw.substr(1, raw.size() - 2), json);
       case ValueKind::date:
       case ValueKind::datetime:
-      case ValueKind::timestamp:
+      case ValueKind::timestamp: {
         if (!is_string) break;
-        if (options_.output_null_zerodates && is_zero_date(raw.substr(1))) {
+        // Maxwell's binary log reader takes a DATE or DATETIME with a zero year, month or day
+        // (MariaDB stores them unless NO_ZERO_IN_DATE) for the invalid date, which it writes as
+        // the zero date, or null with output_null_zerodates.
+        const bool zero_date = has_zero_date_part(raw.substr(1));
+        if (zero_date && options_.output_null_zerodates) {
           json = "null";
           return true;
         }
         json += raw;
+        if (zero_date)
+          for (char& c : json)
+            if (c >= '1' && c <= '9') c = '0';
         // TIMESTAMP: Maxwell writes UTC without a zone.
         if (column.kind == ValueKind::timestamp && json.size() >= 2 && json[json.size() - 2] == 'Z')
           json.erase(json.size() - 2, 1);
         return true;
+      }
+      case ValueKind::binary:
+        if (!is_string || column.base_type != "binary") break;
+        return binary_value(raw, json);
       case ValueKind::enumeration:
         return enumeration(column, raw, is_string, json);
       case ValueKind::set:
@@ -534,6 +576,23 @@ class MaxwellConverter final : public Converter {
     }
     // Integers, BIT, YEAR, text, base64 of binary strings, TIME, JSON values, VECTOR: as they
     // are (json left empty: the slot takes the raw text).
+    return true;
+  }
+
+  // BINARY(n): the server pads a value with zero bytes to n, and the binary log carries it
+  // without the trailing zero bytes (Field_string::pack), which is what Maxwell writes; the
+  // canonical value is padded again, so a change's loses them here. A snapshot row keeps them:
+  // Maxwell's bootstrap SELECTs the padded value.
+  bool binary_value(std::string_view raw, std::string& json) {
+    // A last byte of zero makes the last base64 digit before the padding an 'A'; without one
+    // the value stays as it is, not decoded.
+    const std::string_view digits = raw.substr(1, raw.find_first_of("=\"", 1) - 1);
+    if (!from_binlog_ || digits.empty() || digits.back() != 'A') return true;
+    if (!decode_base64_into(raw.substr(1, raw.size() - 2), bytes_)) return false;
+    while (!bytes_.empty() && bytes_.back() == '\0') bytes_.pop_back();
+    scratch_.clear();
+    scratch_.string_base64(bytes_);
+    json += scratch_.buffered();
     return true;
   }
 
@@ -597,6 +656,8 @@ class MaxwellConverter final : public Converter {
   TableCatalog catalog_;
   SpillBuffer held_;
 
+  bool from_binlog_ = true;         // the row being converted is a change, not a snapshot row
+  bool merge_before_only_ = false;  // the update's data takes the columns only its before image has
   const TableInfo* bootstrap_table_ = nullptr;  // the table whose snapshot rows are being written
   std::int64_t bootstrap_ts_ms_ = 0;
   std::uint64_t snapshot_rows_ = 0;
@@ -616,6 +677,7 @@ class MaxwellConverter final : public Converter {
   ndjson::Writer scratch_;
   std::string prefix_;
   std::string text_;
+  std::string bytes_;  // a BINARY(n) value's bytes (binary_value)
   std::string uuid_;
 };
 

@@ -72,7 +72,10 @@ void append_topic_name(std::string_view db, std::string_view table, std::string&
 // seed gives the same text in every run.
 void append_uuid_from(std::string_view seed, std::string& out);
 
-// The zero value of a DATE, DATETIME or TIMESTAMP ("0000-00-00...").
-[[nodiscard]] inline bool is_zero_date(std::string_view text) noexcept { return text.starts_with("0000-00-00"); }
+// A DATE, DATETIME or TIMESTAMP ("YYYY-MM-DD...") whose year, month or day is zero: the zero
+// value "0000-00-00..." and the dates MariaDB and MySQL store without NO_ZERO_IN_DATE.
+[[nodiscard]] inline bool has_zero_date_part(std::string_view text) noexcept {
+  return text.size() >= 10 && (text.substr(0, 4) == "0000" || text.substr(5, 2) == "00" || text.substr(8, 2) == "00");
+}
 
 }  // namespace cdc::output

@@ -4,6 +4,12 @@ namespace cdc {
 
 std::optional<std::string> decode_base64(std::string_view text) {
   std::string out;
+  if (!decode_base64_into(text, out)) return std::nullopt;
+  return out;
+}
+
+bool decode_base64_into(std::string_view text, std::string& out) {
+  out.clear();
   unsigned buffer = 0;
   int bits = 0;
   std::size_t padding = 0;
@@ -23,9 +29,9 @@ std::optional<std::string> decode_base64(std::string_view text) {
       ++padding;
       continue;
     } else {
-      return std::nullopt;
+      return false;
     }
-    if (padding != 0) return std::nullopt;  // data after '='
+    if (padding != 0) return false;  // data after '='
     buffer = (buffer << 6 | value) & 0xFFFFFFU;
     bits += 6;
     if (bits >= 8) {
@@ -33,8 +39,7 @@ std::optional<std::string> decode_base64(std::string_view text) {
       out.push_back(static_cast<char>((buffer >> bits) & 0xFFU));
     }
   }
-  if (padding > 2 || bits >= 6) return std::nullopt;
-  return out;
+  return padding <= 2 && bits < 6;
 }
 
 }  // namespace cdc

@@ -12,5 +12,8 @@ namespace cdc {
 // The bytes, or nullopt for text that is not base64: a character outside the alphabet, data
 // after '=', more than two '=', or a length no encoding gives. Padding may be left out.
 [[nodiscard]] std::optional<std::string> decode_base64(std::string_view text);
+// The same into out (cleared first), whose capacity a caller decoding value after value reuses;
+// false, with out unspecified, for text that is not base64.
+[[nodiscard]] bool decode_base64_into(std::string_view text, std::string& out);
 
 }  // namespace cdc

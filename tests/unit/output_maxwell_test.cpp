@@ -312,3 +312,90 @@ TEST_CASE("maxwell: bootstrap markers' keys: the key columns as null on start, a
   CHECK(out[1].starts_with("{\"database\":\"shop\",\"table\":\"items\",\"pk.id\":1}\t"));
   CHECK(out[2].starts_with("{\"database\":\"shop\",\"table\":\"items\",\"_uuid\":\""));
 }
+
+namespace {
+
+// t.odd: the DATE, DATETIME and BINARY(n) values Maxwell's binary log reader changes.
+const std::string kOddTable =
+    R"j({"op":"table","v":1,"db":"t","table":"odd","columns":[{"name":"id","type":"int","nullable":false},)j"
+    R"j({"name":"d","type":"date","nullable":true},{"name":"dt","type":"datetime(3)","nullable":true},)j"
+    R"j({"name":"bn","type":"binary(4)","nullable":true},{"name":"vb","type":"varbinary(4)","nullable":true}],)j"
+    R"j("key":["id"],"pos":null,"ts_ms":0})j";
+
+std::string odd_insert(int id, std::string_view d, std::string_view dt, std::string_view bn, std::string_view vb) {
+  return fmt::format(
+      R"j({{"op":"c","v":1,"db":"t","table":"odd","key":{{"id":{}}},"before":null,)j"
+      R"j("after":{{"id":{},"d":{},"dt":{},"bn":{},"vb":{}}},)j"
+      R"j("pos":{{"file":"binlog.000001","offset":400,"index":0,"gtid":null}},"server_id":1,"thread":5,"ts_ms":1000}})j",
+      id, id, d, dt, bn, vb);
+}
+
+}  // namespace
+
+TEST_CASE("maxwell: a DATE or DATETIME with a zero year, month or day is the zero date (Maxwell's test_zero_created_at)") {
+  const std::vector<std::string> lines = {
+      kOddTable, odd_insert(1, R"j("0003-00-00")j", R"j("2020-00-01 01:02:03.500")j", "null", "null"),
+      odd_insert(2, R"j("0000-05-05")j", R"j("2024-09-05 00:00:01.250")j", "null", "null"),
+      odd_insert(3, R"j("2024-09-05")j", R"j("2024-09-00 08:00:01.250")j", "null", "null"),
+      commit_line("1", 1, 500, 1)};
+  SUBCASE("the zero date, with the column's fraction digits") {
+    auto converter = maxwell();
+    const auto out = lines_of(run(*converter, lines));
+    REQUIRE(out.size() == 3);
+    CHECK(member(member(out[0], "data"), "d") == R"j("0000-00-00")j");
+    CHECK(member(member(out[0], "data"), "dt") == R"j("0000-00-00 00:00:00.000")j");
+    CHECK(member(member(out[1], "data"), "d") == R"j("0000-00-00")j");
+    CHECK(member(member(out[1], "data"), "dt") == R"j("2024-09-05 00:00:01.250")j");
+    CHECK(member(member(out[2], "data"), "d") == R"j("2024-09-05")j");
+    CHECK(member(member(out[2], "data"), "dt") == R"j("0000-00-00 00:00:00.000")j");
+  }
+  SUBCASE("null with output_null_zerodates") {
+    auto converter = maxwell(with({{"output_null_zerodates", "true"}}));
+    const auto out = lines_of(run(*converter, lines));
+    REQUIRE(out.size() == 3);
+    CHECK(member(member(out[0], "data"), "d") == "null");
+    CHECK(member(member(out[0], "data"), "dt") == "null");
+    CHECK(member(member(out[2], "data"), "dt") == "null");
+  }
+}
+
+TEST_CASE("maxwell: BINARY(n) of a change without its trailing zero bytes, as the binary log has it (test_blob)") {
+  auto converter = maxwell();
+  const std::string snapshot_row =
+      R"j({"op":"r","v":1,"db":"t","table":"odd","key":{"id":9},"before":null,)j"
+      R"j("after":{"id":9,"d":null,"dt":null,"bn":"AQIAAA==","vb":null},"ts_ms":1725523200000})j";
+  const auto out = lines_of(run(*converter, {kOddTable, odd_insert(1, "null", "null", R"j("AQIAAA==")j", R"j("AQIAAA==")j"),
+                                            odd_insert(2, "null", "null", R"j("AQIDBA==")j", "null"),
+                                            odd_insert(3, "null", "null", R"j("AAAAAA==")j", "null"),
+                                            odd_insert(4, "null", "null", R"j("AAECAw==")j", "null"),
+                                            commit_line("1", 1, 500, 1), snapshot_row}));
+  REQUIRE(out.size() == 4 + 3);
+  CHECK(member(member(out[0], "data"), "bn") == R"j("AQI=")j");
+  CHECK(member(member(out[0], "data"), "vb") == R"j("AQIAAA==")j");  // VARBINARY keeps its bytes
+  CHECK(member(member(out[1], "data"), "bn") == R"j("AQIDBA==")j");
+  CHECK(member(member(out[2], "data"), "bn") == R"j("")j");
+  CHECK(member(member(out[3], "data"), "bn") == R"j("AAECAw==")j");
+  // A snapshot row: as Maxwell's bootstrap SELECTs it, padded.
+  CHECK(member(out[5], "type") == R"j("bootstrap-insert")j");
+  CHECK(member(member(out[5], "data"), "bn") == R"j("AQIAAA==")j");
+}
+
+TEST_CASE("maxwell: an update of a minimal row image has the before image's key in data, not old (test_minimal)") {
+  const std::string minimal = items_change("u", R"j({"id":7})j", R"j({"name":"x"})j", 1890, 0, 102, 1725523202);
+  SUBCASE("data") {
+    auto converter = maxwell(with({{"output_primary_keys", "true"}}));
+    const auto out = lines_of(run(*converter, {items_table_line(), minimal, commit_line("1", 102, 2000, 1)}));
+    REQUIRE(out.size() == 1);
+    CHECK(member(out[0], "data") == R"j({"name":"x","id":7})j");
+    CHECK(member(out[0], "old") == "<missing>");
+    CHECK(member(out[0], "primary_key") == "[7]");
+  }
+  SUBCASE("--key") {
+    cdc::output::OutputOptions options;
+    options.kafka_key = true;
+    auto converter = maxwell(options);
+    const auto out = lines_of(run(*converter, {items_table_line(), minimal, commit_line("1", 102, 2000, 1)}));
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].starts_with(R"j({"database":"shop","table":"items","pk.id":7})j"));
+  }
+}
