@@ -21,6 +21,32 @@ const ChunkKeyOption* chunk_key_for(const PlanOptions& options, const TableRef& 
   return nullptr;
 }
 
+// Applies the table's --columns (if any) to its columns: only those named, the key's and the
+// identity's stay. Errc::usage for a table without a key, an unknown column, or a column its
+// --where reads that would be left out.
+Result<void> keep_columns(std::span<const filter::ColumnsOption> options, const filter::WhereOption* where,
+                          TableKey& table) {
+  auto option = filter::columns_for(options, table.ref.database, table.ref.table);
+  if (!option) return fail(std::move(option).error());
+  if (*option == nullptr) return {};
+  const std::string name = fmt::format("{}.{}", table.ref.database, table.ref.table);
+  if (!table.identity)
+    return fail(Errc::usage, fmt::format("--columns '{}': {} has no primary key or unique NOT NULL index, so only its "
+                                         "whole row tells rows apart: capture all its columns",
+                                         (*option)->text, name));
+  std::vector<std::string> names;
+  for (const records::ChunkColumn& column : table.columns) names.push_back(column.name);
+  std::vector<std::string> always = *table.identity;
+  for (const KeyColumn& column : table.key) always.push_back(column.name);
+  auto kept = filter::kept_columns(**option, name, names, always, where ? &where->expression : nullptr);
+  if (!kept) return fail(std::move(kept).error());
+  std::vector<records::ChunkColumn> columns;
+  for (std::size_t i = 0; i < table.columns.size(); ++i)
+    if ((*kept)[i]) columns.push_back(std::move(table.columns[i]));
+  table.columns = std::move(columns);
+  return {};
+}
+
 }  // namespace
 
 Result<void> validate(const PlanOptions& options) {
@@ -84,6 +110,12 @@ Result<PlanSummary> run(const mysql::ConnectionOptions& connection_options, cons
     if (!found)
       return fail(Errc::usage, fmt::format("--where '{}' selects none of the planned tables", where.text));
   }
+  for (const filter::ColumnsOption& columns : options.columns) {
+    bool found = false;
+    for (const TableRef& ref : *tables) found = found || columns.filter.selects(ref.database, ref.table);
+    if (!found)
+      return fail(Errc::usage, fmt::format("--columns '{}' selects none of the planned tables", columns.text));
+  }
 
   std::vector<TableKey> keyed;
   std::string key_errors;
@@ -98,18 +130,20 @@ Result<PlanSummary> run(const mysql::ConnectionOptions& connection_options, cons
     keyed.push_back(std::move(*table));
   }
   if (!key_errors.empty()) return fail(Errc::usage, key_errors);
-  // Each table's --where (nullptr: none), checked against its columns before the first line
-  // is written.
+  // Each table's --where (nullptr: none), checked against its columns, and its --columns
+  // applied, before the first line is written.
   std::vector<const filter::WhereOption*> wheres;
-  for (const TableKey& table : keyed) {
+  for (TableKey& table : keyed) {
     auto where = filter::where_for(options.wheres, table.ref.database, table.ref.table);
     if (!where) return fail(std::move(where).error());
     wheres.push_back(*where);
-    if (*where == nullptr) continue;
-    const auto columns = filter::table_columns(table.columns);
-    if (auto bound = filter::BoundFilter::bind((*where)->expression, columns); !bound)
-      return fail(Errc::usage, fmt::format("--where '{}' on {}.{}: {}", (*where)->text, table.ref.database,
-                                           table.ref.table, bound.error().message));
+    if (*where != nullptr) {
+      const auto columns = filter::table_columns(table.columns);
+      if (auto bound = filter::BoundFilter::bind((*where)->expression, columns); !bound)
+        return fail(Errc::usage, fmt::format("--where '{}' on {}.{}: {}", (*where)->text, table.ref.database,
+                                             table.ref.table, bound.error().message));
+    }
+    if (auto kept = keep_columns(options.columns, *where, table); !kept) return fail(std::move(kept).error());
   }
 
   PlanSummary summary;

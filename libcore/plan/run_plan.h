@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "filter/columns_option.h"
 #include "filter/where_option.h"
 #include "mysql/connection_options.h"
 #include "plan/chunk.h"
@@ -23,6 +24,9 @@ struct PlanOptions {
   // --where: bound to each table it selects (a column it names must exist, each literal fit
   // its column), and written into the table's chunk lines. Each must select a planned table.
   std::vector<filter::WhereOption> wheres;
+  // --columns: only these columns (and the key's and identity's) in the chunk lines of the
+  // tables each selects, so in what cdc-snapshot reads. Each must select a planned table.
+  std::vector<filter::ColumnsOption> columns;
   bool force = false;                      // plan even when the server check fails
   bool include_query = false;              // --include-query: the check warns when statements are not logged
   // --retry-for: a query whose connection is lost runs again on a new connection (backoff as

@@ -90,7 +90,14 @@ Result<records::TableLine> TableDefinitions::describe(mysql::Connection& connect
       found->second = Known{std::move(definition), std::move(**schema)};
   }
   if (auto checked = check_key(found->second.schema, chunk); !checked) return fail(std::move(checked).error());
-  return schema::describe_table_schema(chunk.db, chunk.table, found->second.schema);
+  records::TableLine line = schema::describe_table_schema(chunk.db, chunk.table, found->second.schema);
+  // The chunk's columns are those the rows carry: the table's, or the ones cdc-plan --columns
+  // kept. The table line says which.
+  std::erase_if(line.columns, [&](const records::TableColumn& column) {
+    return std::none_of(chunk.columns.begin(), chunk.columns.end(),
+                        [&](const records::ChunkColumn& planned) { return planned.name == column.name; });
+  });
+  return line;
 }
 
 }  // namespace cdc::snapshot

@@ -57,6 +57,12 @@ int main(int argc, char** argv) {
                  "columns, literals, = <> < <= > >=, BETWEEN, IN, IS NULL, AND OR NOT; see cdc-plan(1)). "
                  "It goes into their chunk lines, which cdc-snapshot reads. Repeatable, one per table")
       ->group("Tables");
+  std::vector<std::string> columns;
+  app.add_option("--columns", columns,
+                 "DB.TABLE:COL[,COL...]: read only these columns of those tables (their key columns always); "
+                 "they go into the chunk lines, so every line of the table carries only them. Repeatable, one per "
+                 "table")
+      ->group("Tables");
   app.add_flag("--force", options.force, "Plan even when the server check fails (its problems still go to stderr)")
       ->group("Chunks");
   app.add_flag("--include-query", options.include_query,
@@ -76,7 +82,7 @@ int main(int argc, char** argv) {
     // snapshot would take against the binlog retention; planning runs the same checks first,
     // so a chunking option with --check can only be a mistake.
     for (const char* planning : {"--chunk-key", "--chunk-size", "--distribution-factor-lower",
-                                 "--distribution-factor-upper", "--force", "--where"})
+                                 "--distribution-factor-upper", "--force", "--where", "--columns"})
       if (app.count(planning) > 0)
         return cli.usage_error(fmt::format("--check checks the server and this account, not chunks: {} is for "
                                            "planning; drop it, or drop --check (planning runs the same checks first)",
@@ -105,6 +111,11 @@ int main(int argc, char** argv) {
     auto where = cdc::filter::parse_where_option(text);
     if (!where) return cli.usage_error(where.error().message);
     options.wheres.push_back(std::move(*where));
+  }
+  for (const std::string& text : columns) {
+    auto kept = cdc::filter::parse_columns_option(text);
+    if (!kept) return cli.usage_error(kept.error().message);
+    options.columns.push_back(std::move(*kept));
   }
   if (auto valid = cdc::plan::validate(options); !valid) return cli.usage_error(valid.error().message);
 
