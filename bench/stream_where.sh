@@ -24,10 +24,11 @@
 # lines), A's grep finds the key 4 times (the update names it twice), and D's lines are as many
 # as the rows whose images are at most K/2.
 #
-# Usage: bench/stream_where.sh [--rows N] [--rounds N] [--key N]
+# Usage: bench/stream_where.sh [--rows N] [--rounds N] [--key N] [--keep-binlog DIR]
 #   --rows N    row changes to generate (default 1000000: about 266 MB of binlog)
 #   --rounds N  timed runs of each (default 5)
 #   --key N     the id whose changes are looked for (default 4242; at most N/5)
+#   --keep-binlog DIR  move the generated binlog files to DIR (e.g. to profile on them)
 # Environment: CDC_TOOLS_DIR (where cdc-stream is; default build/tools of this clone), TMPDIR.
 # Runs as root on Debian 12 (installs missing packages, as scripts/test.sh does).
 set -euo pipefail
@@ -39,7 +40,8 @@ source "$CDC_ROOT/bench/lib.sh"
 rows=1000000
 rounds=5
 key=4242
-bench_args stream_where "--rows --rounds --key" "" "$@"
+keep_binlog=
+bench_args stream_where "--rows --rounds --key --keep-binlog" "" "$@"
 bench_positive rows rounds key
 ((key <= rows / 5)) || bench_die "--key must be at most --rows / 5 (the deleted ids)"
 txn_rows=10000
@@ -66,8 +68,9 @@ half=$((rows / 5))
 key_where="bench.sbtest1:id = $key"
 half_where="bench.sbtest1:k <= $half"
 
-binlog_dir=$work/binlog
+binlog_dir=${keep_binlog:-$work/binlog}
 mkdir -p "$binlog_dir"
+binlog_dir=$(cd "$binlog_dir" && pwd)
 bench_sql -e "SHOW BINARY LOGS" | awk '{print $1}' >"$work/binlogs.txt"
 mapfile -t names <"$work/binlogs.txt"
 mariadb-admin --no-defaults --socket="$THROWAWAY_SOCKET" -uroot shutdown >/dev/null

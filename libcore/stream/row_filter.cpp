@@ -38,34 +38,72 @@ RowVerdict row_verdict(binlog::RowsKind kind, filter::Truth before, filter::Trut
   return RowVerdict::drop;
 }
 
+RowFilter::RowFilter(filter::BoundFilter bound, const filter::WhereOption& option, std::string db, std::string table)
+    : bound_(std::move(bound)), option_(&option), db_(std::move(db)), table_(std::move(table)) {
+  for (const std::size_t column : bound_.columns()) sliced_columns_ = std::max(sliced_columns_, column + 1);
+}
+
+bool RowFilter::same_values(const std::vector<rowimage::ColumnSlice>& before,
+                            const std::vector<rowimage::ColumnSlice>& after) const noexcept {
+  for (const std::size_t column : bound_.columns()) {
+    const rowimage::ColumnSlice& b = before[column];
+    const rowimage::ColumnSlice& a = after[column];
+    if (b.present != a.present || b.is_null != a.is_null || b.bytes.size() != a.bytes.size() ||
+        !std::equal(b.bytes.begin(), b.bytes.end(), a.bytes.begin()))
+      return false;
+  }
+  return true;
+}
+
 Result<Verdicts> RowFilter::judge(std::span<const std::uint8_t> rows_bytes, std::uint64_t rows_offset,
                                   const rowimage::TablePlan& plan, const rowimage::RowsShape& shape,
                                   const RowsSource& source, rowimage::RowScratch& scratch,
                                   std::vector<RowVerdict>& verdicts, std::vector<rowimage::RowSizes>* sizes) {
-  ByteReader rows(rows_bytes, rows_offset);
   Verdicts judged;
   std::vector<rowimage::RowSizes>* const noted = shape.full_images ? sizes : nullptr;
   const std::size_t noted_before = noted != nullptr ? noted->size() : 0;
+  ByteReader rows(rows_bytes, rows_offset);
   for (std::uint64_t row = 0; !rows.empty(); ++row) {
-    // Scanned as write_row_change scans a row: where each value is, none decoded yet.
-    const std::uint64_t row_start = rows.offset();
     rowimage::RowSizes row_sizes;
-    if (shape.has_before) {
-      rowimage::scan_row_image(rows, plan, shape.before, before_, scratch);
-      row_sizes.before = static_cast<std::uint32_t>(rows.offset() - row_start);
-    }
-    if (shape.has_after && rows.ok()) {
-      const auto partial_json = shape.partial_update
-                                    ? rowimage::read_partial_json_header(rows, plan.map(), shape.columns_after)
-                                    : std::span<const std::uint8_t>{};
-      const std::uint64_t after_start = rows.offset();
-      rowimage::scan_row_image(rows, plan, shape.after, after_, scratch, partial_json);
-      row_sizes.after = static_cast<std::uint32_t>(rows.offset() - after_start);
-    }
-    if (!rows.ok()) {
-      judged.complete = false;
-      if (noted != nullptr) noted->resize(noted_before);
-      break;
+    if (shape.full_images) {
+      // Sized whole, as count_rows() sizes them, and only the expression's columns (and those
+      // before them) sliced.
+      const std::span<const std::uint8_t> rest = rows.peek_rest();
+      const std::optional<std::size_t> before_size =
+          shape.has_before ? rowimage::row_image_size(rest, plan, shape.before) : std::optional<std::size_t>{0};
+      const std::optional<std::size_t> after_size =
+          before_size && shape.has_after ? rowimage::row_image_size(rest.subspan(*before_size), plan, shape.after)
+                                         : std::optional<std::size_t>{0};
+      if (!before_size || !after_size) {
+        judged.complete = false;
+        break;
+      }
+      row_sizes = {static_cast<std::uint32_t>(*before_size), static_cast<std::uint32_t>(*after_size)};
+      if (shape.has_before)
+        rowimage::slice_full_row_image(rest.first(*before_size), rows.offset(), plan, sliced_columns_, before_);
+      if (shape.has_after)
+        rowimage::slice_full_row_image(rest.subspan(*before_size, *after_size), rows.offset() + *before_size, plan,
+                                       sliced_columns_, after_);
+      rows.skip(*before_size + *after_size);
+    } else {
+      // Scanned as write_row_change scans a row: where each value is, none decoded yet.
+      const std::uint64_t row_start = rows.offset();
+      if (shape.has_before) {
+        rowimage::scan_row_image(rows, plan, shape.before, before_, scratch);
+        row_sizes.before = static_cast<std::uint32_t>(rows.offset() - row_start);
+      }
+      if (shape.has_after && rows.ok()) {
+        const auto partial_json = shape.partial_update
+                                      ? rowimage::read_partial_json_header(rows, plan.map(), shape.columns_after)
+                                      : std::span<const std::uint8_t>{};
+        const std::uint64_t after_start = rows.offset();
+        rowimage::scan_row_image(rows, plan, shape.after, after_, scratch, partial_json);
+        row_sizes.after = static_cast<std::uint32_t>(rows.offset() - after_start);
+      }
+      if (!rows.ok()) {
+        judged.complete = false;
+        break;
+      }
     }
     if (noted != nullptr) noted->push_back(row_sizes);
     filter::Truth before = filter::Truth::unknown;
@@ -75,7 +113,9 @@ Result<Verdicts> RowFilter::judge(std::span<const std::uint8_t> rows_bytes, std:
       if (!truth) return fail(std::move(truth).error());
       before = *truth;
     }
-    if (shape.has_after) {
+    if (shape.has_after && shape.has_before && same_values(before_, after_)) {
+      after = before;  // an update that left the expression's columns as they were
+    } else if (shape.has_after) {
       auto truth = image_truth(plan, after_, scratch, source, row, "after");
       if (!truth) return fail(std::move(truth).error());
       after = *truth;
@@ -87,6 +127,7 @@ Result<Verdicts> RowFilter::judge(std::span<const std::uint8_t> rows_bytes, std:
     if (verdict == RowVerdict::as_insert) ++judged.as_inserts;
     if (verdict == RowVerdict::as_delete) ++judged.as_deletes;
   }
+  if (!judged.complete && noted != nullptr) noted->resize(noted_before);
   return judged;
 }
 

@@ -35,8 +35,8 @@
 
 namespace cdc::stream {
 
-// The verdict (RowVerdict, stream/row_lines.h) on a row of a rows event of this kind, from the truth of the expression on its
-// before and after images (an image the kind has not is ignored).
+// The verdict (RowVerdict, stream/row_lines.h) on a row of a rows event of this kind, from the
+// truth of the expression on its before and after images (an image the kind has not is ignored).
 [[nodiscard]] RowVerdict row_verdict(binlog::RowsKind kind, filter::Truth before, filter::Truth after) noexcept;
 
 // How the rows of one event fared.
@@ -52,8 +52,7 @@ struct Verdicts {
 // One table's --where, bound to its columns as one description of the table has them.
 class RowFilter {
  public:
-  RowFilter(filter::BoundFilter bound, const filter::WhereOption& option, std::string db, std::string table)
-      : bound_(std::move(bound)), option_(&option), db_(std::move(db)), table_(std::move(table)) {}
+  RowFilter(filter::BoundFilter bound, const filter::WhereOption& option, std::string db, std::string table);
 
   // One verdict per row of a rows event's `rows` (at `rows_offset`, for messages) appended to
   // `verdicts`. With `sizes`, rows of FULL images also append their image sizes, as
@@ -73,8 +72,15 @@ class RowFilter {
                                     rowimage::RowScratch& scratch, const RowsSource& source, std::uint64_t row,
                                     std::string_view which);
 
+  // Whether the expression's columns hold the same bytes in both images: then they have the
+  // same truth (an update of other columns), evaluated once.
+  [[nodiscard]] bool same_values(const std::vector<rowimage::ColumnSlice>& before,
+                                 const std::vector<rowimage::ColumnSlice>& after) const noexcept;
+
   filter::BoundFilter bound_;
   const filter::WhereOption* option_;
+  // How many leading columns of a FULL image are sliced: up to the last the expression names.
+  std::size_t sliced_columns_ = 0;
   std::string db_;
   std::string table_;
   // Reused from row to row: no allocation once warm.
