@@ -124,6 +124,21 @@ std::optional<std::uint64_t> count_rows(ByteReader rows, const TablePlan& plan, 
   return count;
 }
 
+void skip_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, RowScratch& scratch,
+                     const RowSizes* sized) {
+  if (!shape.partial_update) {
+    const std::span<const std::uint8_t> rest = rows.peek_rest();
+    const auto sizes = sized != nullptr && std::size_t{sized->before} + sized->after <= rest.size()
+                           ? std::optional<RowSizes>(*sized)
+                           : size_row(rest, plan, shape);
+    if (sizes) {
+      rows.skip(std::size_t{sizes->before} + sizes->after);
+      return;
+    }
+  }
+  scan_row_change(rows, plan, shape, scratch);  // fails with the message where the row does not size
+}
+
 namespace {
 
 // write_row_change() of a row of FULL images without JSON diffs, for a caller that wants no
@@ -145,8 +160,9 @@ bool write_full_row_change(ByteReader& rows, const TablePlan& plan, const RowsSh
   rows.skip(before_size + after_size);
   const std::span<const std::uint8_t> before = rest.first(before_size);
   const std::span<const std::uint8_t> after = rest.subspan(before_size, after_size);
-  // The key comes from the after image, or the before image of a delete.
-  const bool key_from_after = shape.has_after;
+  // The key comes from the after image, or the before image of a delete (or of an update
+  // shown as one).
+  const bool key_from_after = shape.has_after && shape.show_after;
   std::vector<ColumnSlice>& key_slices = key_from_after ? scratch.after : scratch.before;
   slice_full_row_image(key_from_after ? after : before, key_from_after ? offset + before_size : offset, plan,
                        plan.key_columns_end(), key_slices);
@@ -154,7 +170,7 @@ bool write_full_row_change(ByteReader& rows, const TablePlan& plan, const RowsSh
   write_key_object(plan, key_slices, nullptr, out, scratch, rows);
   if (rows.ok()) {
     out.raw_comma_key(records::comma_key::before);
-    if (shape.has_before)
+    if (shape.has_before && shape.show_before)
       write_full_row_image(before, offset, plan, out, scratch, rows,
                            key_from_after ? std::span<const WrittenValue>{} : scratch.key_values);
     else
@@ -162,7 +178,7 @@ bool write_full_row_change(ByteReader& rows, const TablePlan& plan, const RowsSh
   }
   if (rows.ok()) {
     out.raw_comma_key(records::comma_key::after);
-    if (shape.has_after)
+    if (key_from_after)
       write_full_row_image(after, offset + before_size, plan, out, scratch, rows, scratch.key_values);
     else
       out.null();
@@ -181,11 +197,13 @@ std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const Rows
   const auto mark = [&](std::size_t RowSpans::*at) {
     if (spans != nullptr) spans->*at = out.bytes_buffered();
   };
+  const bool show_before = shape.has_before && shape.show_before;
+  const bool key_from_after = shape.has_after && shape.show_after;  // and the after image is shown
   if (rows.ok()) {
     out.raw_comma_key(records::comma_key::key);
     mark(&RowSpans::key_begin);
-    write_key_object(plan, shape.has_after ? scratch.after : scratch.before,
-                     shape.has_after && shape.has_before ? &scratch.before : nullptr, out, scratch, rows);
+    write_key_object(plan, key_from_after ? scratch.after : scratch.before,
+                     key_from_after && shape.has_before ? &scratch.before : nullptr, out, scratch, rows);
     mark(&RowSpans::key_end);
   }
   std::vector<WrittenValue>* const values = spans != nullptr ? spans->values : nullptr;
@@ -197,9 +215,9 @@ std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const Rows
     out.raw_comma_key(records::comma_key::before);
     mark(&RowSpans::before_begin);
     mark_value(&RowSpans::before_values_begin);
-    if (shape.has_before)
+    if (show_before)
       write_row_image(plan, scratch.before, out, scratch, rows, nullptr,
-                      shape.has_after ? std::span<const WrittenValue>{} : scratch.key_values, values);
+                      key_from_after ? std::span<const WrittenValue>{} : scratch.key_values, values);
     else
       out.null();
     mark(&RowSpans::before_end);
@@ -209,7 +227,7 @@ std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const Rows
     out.raw_comma_key(records::comma_key::after);
     mark(&RowSpans::after_begin);
     mark_value(&RowSpans::after_values_begin);
-    if (shape.has_after)
+    if (key_from_after)
       unresolved_diffs = write_row_image(plan, scratch.after, out, scratch, rows,
                                          shape.has_before ? &scratch.before : nullptr, scratch.key_values, values);
     else
@@ -220,7 +238,7 @@ std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const Rows
   if (spans != nullptr) {
     spans->before_key.clear();
     // Last: it reuses scratch.key_values, which the images above copied the key from.
-    if (spans->want_before_key && rows.ok() && shape.has_before && shape.has_after && !plan.map().primary_key.empty())
+    if (spans->want_before_key && rows.ok() && show_before && key_from_after && !plan.map().primary_key.empty())
       write_key_object(plan, scratch.before, nullptr, spans->before_key, scratch, rows);
   }
   if (rows.ok() && unresolved_diffs > 0) {

@@ -33,6 +33,11 @@ struct RowsShape {
   // Every image is FULL (all columns present) and there are no JSON diffs: a row's images are
   // sized, then written in one pass each, rather than sliced column by column first.
   bool full_images = false;
+  // Which images the line shows (rows_shape sets both): an update that cdc-stream --where
+  // writes as a delete or an insert (stream/row_filter.h) still reads both images, the one
+  // not shown written null and the key taken from the one shown.
+  bool show_before = true;
+  bool show_after = true;
 };
 [[nodiscard]] RowsShape rows_shape(const binlog::RowsEvent& event, const TablePlan& plan);
 
@@ -70,6 +75,12 @@ struct RowSizes {
 // FULL images is not sized a second time (ignored where they do not fit what is left).
 std::size_t write_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, ndjson::Writer& out,
                              RowScratch& scratch, RowSpans* spans = nullptr, const RowSizes* sized = nullptr);
+
+// Moves `rows` past its next row without writing it (a row cdc-stream --where drops): sized
+// as write_row_change sizes it (`sized` as there); a row that does not size fails `rows` with
+// write_row_change's message.
+void skip_row_change(ByteReader& rows, const TablePlan& plan, const RowsShape& shape, RowScratch& scratch,
+                     const RowSizes* sized = nullptr);
 
 // How many rows `rows` holds, found by scanning each row's images as write_row_change does,
 // without writing anything (a reader that hands the writing to another thread still needs the

@@ -175,7 +175,11 @@ Result<void> ChangePipeline::handle_rows(const binlog::RowsEvent& rows, const bi
   auto written = writer_.write_rows(rows, *map, position, event.header.timestamp);
   if (!written) return fail(std::move(written).error());
   summary_.rows += *written;
-  count_table_rows(*map, rows.kind, *written);
+  // --where writes some updates as inserts and deletes: counted as what their lines say.
+  const ChangeWriter::FilterConversions& converted = writer_.filter_conversions();
+  count_table_rows(*map, rows.kind, *written - converted.as_inserts - converted.as_deletes);
+  if (converted.as_inserts > 0) count_table_rows(*map, binlog::RowsKind::write, converted.as_inserts);
+  if (converted.as_deletes > 0) count_table_rows(*map, binlog::RowsKind::erase, converted.as_deletes);
   if (payload_offset_) payload_rows_ += *written;
   tracker_.count_rows(*written);
   return {};

@@ -23,17 +23,6 @@ namespace {
 
 constexpr std::size_t kFlushThreshold = std::size_t{1} << 18;
 
-// A rows event's line kind: a partial update (MySQL's PARTIAL_UPDATE_ROWS) is an update too.
-records::ChangeOp change_op(binlog::RowsKind kind) {
-  switch (kind) {
-    case binlog::RowsKind::write: return records::ChangeOp::insert;
-    case binlog::RowsKind::update:
-    case binlog::RowsKind::partial_update: return records::ChangeOp::update;
-    case binlog::RowsKind::erase: return records::ChangeOp::erase;
-  }
-  return records::ChangeOp::update;
-}
-
 // The members a Writer wrote into one object, without the braces and the record's newline:
 // {"a":1,"b":2}\n -> "a":1,"b":2.
 std::string_view members_of(const ndjson::Writer& writer) {
@@ -87,9 +76,16 @@ void ChangeWriter::use_rows_thread(std::size_t min_event_bytes) {
   if (!converter_ && !rows_worker_) rows_worker_ = std::make_unique<RowsWorker>(out_fd_, out_name_);
 }
 
-ChangeWriter::TableEntry& ChangeWriter::table_entry(const binlog::TableMap& map) {
+void ChangeWriter::set_row_filters(std::vector<filter::WhereOption> wheres) {
+  row_filters_.emplace(std::move(wheres));
+  tables_.clear();  // bound as each table's rows come
+  next_table_slot_ = 0;
+}
+
+Result<ChangeWriter::TableEntry*> ChangeWriter::table_entry(const binlog::TableMap& map,
+                                                            const ChangePosition& position) {
   for (TableEntry& entry : tables_)
-    if (entry.plan.built_for(map)) return entry;
+    if (entry.plan.built_for(map)) return &entry;
   TableEntry* entry = nullptr;
   if (tables_.size() < kCachedTables) {
     entry = &tables_.emplace_back();
@@ -109,7 +105,17 @@ ChangeWriter::TableEntry& ChangeWriter::table_entry(const binlog::TableMap& map)
   pieces_.clear();
   const auto last = described_.find(described_key(map.database, map.table));
   entry->described = last != described_.end() && last->second == entry->description;
-  return *entry;
+  entry->filter.reset();
+  if (row_filters_) {
+    auto filter = row_filters_->for_table(entry->line, entry->description,
+                                          fmt::format("{}:{}", position.file, position.offset));
+    if (!filter) {
+      entry->plan = rowimage::TablePlan{};  // not built for the map: the next event tries again
+      return fail(std::move(filter).error());
+    }
+    entry->filter = std::move(*filter);
+  }
+  return entry;
 }
 
 void ChangeWriter::describe(TableEntry& table, const ChangePosition& position, std::uint32_t timestamp) {
@@ -204,7 +210,9 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
   const bool partial = !binlog::all_columns_present(event.columns_before, event.column_count) ||
                        !binlog::all_columns_present(event.columns_after, event.column_count);
   partial_images_seen_ = partial_images_seen_ || partial;
-  TableEntry& table = table_entry(map);
+  auto entry = table_entry(map, position);
+  if (!entry) return fail(std::move(entry).error());
+  TableEntry& table = **entry;
   const rowimage::TablePlan& plan = table.plan;
   prepare_event(position, timestamp);
   const rowimage::RowsShape shape = rowimage::rows_shape(event, plan);
@@ -216,6 +224,36 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
                                                  "its images",
                                                  position.file, position.offset, map.database, map.table,
                                                  rows.remaining()));
+  const RowsSource source{position.file, position.offset, event.kind, map.database, map.table};
+  // The rows thread writes the event's lines while this one reads on, unless it has all the
+  // work it can take: then this thread writes them rather than wait.
+  const bool to_rows_thread = rows_worker_ && !rows.empty() && rows.remaining() >= rows_thread_min_bytes_ &&
+                              rows_worker_->in_flight() < RowsWorker::kMaxInFlight;
+  // The rows' sizes go along so that the worker does not size them again; not for a big
+  // event, where they could take several times its bytes (a row may take two).
+  const std::size_t sizes_from = work_.row_sizes.size();
+  std::vector<rowimage::RowSizes>* const sizes =
+      to_rows_thread && rows.remaining() <= RowsWorker::kWorkBytes ? &work_.row_sizes : nullptr;
+  // --where: each row judged before anything of the event is written, so that dropped rows
+  // are never formatted and the count of lines is known here, whichever thread writes them.
+  verdicts_.clear();
+  filter_conversions_ = {};
+  std::optional<std::uint64_t> count;
+  if (table.filter && !rows.empty()) {
+    auto judged = table.filter->judge(event.rows, event.rows_offset, plan, shape, source, scratch_, verdicts_, sizes);
+    if (!judged) return fail(std::move(judged).error());
+    if (judged->complete) {
+      if (judged->kept == 0) {
+        if (sizes != nullptr) sizes->resize(sizes_from);
+        return 0;  // nothing of the event: no table line either
+      }
+      count = judged->kept;
+      filter_conversions_ = {judged->as_inserts, judged->as_deletes};
+    }
+  } else if (to_rows_thread) {
+    // Counted on a reader of its own (`rows` has not moved yet).
+    count = rowimage::count_rows(ByteReader(event.rows, event.rows_offset), plan, shape, scratch_, sizes);
+  }
   if (!rows.empty()) describe(table, position, timestamp);  // a line only before a change
   const records::ChangeOp op = change_op(event.kind);
   head_members_.assign(records::change_op_member(op));
@@ -223,29 +261,28 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
   head_members_ += table.table_members;
   const EventLines lines{head_members_,         pos_members_, gtid_member_, tail_members_,
                          position.first_index, partial,      query_member_};
-  // The rows thread writes the event's lines while this one reads on, unless it has all the
-  // work it can take: then this thread writes them rather than wait.
-  if (rows_worker_ && !rows.empty() && rows.remaining() >= rows_thread_min_bytes_ &&
-      rows_worker_->in_flight() < RowsWorker::kMaxInFlight) {
-    // The rows' sizes go along so that the worker does not size them again; not for a big
-    // event, where they could take several times its bytes (a row may take two).
-    const std::size_t sizes_from = work_.row_sizes.size();
-    std::vector<rowimage::RowSizes>* const sizes = rows.remaining() <= RowsWorker::kWorkBytes ? &work_.row_sizes
-                                                                                              : nullptr;
-    if (const auto count = rowimage::count_rows(rows, plan, shape, scratch_, sizes))
-      return defer_rows(event, table, map, lines, *count, Span{sizes_from, work_.row_sizes.size()});
-  }
+  if (to_rows_thread && count)
+    return defer_rows(event, table, map, lines, *count, Span{sizes_from, work_.row_sizes.size()});
+  if (sizes != nullptr) sizes->resize(sizes_from);
   // With a converter, each row line goes through it as it ends, after the lines before it.
   if (converter_ && !worker_ && !rows.empty())
     if (auto converted = convert_ended(); !converted) return fail(std::move(converted).error());
-  // The op member's value: "op":"c" -> "c".
-  const std::string_view op_value = records::change_op_member(op).substr(5);
-  row_spans_.values = converter_ && converter_->uses_image_values(op_value[1]) ? &batch_.values : nullptr;
-  const RowsSource source{position.file, position.offset, event.kind, map.database, map.table};
-  auto written = write_row_lines(rows, plan, shape, lines, source, out_, scratch_, converter_ ? &row_spans_ : nullptr, {},
-                                 [&](const WrittenLine& line) -> Result<void> {
+  // Whether the converter reads the images' values of a line of this op; an update under
+  // --where may be written as an insert or a delete too.
+  const auto uses_values = [this](records::ChangeOp line_op) {
+    return converter_->uses_image_values(records::change_op_member(line_op)[6]);
+  };
+  row_spans_.values =
+      converter_ && (uses_values(op) || (!verdicts_.empty() && op == records::ChangeOp::update &&
+                                         (uses_values(records::ChangeOp::insert) ||
+                                          uses_values(records::ChangeOp::erase))))
+          ? &batch_.values
+          : nullptr;
+  auto written = write_row_lines(rows, plan, shape, lines, source, out_, scratch_, converter_ ? &row_spans_ : nullptr,
+                                 {}, verdicts_, [&](const WrittenLine& line) -> Result<void> {
                                    if (converter_) {
-                                     mark_row(op_value, table, line);
+                                     // The op member's value: "op":"c" -> "c".
+                                     mark_row(records::change_op_member(line.op).substr(5), table, line);
                                      if (!worker_)
                                        if (auto converted = convert_marked_row(); !converted) return converted;
                                    }
@@ -294,6 +331,8 @@ Result<std::uint64_t> ChangeWriter::defer_rows(const binlog::RowsEvent& event, T
   job.first_index = lines.first_index;
   job.partial = lines.partial;
   job.row_sizes = row_sizes;
+  job.verdicts = Span{work_.verdicts.size(), work_.verdicts.size() + verdicts_.size()};
+  work_.verdicts.insert(work_.verdicts.end(), verdicts_.begin(), verdicts_.end());
   work_.jobs.push_back(std::move(job));
   work_rows_bytes_ += event.rows.size();
   if (work_rows_bytes_ >= RowsWorker::kWorkBytes)

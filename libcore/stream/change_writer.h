@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "binlog/decoder.h"
+#include "filter/where_option.h"
 #include "gtid/position.h"
 #include "ndjson/writer.h"
 #include "output/converter.h"
@@ -17,6 +18,7 @@
 #include "rowimage/row_image.h"
 #include "stream/conversion_worker.h"
 #include "stream/row_batch.h"
+#include "stream/row_filter.h"
 #include "stream/row_lines.h"
 #include "stream/rows_worker.h"
 #include "util/result.h"
@@ -59,8 +61,19 @@ class ChangeWriter {
   // carry null until the next set_query().
   void forget_query();
 
-  // Writes one line per row of the event. Returns how many rows it wrote. Failures name the
-  // column and offset; the line being written is dropped.
+  // --where (stream/row_filter.h): the rows of the tables these select go through their
+  // filters, bound to each table as its rows come (and again after a DDL changed it).
+  void set_row_filters(std::vector<filter::WhereOption> wheres);
+  // Updates the last write_rows() wrote as inserts and deletes (--where), of the lines it wrote.
+  struct FilterConversions {
+    std::uint64_t as_inserts = 0;
+    std::uint64_t as_deletes = 0;
+  };
+  [[nodiscard]] const FilterConversions& filter_conversions() const noexcept { return filter_conversions_; }
+
+  // Writes one line per row of the event (per row --where keeps). Returns how many lines it
+  // wrote. Failures name the column and offset; the line being written is dropped. A --where
+  // that does not fit the table is Errc::usage (RowFilters::for_table).
   Result<std::uint64_t> write_rows(const binlog::RowsEvent& event, const binlog::TableMap& map,
                                    const ChangePosition& position, std::uint32_t timestamp);
   void write_ddl(std::string_view database, std::string_view sql, const ChangePosition& position,
@@ -156,11 +169,14 @@ class ChangeWriter {
     bool described = false;     // the output has this description as the table's last
     // The map and plan as the rows thread uses them: made on the first event handed over.
     std::shared_ptr<const RowsTable> rows_table;
+    std::shared_ptr<RowFilter> filter;  // --where's for the table; null: every row
   };
   // A few recently used maps: a transaction often alternates between several tables.
   static constexpr std::size_t kCachedTables = 8;
 
-  TableEntry& table_entry(const binlog::TableMap& map);
+  // The entry of `map`, its --where bound (Errc::usage when it does not fit; `position` for
+  // the message).
+  Result<TableEntry*> table_entry(const binlog::TableMap& map, const ChangePosition& position);
   // The table line before the event's rows when the output does not describe the table so yet.
   void describe(TableEntry& table, const ChangePosition& position, std::uint32_t timestamp);
   void forget_described() noexcept;
@@ -193,6 +209,9 @@ class ChangeWriter {
   int spill_fd_ = -1;
   std::uint64_t spilled_bytes_ = 0;
   rowimage::RowScratch scratch_;
+  std::optional<RowFilters> row_filters_;  // --where
+  std::vector<RowVerdict> verdicts_;       // the current event's rows', under --where
+  FilterConversions filter_conversions_;
   std::vector<TableEntry> tables_;
   std::size_t next_table_slot_ = 0;  // which entry a new map replaces once all are in use
   // The current event's pieces (prepare_event); reused, so no allocation once warm.

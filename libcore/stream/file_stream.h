@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "filter/where_option.h"
 #include "mysql/connection_options.h"
 #include "output/format.h"
 #include "stream/change_writer.h"
@@ -25,6 +26,7 @@ struct FileOptions {
   std::optional<UtcTime> until_time;
   std::string tables;                        // --tables globs
   std::string exclude;                       // --exclude globs
+  std::vector<filter::WhereOption> wheres;   // --where: row filters (stream/row_filter.h)
   bool skip_unknown_events = false;          // skip unknown, non-ignorable event types
   output::OutputOptions output;  // --format and its flags: the output stage (cdc-formats(7))
   // --catalog: the server whose information_schema completes the table maps, as a live stream's

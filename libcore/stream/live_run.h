@@ -57,6 +57,7 @@ class LiveRun {
     writer_.set_converter(std::move(converter), !checkpoint_.has_output_file());
     writer_.use_rows_thread();  // NDJSON: big rows events' lines on the second core
     if (options.output.include_query) writer_.include_queries();
+    if (!options.wheres.empty()) writer_.set_row_filters(options.wheres);
   }
 
   Result<LiveOutcome> run();

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "stream/live_run.h"
+#include "stream/row_filter.h"
 #include "stream/start_position.h"
 #include "stream/time_position.h"
 
@@ -27,6 +28,10 @@ Result<void> LiveRun::prepare() {
   if (!client) return fail(std::move(client).error());
   client_.emplace(std::move(*client));
   endpoint_ = client_->connection().endpoint();
+  if (auto fits = check_wheres_now(client_->connection(), options_.wheres, options_.tables, options_.exclude,
+                                   reporter_.warn);
+      !fits)
+    return fail(std::move(fits).error());
   if (options_.output.include_query && !client_->server().logs_statements) {
     const bool mariadb = client_->server().flavor == replication::Flavor::mariadb;
     const std::string_view variable = mariadb ? "binlog_annotate_row_events" : "binlog_rows_query_log_events";

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "archive/retention.h"
+#include "filter/where_option.h"
 #include "mysql/connection_options.h"
 #include "output/format.h"
 #include "util/exit_code.h"
@@ -33,6 +34,7 @@ struct LiveOptions {
   unsigned retry_seconds = 0;         // give up reconnecting after this long; 0: never
   std::string tables;
   std::string exclude;
+  std::vector<filter::WhereOption> wheres;  // --where: row filters (stream/row_filter.h)
   bool skip_unknown_events = false;
   output::OutputOptions output;  // --format and its flags: the output stage (cdc-formats(7))
   // --archive DIR next to the change lines: the same events also go into the binlog archive

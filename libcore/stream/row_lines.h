@@ -54,7 +54,27 @@ struct WrittenLine {
   std::size_t query_end = 0;
   std::uint64_t index = 0;
   bool partial = false;
+  records::ChangeOp op = records::ChangeOp::insert;  // the line's: an update may be written as either other
 };
+
+// What becomes of one row under cdc-stream --where (stream/row_filter.h).
+enum class RowVerdict : std::uint8_t {
+  drop,       // no line
+  keep,       // its line as the event's kind says
+  as_insert,  // an update written as a "c" line of its after image
+  as_delete,  // an update written as a "d" line of its before image
+};
+
+// A rows event's line kind: a partial update (MySQL's PARTIAL_UPDATE_ROWS) is an update too.
+[[nodiscard]] constexpr records::ChangeOp change_op(binlog::RowsKind kind) noexcept {
+  switch (kind) {
+    case binlog::RowsKind::write: return records::ChangeOp::insert;
+    case binlog::RowsKind::update:
+    case binlog::RowsKind::partial_update: return records::ChangeOp::update;
+    case binlog::RowsKind::erase: return records::ChangeOp::erase;
+  }
+  return records::ChangeOp::update;
+}
 
 // "FILE:OFFSET: UPDATE_ROWS row N of db.table: why".
 [[nodiscard]] Error row_failure(const RowsSource& source, std::uint64_t row, std::string_view why);
@@ -63,22 +83,46 @@ struct WrittenLine {
 // (which returns Result<void>) after each. Returns how many lines it wrote; on a row that does
 // not decode, the message names it (row_failure) and its line is dropped, the lines before it
 // kept. `sizes`: each row's image sizes, when count_rows() noted them (else empty).
+// `verdicts`: each row's under --where (RowFilter::judge; rows past them are kept): a dropped
+// row is skipped, its index unused, and an update may be written as an insert or a delete.
 template <class AfterLine>
 Result<std::uint64_t> write_row_lines(ByteReader& rows, const rowimage::TablePlan& plan,
                                       const rowimage::RowsShape& shape, const EventLines& event,
                                       const RowsSource& source, ndjson::Writer& out, rowimage::RowScratch& scratch,
                                       rowimage::RowSpans* spans, std::span<const rowimage::RowSizes> sizes,
-                                      AfterLine&& after_line) {
+                                      std::span<const RowVerdict> verdicts, AfterLine&& after_line) {
   std::uint64_t index = event.first_index;
+  std::uint64_t written = 0;
   const std::size_t query_value_size =
       event.query_member.size() - std::min(event.query_member.size(), records::kQueryKey.size());
-  while (!rows.empty()) {
+  const records::ChangeOp event_op = change_op(source.kind);
+  // "v":1,"db":..,"table":.., for the lines written as another op than the event's.
+  const std::string_view table_members =
+      event.head_members.substr(std::min(event.head_members.size(), records::change_op_member(event_op).size() + 1));
+  rowimage::RowsShape shown = shape;  // an update's, showing one image
+  for (; !rows.empty(); ++index) {
+    const std::uint64_t row = index - event.first_index;
+    const rowimage::RowSizes* const row_sizes = row < sizes.size() ? &sizes[row] : nullptr;
+    const RowVerdict verdict = row < verdicts.size() ? verdicts[row] : RowVerdict::keep;
+    if (verdict == RowVerdict::drop) {
+      rowimage::skip_row_change(rows, plan, shape, scratch, row_sizes);
+      if (!rows.ok()) return fail(row_failure(source, row, rows.failure_text()));
+      continue;
+    }
     const std::size_t line_start = out.bytes_buffered();
     out.begin_object();
-    out.raw_members(event.head_members);
-    const std::uint64_t row = index - event.first_index;
-    const std::size_t unresolved_diffs = rowimage::write_row_change(rows, plan, shape, out, scratch, spans,
-                                                                    row < sizes.size() ? &sizes[row] : nullptr);
+    records::ChangeOp op = event_op;
+    if (verdict == RowVerdict::keep) {
+      out.raw_members(event.head_members);
+    } else {
+      op = verdict == RowVerdict::as_insert ? records::ChangeOp::insert : records::ChangeOp::erase;
+      shown.show_before = op == records::ChangeOp::erase;
+      shown.show_after = op == records::ChangeOp::insert;
+      out.raw_members(records::change_op_member(op));
+      out.raw_members(table_members);
+    }
+    const std::size_t unresolved_diffs = rowimage::write_row_change(
+        rows, plan, verdict == RowVerdict::keep ? shape : shown, out, scratch, spans, row_sizes);
     if (!rows.ok()) {
       out.abandon_record();
       return fail(row_failure(source, row, rows.failure_text()));
@@ -102,12 +146,12 @@ Result<std::uint64_t> write_row_lines(ByteReader& rows, const rowimage::TablePla
     out.end_object();
     out.end_record();
     if (auto done = after_line(WrittenLine{line_start, pos_begin, pos_end, query_end - query_value_size, query_end,
-                                           index, partial_line});
+                                           index, partial_line, op});
         !done)
       return fail(std::move(done).error());
-    ++index;
+    ++written;
   }
-  return index - event.first_index;
+  return written;
 }
 
 }  // namespace cdc::stream

@@ -112,7 +112,9 @@ Result<void> RowsWorker::write(const RowsWork& work, std::uint64_t& bytes) {
     const std::size_t lines_from = out_.bytes_buffered();
     const std::span<const rowimage::RowSizes> sizes(work.row_sizes.data() + job.row_sizes.begin,
                                                     job.row_sizes.end - job.row_sizes.begin);
-    auto written = write_row_lines(rows, table.plan, shape, lines, source, out_, scratch_, nullptr, sizes,
+    const std::span<const RowVerdict> verdicts(work.verdicts.data() + job.verdicts.begin,
+                                               job.verdicts.end - job.verdicts.begin);
+    auto written = write_row_lines(rows, table.plan, shape, lines, source, out_, scratch_, nullptr, sizes, verdicts,
                                    [](const WrittenLine&) { return Result<void>{}; });
     // The lines before a row that does not decode go out, as the reading thread's would.
     pieces_.push_back({false, lines_from, out_.bytes_buffered()});

@@ -33,6 +33,7 @@
 #include "rowimage/row_change.h"
 #include "rowimage/row_image.h"
 #include "stream/row_batch.h"
+#include "stream/row_lines.h"
 #include "util/result.h"
 
 namespace cdc::stream {
@@ -55,6 +56,7 @@ struct DeferredRows {
   Span columns_before, columns_after, rows;  // in bytes
   Span head_members, pos_members, gtid_member, tail_members, query_member, file;  // in members
   Span row_sizes;  // in RowsWork::row_sizes: each row's, as counting found them; or empty
+  Span verdicts;   // in RowsWork::verdicts: each row's under --where; or empty (every row kept)
   binlog::RowsKind kind = binlog::RowsKind::write;
   std::uint64_t column_count = 0;
   std::uint64_t rows_offset = 0;  // the absolute offset of the rows, for messages
@@ -70,6 +72,7 @@ struct RowsWork {
   std::string members;
   std::vector<DeferredRows> jobs;  // in text order
   std::vector<rowimage::RowSizes> row_sizes;  // the jobs' rows', where counting noted them
+  std::vector<RowVerdict> verdicts;           // the jobs' rows', where --where judged them
   // The input blocks the jobs' held_bytes are in. Let go of on the reading thread only (clear(),
   // which the worker does not call): the reader reuses a block once nobody else holds it
   // (binlog::FileReader::block), and may count its holders on its own thread alone.
@@ -81,6 +84,7 @@ struct RowsWork {
     members.clear();
     jobs.clear();
     row_sizes.clear();
+    verdicts.clear();
     held.clear();
   }
   [[nodiscard]] Span add_bytes(std::span<const std::uint8_t> from) {

@@ -6,6 +6,7 @@
 #include "archive/retention.h"
 #include "cli/output_flags.h"
 #include "cli/tool_cli.h"
+#include "filter/where_option.h"
 #include "stream/archive_run.h"
 #include "stream/file_stream.h"
 #include "stream/live_stream.h"
@@ -115,6 +116,14 @@ int main(int argc, char** argv) {
                  "Only these tables: comma-separated DB.TABLE globs (* and ?), e.g. 'shop.*,crm.users'")
       ->group("Filter");
   app.add_option("--exclude", exclude, "Leave out these tables (same globs); wins over --tables")->group("Filter");
+  std::vector<std::string> wheres;
+  app.add_option("--where", wheres,
+                 "Only the rows of DB.TABLE (globs as --tables) this SQL condition is true on, as the server's WHERE "
+                 "would say: an update that moves a row out of it is written as a delete, into it as an insert; "
+                 "repeatable, one per table (cdc-plan(1), FILTERS)")
+      ->group("Filter")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--skip-unknown-events", skip_unknown_events,
                "Skip event types cdc does not know even when the server did not flag them ignorable")
       ->group("Filter");
@@ -126,6 +135,7 @@ int main(int argc, char** argv) {
       "  cdc-stream -h replica1 -u cdc --from now --state shop.state --output shop.ndjson --tables 'shop.*'\n"
       "  cdc-stream -h replica1 -u cdc --from earliest --until now | jq -c 'select(.op==\"u\")'\n"
       "  cdc-stream --file /var/lib/mysql/binlog.000042 --tables 'shop.*' > changes.ndjson\n"
+      "  cdc-stream --file binlog.000042 --where \"shop.orders:customer_id = 42\" > customer42.ndjson\n"
       "  cdc-stream -h db1 -u cdc --archive /backup/db1-binlog --from earliest --archive-keep 14d\n");
   if (const auto code = cli.parse(argc, argv)) return *code;
   auto output = output_flags.options();
@@ -135,6 +145,13 @@ int main(int argc, char** argv) {
   if (live.output_path == "-") live.output_path.reset();  // stdout
   const auto warn = [&cli](std::string_view message) { cli.diagnostic("warning", message); };
   const auto notice = [&cli](std::string_view message) { cli.diagnostic("notice", message); };
+
+  std::vector<cdc::filter::WhereOption> where_options;
+  for (const std::string& text : wheres) {
+    auto where = cdc::filter::parse_where_option(text);
+    if (!where) return cli.usage_error(where.error().message);
+    where_options.push_back(std::move(*where));
+  }
 
   auto keep = cdc::archive::parse_retention(archive_keep);
   if (!keep) return cli.usage_error(keep.error().message);
@@ -146,7 +163,7 @@ int main(int argc, char** argv) {
                            "for an archive that another cdc-stream --archive writes");
   if (archive_dir && !app.count("--output")) {
     // The archive alone: no changes, so none of the options about them.
-    for (const char* name : {"--state", "--until", "--tables", "--exclude", "--on-ddl", "--accept-ddl", "--stats",
+    for (const char* name : {"--state", "--until", "--tables", "--exclude", "--where", "--on-ddl", "--accept-ddl", "--stats",
                              "--require-read-only", "--watch-dns", "--metrics", "--skip-unknown-events",
                              "--archive-source", "--catalog"})
       if (app.count(name) > 0)
@@ -184,6 +201,7 @@ int main(int argc, char** argv) {
       return cli.usage_error("--until TIME and --stop-position both say where to stop: give one");
     files.tables = tables;
     files.exclude = exclude;
+    files.wheres = std::move(where_options);
     files.skip_unknown_events = skip_unknown_events;
     if (catalog) files.catalog = live.connection;
     return cli.finish(cdc::stream::run_files(files, STDOUT_FILENO, warn, notice));
@@ -200,6 +218,7 @@ int main(int argc, char** argv) {
   live.archive_keep = *keep;
   live.tables = tables;
   live.exclude = exclude;
+  live.wheres = std::move(where_options);
   live.skip_unknown_events = skip_unknown_events;
   const cdc::stream::LiveReporter reporter{warn, notice};
   const auto outcome = cdc::stream::run_live(live, reporter);
