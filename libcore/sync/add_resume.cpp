@@ -65,6 +65,10 @@ std::optional<Settings> parse_settings(std::string_view text) {
       }
     } else if (name == "chunk-key") {
       settings.chunk_keys.emplace_back(value);
+    } else if (name == "where") {
+      settings.wheres.emplace_back(value);
+    } else if (name == "columns") {
+      settings.columns.emplace_back(value);
     } else {
       return std::nullopt;
     }
@@ -76,6 +80,7 @@ std::optional<Settings> parse_settings(std::string_view text) {
 bool only_tables_differ(const Settings& was, const Settings& now) {
   if ((was.mode == Mode::no_data) != (now.mode == Mode::no_data)) return false;
   if (was.chunk_size != now.chunk_size) return false;
+  if (was.wheres != now.wheres || was.columns != now.columns) return false;
   return std::all_of(was.chunk_keys.begin(), was.chunk_keys.end(), [&](const std::string& key) {
     return std::find(now.chunk_keys.begin(), now.chunk_keys.end(), key) != now.chunk_keys.end();
   });

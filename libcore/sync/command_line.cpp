@@ -5,6 +5,8 @@
 #include <optional>
 #include <string_view>
 
+#include "filter/columns_option.h"
+#include "filter/where_option.h"
 #include "sync/resume.h"
 #include "sync/run_sync.h"
 
@@ -62,6 +64,11 @@ Result<void> apply_command_line(const CommandLine& line, Options& options) {
     return fail(Errc::usage, "--until stops the stream, and --mode initial_only has none: it ends after the snapshot");
   if (options.until && options.until->empty())
     return fail(Errc::usage, "--until needs a position (now, a GTID set or position, or FILE:OFFSET)");
+  // Their syntax now, before any step; what they name is checked by cdc-plan and cdc-stream.
+  for (const std::string& where : options.wheres)
+    if (auto parsed = filter::parse_where_option(where); !parsed) return fail(std::move(parsed).error());
+  for (const std::string& columns : options.columns)
+    if (auto parsed = filter::parse_columns_option(columns); !parsed) return fail(std::move(parsed).error());
   return {};
 }
 

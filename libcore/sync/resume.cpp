@@ -63,6 +63,9 @@ std::string settings_text(const Settings& settings) {
                                  settings.exclude,
                                  settings.chunk_size ? fmt::format("{}", *settings.chunk_size) : std::string());
   for (const std::string& key : settings.chunk_keys) text += fmt::format("\nchunk-key={}", key);
+  // A line each; an option's text cannot hold a newline (the command line's, one argument).
+  for (const std::string& where : settings.wheres) text += fmt::format("\nwhere={}", where);
+  for (const std::string& columns : settings.columns) text += fmt::format("\ncolumns={}", columns);
   return text;
 }
 

@@ -84,6 +84,10 @@ struct Settings {
   std::string exclude;
   std::optional<std::uint64_t> chunk_size;
   std::vector<std::string> chunk_keys;
+  // --where and --columns, as given: which rows and columns the copy holds. A rerun cannot
+  // change them (the snapshot already read holds those rows and columns).
+  std::vector<std::string> wheres;
+  std::vector<std::string> columns;
 };
 [[nodiscard]] std::string settings_text(const Settings& settings);
 

@@ -93,7 +93,8 @@ class Flow {
   // tables"): the same, first written, refused, or other tables for a running stream.
   Stop check_settings() {
     const Options& given = options();
-    Settings settings{given.mode, given.tables, given.exclude, given.chunk_size, given.chunk_keys};
+    Settings settings{given.mode, given.tables, given.exclude, given.chunk_size, given.chunk_keys, given.wheres,
+                      given.columns};
     const std::string wanted = settings_text(settings);
     RerunFacts facts;
     facts.existing = state_.read_text("settings");
@@ -143,6 +144,9 @@ class Flow {
     const auto was = parse_settings(*facts.existing);
     if (was && only_tables_differ(*was, settings))
       message += "(--tables and --exclude may change once the stream has started, in mode initial or no_data)\n";
+    if (was && (was->wheres != settings.wheres || was->columns != settings.columns))
+      message += "(--where and --columns decide which rows and columns the copy holds, and the snapshot already read "
+                 "holds these: to read the tables with others, sync them into another --dir)\n";
     message += "Try 'cdc-sync --help' for more information.\n";
     runner_.console().relay(message);
     return kUsage;

@@ -29,6 +29,10 @@ struct Options {
   std::uint64_t jobs = 2;
   std::optional<std::uint64_t> chunk_size;
   std::vector<std::string> chunk_keys;
+  // --where and --columns, as given: to cdc-plan (into the chunk lines, so cdc-snapshot and
+  // cdc-merge) and to every cdc-stream run; kept in the settings file.
+  std::vector<std::string> wheres;
+  std::vector<std::string> columns;
   // --snapshot-command: a shell command template that reads the chunks in place of the -j
   // local cdc-snapshot processes (sync/snapshot_command.h); "": those.
   std::string snapshot_command;

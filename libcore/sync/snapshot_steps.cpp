@@ -62,6 +62,8 @@ Stop SnapshotSteps::plan(const TableSelection& tables, const std::vector<std::st
   argv.insert(argv.end(), options.retry_options.begin(), options.retry_options.end());
   if (options.chunk_size) argv.push_back(fmt::format("--chunk-size={}", *options.chunk_size));
   for (const std::string& key : chunk_keys) argv.push_back("--chunk-key=" + key);
+  for (const std::string& where : options.wheres) argv.push_back("--where=" + where);
+  for (const std::string& columns : options.columns) argv.push_back("--columns=" + columns);
   const std::string temporary = dir_.path(fmt::format("{}.tmp", name));
   const ChildSpec spec = command(argv, temporary);
   const int status = runner_.retrying("cdc-plan", [&] { return runner_.children().run(spec); });

@@ -24,7 +24,7 @@ namespace {
 
 std::string settings(std::string tables, std::string exclude = "", std::optional<std::uint64_t> chunk_size = 50,
                      std::vector<std::string> keys = {}, Mode mode = Mode::initial) {
-  return cdc::sync::settings_text(Settings{mode, std::move(tables), std::move(exclude), chunk_size, std::move(keys)});
+  return cdc::sync::settings_text(Settings{mode, std::move(tables), std::move(exclude), chunk_size, std::move(keys), {}, {}});
 }
 
 using unit_test::chunk_line;
@@ -40,7 +40,7 @@ std::vector<std::string> names_of(const std::vector<cdc::sync::TableName>& table
 // ---- settings ------------------------------------------------------------------------------
 
 TEST_CASE("sync add settings: the settings text reads back as written") {
-  const Settings written{Mode::initial, "s.a,s.b", "s.x", 50, {"s.t=a,b", "s.u=c"}};
+  const Settings written{Mode::initial, "s.a,s.b", "s.x", 50, {"s.t=a,b", "s.u=c"}, {}, {}};
   const auto read = cdc::sync::parse_settings(cdc::sync::settings_text(written));
   REQUIRE(read.has_value());
   CHECK(read->tables == "s.a,s.b");
@@ -48,6 +48,13 @@ TEST_CASE("sync add settings: the settings text reads back as written") {
   CHECK(read->chunk_size == 50u);
   CHECK(read->chunk_keys == std::vector<std::string>{"s.t=a,b", "s.u=c"});
   CHECK(cdc::sync::parse_settings(settings("s.a", "", std::nullopt, {}, Mode::no_data))->mode == Mode::no_data);
+  Settings filtered = written;
+  filtered.wheres = {"s.a:x = 'a:b' AND y > 2", "s.b:z IS NULL"};
+  filtered.columns = {"s.a:x,`y,z`"};
+  const auto read_filtered = cdc::sync::parse_settings(cdc::sync::settings_text(filtered));
+  REQUIRE(read_filtered.has_value());
+  CHECK(read_filtered->wheres == filtered.wheres);
+  CHECK(read_filtered->columns == filtered.columns);
   CHECK_FALSE(cdc::sync::parse_settings("tables=s.a").has_value());                        // no family
   CHECK_FALSE(cdc::sync::parse_settings("family=snapshot\nwhat=s.a").has_value());         // unknown line
   CHECK_FALSE(cdc::sync::parse_settings("family=snapshot\nchunk-size=ten").has_value());   // not a number
@@ -91,6 +98,18 @@ TEST_CASE("sync add settings: a rerun with other tables adds them once the strea
   CHECK(cdc::sync::decide_rerun(facts, settings("s.a", "s.x"), Mode::initial) == Rerun::switch_tables);  // narrower
   SUBCASE("initial_only has no stream to add to") {
     CHECK(cdc::sync::decide_rerun(facts, wider, Mode::initial_only) == Rerun::refuse);
+  }
+  SUBCASE("another --where or --columns is refused, also with new tables") {
+    Settings was = *cdc::sync::parse_settings(old_text);
+    Settings now = *cdc::sync::parse_settings(wider);
+    now.wheres = {"s.a:id > 1"};
+    CHECK(cdc::sync::decide_rerun(facts, cdc::sync::settings_text(now), Mode::initial) == Rerun::refuse);
+    now.wheres.clear();
+    now.columns = {"s.a:id"};
+    CHECK(cdc::sync::decide_rerun(facts, cdc::sync::settings_text(now), Mode::initial) == Rerun::refuse);
+    was.wheres = {"s.a:id > 1"};
+    now = was;
+    CHECK(cdc::sync::decide_rerun(facts, cdc::sync::settings_text(was), Mode::initial) == Rerun::refuse);  // was: none
   }
   SUBCASE("another chunk size stays refused") {
     CHECK(cdc::sync::decide_rerun(facts, settings("s.a,s.b", "", 60), Mode::initial) == Rerun::refuse);

@@ -194,7 +194,7 @@ TEST_CASE("sync resume: the merge runs again after cdc-merge's check refused the
 
 TEST_CASE("sync settings: kept, written, or refused once the directory depends on them") {
   using cdc::sync::SettingsDecision;
-  cdc::sync::Settings settings{Mode::initial, "s.items", "", 50, {"s.t=a,b"}};
+  cdc::sync::Settings settings{Mode::initial, "s.items", "", 50, {"s.t=a,b"}, {}, {}};
   const std::string text = cdc::sync::settings_text(settings);
   // The shell version's exact text: a --dir it wrote resumes.
   CHECK(text == "family=snapshot\ntables=s.items\nexclude=\nchunk-size=50\nchunk-key=s.t=a,b");

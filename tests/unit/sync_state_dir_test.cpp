@@ -66,7 +66,7 @@ TEST_CASE("sync state: a directory the shell version wrote is read as it left it
   auto state = SyncState::open(files.dir() + "/dir");
   REQUIRE(state);
   CHECK(state->read_text("settings") ==
-        cdc::sync::settings_text({cdc::sync::Mode::initial, "s.items", "", 50, {}}));
+        cdc::sync::settings_text({cdc::sync::Mode::initial, "s.items", "", 50, {}, {}, {}}));
   const auto facts = state->facts();
   CHECK((facts.plan && facts.span && facts.deltas && facts.deltas_state));
   CHECK_FALSE(facts.deltas_done);

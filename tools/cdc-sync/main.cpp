@@ -88,6 +88,16 @@ int main(int argc, char** argv) {
                  "DB.TABLE=COL[,COL]: split this table by these columns (cdc-plan); repeatable")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->group(snapshot);
+  app.add_option("--where", options.wheres,
+                 "DB.TABLE:EXPR: capture only the rows of those tables that EXPR is true on, in the snapshot and "
+                 "the stream alike (cdc-plan(1), FILTERS); repeatable, one per table; kept in the state")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->group(snapshot);
+  app.add_option("--columns", options.columns,
+                 "DB.TABLE:COL[,COL...]: capture only these columns of those tables (and their key); repeatable, "
+                 "one per table; kept in the state")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->group(snapshot);
   CLI::Option* snapshot_command =
       app.add_option("--snapshot-command", options.snapshot_command,
                      "Read the chunks with this sh command instead of local cdc-snapshot processes: once per -j "
@@ -186,6 +196,8 @@ int main(int argc, char** argv) {
   pass("--archive-source", archive_source);
   for (const std::string& ddl : accept_ddl) options.stream_options.push_back("--accept-ddl=" + ddl);
   if (require_read_only) options.stream_options.emplace_back("--require-read-only");
+  for (const std::string& rows : options.wheres) options.stream_options.push_back("--where=" + rows);
+  for (const std::string& columns : options.columns) options.stream_options.push_back("--columns=" + columns);
   if (watch_dns) options.stream_options.emplace_back("--watch-dns");
   // The last of --progress and --no-progress wins, as in the shell version.
   for (int i = argc - 1; i > 0 && (progress || no_progress); --i) {
