@@ -99,6 +99,14 @@ void TablePlan::build(const binlog::TableMap& map) {
   key_columns_end_ = 0;
   for (const std::uint32_t column : map.primary_key)
     key_columns_end_ = std::max(key_columns_end_, std::size_t{column} + 1);
+  line_columns_.clear();
+}
+
+void TablePlan::keep_columns(const std::vector<bool>& kept) {
+  line_columns_.assign(layouts_.size(), kOmitted);
+  std::uint32_t next = 0;
+  for (std::size_t i = 0; i < layouts_.size() && i < kept.size(); ++i)
+    if (kept[i]) line_columns_[i] = next++;
 }
 
 ImageShape image_shape(const TablePlan& plan, std::span<const std::uint8_t> present) {
@@ -302,6 +310,10 @@ void write_full_row_image(std::span<const std::uint8_t> image, std::uint64_t off
   std::size_t next_written = 0;  // written is in column order: one pass over it
   out.begin_object();
   for (std::size_t i = 0; i < columns && errors.ok(); ++i) {
+    if (plan.omitted(i)) {
+      if (!lsb_bit(nulls, i)) at += sized_value(plan.layout(i), image.data() + at);
+      continue;
+    }
     out.raw_comma_key(plan.key(i));
     while (next_written < written.size() && written[next_written].column < i) ++next_written;
     const bool copy = next_written < written.size() && written[next_written].column == i;
@@ -351,7 +363,7 @@ std::size_t write_row_image(const TablePlan& plan, const std::vector<ColumnSlice
   out.begin_object();
   for (std::size_t i = 0; i < slices.size() && errors.ok(); ++i) {
     const ColumnSlice& slice = slices[i];
-    if (!slice.present) continue;
+    if (!slice.present || plan.omitted(i)) continue;
     if (slice.json_diff && !slice.is_null) {
       const ColumnSlice* document = before != nullptr && i < before->size() ? &(*before)[i] : nullptr;
       if (document == nullptr || !document->present || document->is_null) {
@@ -366,7 +378,7 @@ std::size_t write_row_image(const TablePlan& plan, const std::vector<ColumnSlice
       if (!applied)
         errors.fail(fmt::format("column {} ({} JSON diff): {}", i + 1, column_name(map, i, scratch.name),
                                 applied.error().message));
-      if (next_value != nullptr) *next_value++ = {i, from, out.bytes_buffered() - from};
+      if (next_value != nullptr) *next_value++ = {plan.line_column(i), from, out.bytes_buffered() - from};
       continue;
     }
     out.raw_comma_key(plan.key(i));
@@ -376,7 +388,7 @@ std::size_t write_row_image(const TablePlan& plan, const std::vector<ColumnSlice
       out.copy_value(written[next_written].from, written[next_written].size);
     else
       write_column_value(plan, i, slice, out, scratch, errors);
-    if (next_value != nullptr) *next_value++ = {i, from, out.bytes_buffered() - from};
+    if (next_value != nullptr) *next_value++ = {plan.line_column(i), from, out.bytes_buffered() - from};
   }
   out.end_object();
   if (values != nullptr) values->resize(static_cast<std::size_t>(next_value - values->data()));

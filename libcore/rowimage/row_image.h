@@ -69,6 +69,19 @@ class TablePlan {
   // column_count() when the map's key metadata names a column it does not have.
   [[nodiscard]] std::size_t key_columns_end() const noexcept { return key_columns_end_; }
 
+  // --columns (filter/columns_option.h): the columns the images leave out, still sized and
+  // skipped. kept[i] for the map's column i; set after build(), which keeps every column.
+  void keep_columns(const std::vector<bool>& kept);
+  void keep_columns_of(const TablePlan& other) { line_columns_ = other.line_columns_; }
+  [[nodiscard]] bool omitted(std::size_t column) const noexcept {
+    return !line_columns_.empty() && line_columns_[column] == kOmitted;
+  }
+  // The column's place among those the images carry (the table line's), which
+  // output::ImageValue::column counts: the column itself when none is left out.
+  [[nodiscard]] std::size_t line_column(std::size_t column) const noexcept {
+    return line_columns_.empty() ? column : line_columns_[column];
+  }
+
  private:
   const binlog::TableMap* map_ = nullptr;
   std::uint64_t generation_ = 0;
@@ -77,6 +90,8 @@ class TablePlan {
   std::vector<Charset> charsets_;
   std::vector<Layout> layouts_;
   std::size_t key_columns_end_ = 0;
+  static constexpr std::uint32_t kOmitted = 0xFFFFFFFF;
+  std::vector<std::uint32_t> line_columns_;  // empty: every column; else each one's line_column() or kOmitted
 };
 
 // What scanning a row image needs from its present-columns bitmap, worked out once per rows

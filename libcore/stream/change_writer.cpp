@@ -82,6 +82,12 @@ void ChangeWriter::set_row_filters(std::vector<filter::WhereOption> wheres) {
   next_table_slot_ = 0;
 }
 
+void ChangeWriter::set_column_choices(std::vector<filter::ColumnsOption> choices) {
+  column_choices_ = std::move(choices);
+  tables_.clear();  // applied as each table's rows come
+  next_table_slot_ = 0;
+}
+
 Result<ChangeWriter::TableEntry*> ChangeWriter::table_entry(const binlog::TableMap& map,
                                                             const ChangePosition& position) {
   for (TableEntry& entry : tables_)
@@ -103,10 +109,9 @@ Result<ChangeWriter::TableEntry*> ChangeWriter::table_entry(const binlog::TableM
   records::write_table_line(entry->line, pieces_);
   entry->description.assign(pieces_.buffered());
   pieces_.clear();
-  const auto last = described_.find(described_key(map.database, map.table));
-  entry->described = last != described_.end() && last->second == entry->description;
   entry->filter.reset();
   if (row_filters_) {
+    // Bound to every column of the map: the filter reads the images before any is trimmed.
     auto filter = row_filters_->for_table(entry->line, entry->description,
                                           fmt::format("{}:{}", position.file, position.offset));
     if (!filter) {
@@ -115,7 +120,47 @@ Result<ChangeWriter::TableEntry*> ChangeWriter::table_entry(const binlog::TableM
     }
     entry->filter = std::move(*filter);
   }
+  if (auto kept = keep_chosen_columns(*entry, position); !kept) {
+    entry->plan = rowimage::TablePlan{};
+    return fail(std::move(kept).error());
+  }
+  const auto last = described_.find(described_key(map.database, map.table));
+  entry->described = last != described_.end() && last->second == entry->description;
   return entry;
+}
+
+Result<void> ChangeWriter::keep_chosen_columns(TableEntry& entry, const ChangePosition& position) {
+  if (column_choices_.empty()) return {};
+  records::TableLine& line = entry.line;
+  const auto chosen = filter::columns_for(column_choices_, line.db, line.table);
+  if (!chosen) return fail(chosen.error());
+  if (*chosen == nullptr) return {};
+  const std::string name = fmt::format("{}.{}", line.db, line.table);
+  const auto at = [&] { return fmt::format("{}:{}: {}", position.file, position.offset, name); };
+  if (!line.key || line.key->empty())
+    return fail(Errc::usage, fmt::format("{}: --columns '{}': the table has no primary key in the binary log, so only "
+                                         "its whole row tells rows apart: capture all its columns",
+                                         at(), (*chosen)->text));
+  const filter::WhereOption* where = nullptr;
+  if (row_filters_) {
+    auto found = filter::where_for(row_filters_->options(), line.db, line.table);
+    if (!found) return fail(found.error());
+    where = *found;
+  }
+  std::vector<std::string> names;
+  for (const records::TableColumn& column : line.columns) names.push_back(column.name);
+  auto kept = filter::kept_columns(**chosen, name, names, *line.key, where ? &where->expression : nullptr);
+  if (!kept) return fail(Errc::usage, fmt::format("{}:{}: {}", position.file, position.offset, kept.error().message));
+  entry.plan.keep_columns(*kept);
+  std::vector<records::TableColumn> columns;
+  for (std::size_t i = 0; i < line.columns.size(); ++i)
+    if ((*kept)[i]) columns.push_back(std::move(line.columns[i]));
+  line.columns = std::move(columns);
+  pieces_.clear();
+  records::write_table_line(line, pieces_);
+  entry.description.assign(pieces_.buffered());
+  pieces_.clear();
+  return {};
 }
 
 void ChangeWriter::describe(TableEntry& table, const ChangePosition& position, std::uint32_t timestamp) {
@@ -299,6 +344,7 @@ Result<std::uint64_t> ChangeWriter::defer_rows(const binlog::RowsEvent& event, T
     auto made = std::make_shared<RowsTable>();
     made->map = map;
     made->plan.build(made->map);
+    made->plan.keep_columns_of(table.plan);  // --columns
     table.rows_table = std::move(made);
   }
   DeferredRows job;

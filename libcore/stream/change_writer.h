@@ -18,6 +18,7 @@
 #include "rowimage/row_image.h"
 #include "stream/conversion_worker.h"
 #include "stream/row_batch.h"
+#include "filter/columns_option.h"
 #include "stream/row_filter.h"
 #include "stream/row_lines.h"
 #include "stream/rows_worker.h"
@@ -64,6 +65,11 @@ class ChangeWriter {
   // --where (stream/row_filter.h): the rows of the tables these select go through their
   // filters, bound to each table as its rows come (and again after a DDL changed it).
   void set_row_filters(std::vector<filter::WhereOption> wheres);
+  // --columns (filter/columns_option.h): the lines of the tables these select carry only the
+  // columns each keeps (the key's always), table lines included. Checked as each table's rows
+  // come: Errc::usage for an unknown column, a table without a primary key, or a column the
+  // table's --where reads that it leaves out.
+  void set_column_choices(std::vector<filter::ColumnsOption> choices);
   // Updates the last write_rows() wrote as inserts and deletes (--where), of the lines it wrote.
   struct FilterConversions {
     std::uint64_t as_inserts = 0;
@@ -179,6 +185,8 @@ class ChangeWriter {
   Result<TableEntry*> table_entry(const binlog::TableMap& map, const ChangePosition& position);
   // The table line before the event's rows when the output does not describe the table so yet.
   void describe(TableEntry& table, const ChangePosition& position, std::uint32_t timestamp);
+  // --columns: the table's plan and line trimmed to the columns its choice keeps.
+  Result<void> keep_chosen_columns(TableEntry& entry, const ChangePosition& position);
   void forget_described() noexcept;
   // Serializes the members of the event's lines that do not change from row to row.
   void prepare_event(const ChangePosition& position, std::uint32_t timestamp);
@@ -210,6 +218,7 @@ class ChangeWriter {
   std::uint64_t spilled_bytes_ = 0;
   rowimage::RowScratch scratch_;
   std::optional<RowFilters> row_filters_;  // --where
+  std::vector<filter::ColumnsOption> column_choices_;  // --columns
   std::vector<RowVerdict> verdicts_;       // the current event's rows', under --where
   FilterConversions filter_conversions_;
   std::vector<TableEntry> tables_;

@@ -32,6 +32,7 @@ class FileRun {
     writer_.set_converter(std::move(converter), false);
     if (options_.output.include_query) writer_.include_queries();
     if (!options_.wheres.empty()) writer_.set_row_filters(options_.wheres);
+    if (!options_.columns.empty()) writer_.set_column_choices(options_.columns);
     if (options_.rows_thread_min_bytes) writer_.use_rows_thread(*options_.rows_thread_min_bytes);
     if (options_.from_time || options_.until_time)
       pipeline_.set_transaction_gate([this](const TransactionStart& start) { return pass_gate(start); });

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "filter/columns_option.h"
 #include "filter/where_option.h"
 #include "mysql/connection_options.h"
 #include "output/format.h"
@@ -27,6 +28,7 @@ struct FileOptions {
   std::string tables;                        // --tables globs
   std::string exclude;                       // --exclude globs
   std::vector<filter::WhereOption> wheres;   // --where: row filters (stream/row_filter.h)
+  std::vector<filter::ColumnsOption> columns;  // --columns (filter/columns_option.h)
   bool skip_unknown_events = false;          // skip unknown, non-ignorable event types
   output::OutputOptions output;  // --format and its flags: the output stage (cdc-formats(7))
   // --catalog: the server whose information_schema completes the table maps, as a live stream's

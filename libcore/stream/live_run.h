@@ -58,6 +58,7 @@ class LiveRun {
     writer_.use_rows_thread();  // NDJSON: big rows events' lines on the second core
     if (options.output.include_query) writer_.include_queries();
     if (!options.wheres.empty()) writer_.set_row_filters(options.wheres);
+    if (!options.columns.empty()) writer_.set_column_choices(options.columns);
   }
 
   Result<LiveOutcome> run();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "archive/retention.h"
+#include "filter/columns_option.h"
 #include "filter/where_option.h"
 #include "mysql/connection_options.h"
 #include "output/format.h"
@@ -35,6 +36,7 @@ struct LiveOptions {
   std::string tables;
   std::string exclude;
   std::vector<filter::WhereOption> wheres;  // --where: row filters (stream/row_filter.h)
+  std::vector<filter::ColumnsOption> columns;  // --columns (filter/columns_option.h)
   bool skip_unknown_events = false;
   output::OutputOptions output;  // --format and its flags: the output stage (cdc-formats(7))
   // --archive DIR next to the change lines: the same events also go into the binlog archive

@@ -97,6 +97,7 @@ class RowFilters {
   explicit RowFilters(std::vector<filter::WhereOption> options) : options_(std::move(options)) {}
 
   [[nodiscard]] bool empty() const noexcept { return options_.empty(); }
+  [[nodiscard]] const std::vector<filter::WhereOption>& options() const noexcept { return options_; }
 
   // The filter of the table `line` describes (null: no --where selects it), bound to its
   // columns once per description (`description`: the line as text, to compare). Errc::usage

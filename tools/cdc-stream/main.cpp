@@ -124,6 +124,13 @@ int main(int argc, char** argv) {
       ->group("Filter")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  std::vector<std::string> columns;
+  app.add_option("--columns", columns,
+                 "Only these columns of DB.TABLE (globs as --tables) in its lines, and its key columns always: "
+                 "DB.TABLE:COL[,COL...]; an update of other columns still shows; repeatable, one per table")
+      ->group("Filter")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--skip-unknown-events", skip_unknown_events,
                "Skip event types cdc does not know even when the server did not flag them ignorable")
       ->group("Filter");
@@ -151,6 +158,12 @@ int main(int argc, char** argv) {
     auto where = cdc::filter::parse_where_option(text);
     if (!where) return cli.usage_error(where.error().message);
     where_options.push_back(std::move(*where));
+  }
+  std::vector<cdc::filter::ColumnsOption> column_options;
+  for (const std::string& text : columns) {
+    auto chosen = cdc::filter::parse_columns_option(text);
+    if (!chosen) return cli.usage_error(chosen.error().message);
+    column_options.push_back(std::move(*chosen));
   }
 
   auto keep = cdc::archive::parse_retention(archive_keep);
@@ -202,6 +215,7 @@ int main(int argc, char** argv) {
     files.tables = tables;
     files.exclude = exclude;
     files.wheres = std::move(where_options);
+    files.columns = std::move(column_options);
     files.skip_unknown_events = skip_unknown_events;
     if (catalog) files.catalog = live.connection;
     return cli.finish(cdc::stream::run_files(files, STDOUT_FILENO, warn, notice));
@@ -219,6 +233,7 @@ int main(int argc, char** argv) {
   live.tables = tables;
   live.exclude = exclude;
   live.wheres = std::move(where_options);
+  live.columns = std::move(column_options);
   live.skip_unknown_events = skip_unknown_events;
   const cdc::stream::LiveReporter reporter{warn, notice};
   const auto outcome = cdc::stream::run_live(live, reporter);
