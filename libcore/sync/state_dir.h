@@ -4,7 +4,7 @@
 // whole (a temporary file beside it, fsync, rename, fsync of the directory) or by a tool that
 // keeps its own resume point. The format is that of the shell version of cdc-sync, so that a
 // directory it wrote resumes here:
-//   settings          family=, tables=, exclude=, chunk-size=, chunk-key= lines
+//   settings          family=, tables=, exclude=, chunk-size=, chunk-key=, where=, columns= lines
 //   plan.ndjson       cdc-plan's chunk lines
 //   plan.part.*       the plan dealt to the -j processes (remade on every snapshot run)
 //   chunks/           cdc-snapshot --output-dir: DB.TABLE.N.ndjson per finished chunk
