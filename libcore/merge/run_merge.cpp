@@ -24,8 +24,8 @@
 #include "ndjson/writer.h"
 #include "records/snapshot_lines.h"
 #include "records/table_line.h"
-#include "util/wall_clock.h"
 #include "util/fd_io.h"
+#include "util/wall_clock.h"
 
 namespace cdc::merge {
 
