@@ -185,8 +185,10 @@ class ChangeWriter {
   Result<TableEntry*> table_entry(const binlog::TableMap& map, const ChangePosition& position);
   // The table line before the event's rows when the output does not describe the table so yet.
   void describe(TableEntry& table, const ChangePosition& position, std::uint32_t timestamp);
-  // --columns: the table's plan and line trimmed to the columns its choice keeps.
-  Result<void> keep_chosen_columns(TableEntry& entry, const ChangePosition& position);
+  // The table's plan and line trimmed to the columns its --columns choice keeps, and without
+  // the server's internal DB_ROW_HASH_<n> columns, which no SELECT shows.
+  Result<void> keep_chosen_columns(TableEntry& entry, const binlog::TableMap& map, const ChangePosition& position);
+  void keep_only(TableEntry& entry, const std::vector<bool>& kept);
   void forget_described() noexcept;
   // Serializes the members of the event's lines that do not change from row to row.
   void prepare_event(const ChangePosition& position, std::uint32_t timestamp);
