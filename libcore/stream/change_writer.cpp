@@ -324,11 +324,13 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
   // are never formatted and the count of lines is known here, whichever thread writes them.
   verdicts_.clear();
   filter_conversions_ = {};
+  judged_rows_.reset();
   std::optional<std::uint64_t> count;
   if (table.filter && !rows.empty()) {
     auto judged = table.filter->judge(event.rows, event.rows_offset, plan, shape, source, scratch_, verdicts_, sizes);
     if (!judged) return fail(std::move(judged).error());
     if (judged->complete) {
+      judged_rows_ = verdicts_.size();
       if (judged->kept == 0) {
         if (sizes != nullptr) sizes->resize(sizes_from);
         return 0;  // nothing of the event: no table line either

@@ -76,6 +76,11 @@ class ChangeWriter {
     std::uint64_t as_deletes = 0;
   };
   [[nodiscard]] const FilterConversions& filter_conversions() const noexcept { return filter_conversions_; }
+  // How many rows the last write_rows() read, kept or not (--where drops some): what the
+  // positions of the rows after it count from. `written`: what it returned.
+  [[nodiscard]] std::uint64_t rows_read(std::uint64_t written) const noexcept {
+    return judged_rows_.value_or(written);
+  }
 
   // Writes one line per row of the event (per row --where keeps). Returns how many lines it
   // wrote. Failures name the column and offset; the line being written is dropped. A --where
@@ -223,6 +228,7 @@ class ChangeWriter {
   std::vector<filter::ColumnsOption> column_choices_;  // --columns
   std::vector<RowVerdict> verdicts_;       // the current event's rows', under --where
   FilterConversions filter_conversions_;
+  std::optional<std::uint64_t> judged_rows_;  // the last event's rows under --where, kept or not
   std::vector<TableEntry> tables_;
   std::size_t next_table_slot_ = 0;  // which entry a new map replaces once all are in use
   // The current event's pieces (prepare_event); reused, so no allocation once warm.
