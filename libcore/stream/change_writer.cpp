@@ -43,13 +43,6 @@ Span span_in(const std::vector<std::uint8_t>& block, std::span<const std::uint8_
   return {from, from + part.size()};
 }
 
-std::string described_key(std::string_view database, std::string_view table) {
-  std::string key;
-  key.reserve(database.size() + 1 + table.size());
-  key.append(database).append(1, '\0').append(table);
-  return key;
-}
-
 }  // namespace
 
 ChangeWriter::ChangeWriter(int out_fd, std::string out_name) : out_fd_(out_fd), out_name_(std::move(out_name)) {}
@@ -58,17 +51,6 @@ ChangeWriter::~ChangeWriter() {
   worker_.reset();  // joins the thread before the converter it uses goes
   rows_worker_.reset();
   if (spill_fd_ >= 0) ::close(spill_fd_);
-}
-
-void ChangeWriter::set_converter(std::unique_ptr<output::Converter> converter, bool hold_transactions) {
-  worker_.reset();
-  if (converter) rows_worker_.reset();
-  converter_ = std::move(converter);
-  hold_transactions_ = converter_ != nullptr && hold_transactions;
-  row_spans_.want_before_key = converter_ != nullptr && converter_->uses_before_key();
-  batch_.clear();
-  event_in_batch_ = false;
-  if (converter_ && !hold_transactions_) worker_ = std::make_unique<ConversionWorker>(*converter_, out_fd_, out_name_);
 }
 
 void ChangeWriter::use_rows_thread(std::size_t min_event_bytes) {
@@ -86,142 +68,6 @@ void ChangeWriter::set_column_choices(std::vector<filter::ColumnsOption> choices
   column_choices_ = std::move(choices);
   tables_.clear();  // applied as each table's rows come
   next_table_slot_ = 0;
-}
-
-Result<ChangeWriter::TableEntry*> ChangeWriter::table_entry(const binlog::TableMap& map,
-                                                            const ChangePosition& position) {
-  for (TableEntry& entry : tables_)
-    if (entry.plan.built_for(map)) return &entry;
-  TableEntry* entry = nullptr;
-  if (tables_.size() < kCachedTables) {
-    entry = &tables_.emplace_back();
-  } else {
-    entry = &tables_[next_table_slot_];
-    next_table_slot_ = (next_table_slot_ + 1) % kCachedTables;
-  }
-  entry->plan.build(map);
-  entry->rows_table.reset();
-  entry->table_members = records::table_members(map.database, map.table);
-  entry->quoted_db = ndjson::quoted(map.database);
-  entry->quoted_table = ndjson::quoted(map.table);
-  entry->line = schema::describe_table_map(map);
-  pieces_.clear();
-  records::write_table_line(entry->line, pieces_);
-  entry->description.assign(pieces_.buffered());
-  pieces_.clear();
-  entry->filter.reset();
-  if (row_filters_) {
-    // Bound to every column of the map: the filter reads the images before any is trimmed.
-    auto filter = row_filters_->for_table(entry->line, entry->description,
-                                          fmt::format("{}:{}", position.file, position.offset));
-    if (!filter) {
-      entry->plan = rowimage::TablePlan{};  // not built for the map: the next event tries again
-      return fail(std::move(filter).error());
-    }
-    entry->filter = std::move(*filter);
-  }
-  if (auto kept = keep_chosen_columns(*entry, map, position); !kept) {
-    entry->plan = rowimage::TablePlan{};
-    return fail(std::move(kept).error());
-  }
-  const auto last = described_.find(described_key(map.database, map.table));
-  entry->described = last != described_.end() && last->second == entry->description;
-  return entry;
-}
-
-namespace {
-
-// MariaDB's DB_ROW_HASH_<n>: one hidden column per long UNIQUE key (a HASH index), which the
-// binary log carries after the table's own columns but no SELECT can read; a snapshot has no
-// such column, so neither do the lines. Known from the catalog where it completed the map (a
-// column information_schema does not list, other than a versioned table's row_start/row_end),
-// else by the name the server gives it on a trailing BIGINT.
-std::vector<bool> server_internal_columns(const binlog::TableMap& map, const records::TableLine& line) {
-  std::vector<bool> internal(line.columns.size(), false);
-  if (!map.column_types.empty()) {
-    for (std::size_t i = 0; i < internal.size() && i < map.column_types.size(); ++i)
-      internal[i] = map.column_types[i].empty();
-    return internal;
-  }
-  for (std::size_t i = internal.size(); i-- > 0;) {
-    const std::string_view name = line.columns[i].name;
-    const bool hash = name.starts_with("DB_ROW_HASH_") && name.size() > 12 &&
-                      name.find_first_not_of("0123456789", 12) == std::string_view::npos &&
-                      i < map.columns.size() && map.columns[i].type == ColumnType::longlong;
-    if (!hash) break;
-    internal[i] = true;
-  }
-  return internal;
-}
-
-}  // namespace
-
-Result<void> ChangeWriter::keep_chosen_columns(TableEntry& entry, const binlog::TableMap& map,
-                                               const ChangePosition& position) {
-  records::TableLine& line = entry.line;
-  std::vector<bool> kept = server_internal_columns(map, line);
-  const bool any_internal = std::find(kept.begin(), kept.end(), true) != kept.end();
-  kept.flip();
-  const auto chosen = column_choices_.empty() ? Result<const filter::ColumnsOption*>(nullptr)
-                                              : filter::columns_for(column_choices_, line.db, line.table);
-  if (!chosen) return fail(chosen.error());
-  if (*chosen == nullptr) {
-    if (any_internal) keep_only(entry, kept);
-    return {};
-  }
-  const std::string name = fmt::format("{}.{}", line.db, line.table);
-  const auto at = [&] { return fmt::format("{}:{}: {}", position.file, position.offset, name); };
-  if (!line.key || line.key->empty())
-    return fail(Errc::usage, fmt::format("{}: --columns '{}': the table has no primary key in the binary log, so only "
-                                         "its whole row tells rows apart: capture all its columns",
-                                         at(), (*chosen)->text));
-  const filter::WhereOption* where = nullptr;
-  if (row_filters_) {
-    auto found = filter::where_for(row_filters_->options(), line.db, line.table);
-    if (!found) return fail(found.error());
-    where = *found;
-  }
-  std::vector<std::string> names;
-  for (const records::TableColumn& column : line.columns) names.push_back(column.name);
-  auto chosen_kept = filter::kept_columns(**chosen, name, names, *line.key, where ? &where->expression : nullptr);
-  if (!chosen_kept)
-    return fail(Errc::usage, fmt::format("{}:{}: {}", position.file, position.offset, chosen_kept.error().message));
-  for (std::size_t i = 0; i < kept.size(); ++i) kept[i] = kept[i] && (*chosen_kept)[i];
-  keep_only(entry, kept);
-  return {};
-}
-
-void ChangeWriter::keep_only(TableEntry& entry, const std::vector<bool>& kept) {
-  records::TableLine& line = entry.line;
-  entry.plan.keep_columns(kept);
-  std::vector<records::TableColumn> columns;
-  for (std::size_t i = 0; i < line.columns.size(); ++i)
-    if (kept[i]) columns.push_back(std::move(line.columns[i]));
-  line.columns = std::move(columns);
-  pieces_.clear();
-  records::write_table_line(line, pieces_);
-  entry.description.assign(pieces_.buffered());
-  pieces_.clear();
-}
-
-void ChangeWriter::describe(TableEntry& table, const ChangePosition& position, std::uint32_t timestamp) {
-  if (table.described) return;
-  table.line.pos = records::TablePos{std::string(position.file), position.offset, std::string(position.gtid)};
-  table.line.ts_ms = std::int64_t{timestamp} * 1000;
-  records::write_table_line(table.line, out_);
-  table.line.pos.reset();
-  table.line.ts_ms = 0;
-  described_[described_key(table.line.db, table.line.table)] = table.description;
-  // Another cached map of the table holds another description, which the output no longer has.
-  for (TableEntry& entry : tables_)
-    if (&entry != &table && entry.line.db == table.line.db && entry.line.table == table.line.table)
-      entry.described = false;
-  table.described = true;
-}
-
-void ChangeWriter::forget_described() noexcept {
-  described_.clear();
-  for (TableEntry& entry : tables_) entry.described = false;
 }
 
 void ChangeWriter::include_queries() { query_member_.assign(records::kQueryKey).append("null"); }
@@ -468,55 +314,6 @@ void ChangeWriter::write_discard(std::string_view gtid, const gtid::FilePosition
   records::write_stream_discard({gtid, began.file, began.offset, reason, std::uint64_t{timestamp} * 1000U}, out_);
 }
 
-void ChangeWriter::mark_row(std::string_view op, const TableEntry& table, const WrittenLine& line) {
-  if (!event_in_batch_) {
-    EventText event;
-    event.db = batch_.add_aux(table.quoted_db);
-    event.table = batch_.add_aux(table.quoted_table);
-    event.file = batch_.add_aux(file_text_);
-    event.offset = batch_.add_aux(offset_text_);
-    event.gtid = batch_.add_aux(gtid_text_);
-    event.server_id = batch_.add_aux(server_id_text_);
-    event.thread = batch_.add_aux(thread_text_);
-    event.ts_ms = batch_.add_aux(ts_ms_text_);
-    event.db_name = batch_.add_aux(table.line.db);
-    event.table_name = batch_.add_aux(table.line.table);
-    event.file_name = batch_.add_aux(event_position_.file);
-    event.gtid_value = batch_.add_aux(event_position_.gtid);
-    event.offset_value = event_position_.offset;
-    event.server_id_value = event_position_.server_id;
-    event.thread_value = event_position_.thread;
-    event.ts_ms_value = static_cast<std::int64_t>(event_ts_ms_);
-    batch_.events.push_back(event);
-    event_in_batch_ = true;
-  }
-  RowMark mark;
-  mark.line = Span{line.start, out_.bytes_buffered() - 1};  // without the newline
-  mark.key = Span{row_spans_.key_begin, row_spans_.key_end};
-  mark.before = Span{row_spans_.before_begin, row_spans_.before_end};
-  mark.after = Span{row_spans_.after_begin, row_spans_.after_end};
-  mark.pos = Span{line.pos_begin, line.pos_end};
-  mark.query = Span{line.query_begin, line.query_end};
-  mark.before_key = batch_.add_aux(row_spans_.before_key.buffered());
-  mark.before_values = Span{row_spans_.before_values_begin, row_spans_.before_values_end};
-  mark.after_values = Span{row_spans_.after_values_begin, row_spans_.after_values_end};
-  mark.values_known = row_spans_.values != nullptr;
-  mark.event = batch_.events.size() - 1;
-  mark.index = line.index;
-  mark.op = op;
-  mark.partial = line.partial;
-  batch_.rows.push_back(mark);
-}
-
-Result<void> ChangeWriter::hand_off() {
-  // Offsets in batch_.rows count from the start of out_'s buffer, which holds no lines from
-  // before the last hand-off.
-  out_.take_ended_records(batch_.text);
-  event_in_batch_ = false;
-  if (batch_.text.size() == 0 && batch_.rows.empty()) return {};
-  return worker_->submit(batch_);
-}
-
 Result<void> ChangeWriter::flush() {
   if (worker_) {
     if (auto handed = hand_off(); !handed) return handed;
@@ -612,42 +409,6 @@ void ChangeWriter::discard() noexcept {
   converted_.clear();
   converter_->drop_held();
   if (spilled_bytes_ > 0 && ::ftruncate(spill_fd_, 0) == 0) spilled_bytes_ = 0;
-}
-
-Result<void> ChangeWriter::convert_marked_row() {
-  const output::RowLine row = row_line(batch_, out_.buffered(), batch_.rows.back(), row_scratch_);
-  if (auto converted = output::convert_row_line(*converter_, row, converted_); !converted) return converted;
-  // Offsets count from the start of out_'s buffer, which the next row's line starts again.
-  out_.drop_ended_records();
-  batch_.rows.clear();
-  batch_.values.clear();
-  return {};
-}
-
-Result<void> ChangeWriter::convert_ended() {
-  if (auto converted = output::convert_lines(*converter_, out_.ended_records(), converted_); !converted)
-    return converted;
-  out_.drop_ended_records();
-  return {};
-}
-
-Result<void> ChangeWriter::spill_converted() {
-  if (spill_fd_ < 0) {
-    const char* tmpdir = std::getenv("TMPDIR");
-    const std::string dir = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
-    spill_fd_ = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (spill_fd_ < 0)
-      return errno_error("cannot create a spill file (a transaction bigger than the buffer, held until its commit) in",
-                         dir);
-  }
-  for (std::string_view bytes = converted_.ended_records(); !bytes.empty();) {
-    const ssize_t wrote = ::pwrite(spill_fd_, bytes.data(), bytes.size(), static_cast<off_t>(spilled_bytes_));
-    if (wrote <= 0) return errno_error("cannot write the spill file of", out_name_);
-    spilled_bytes_ += static_cast<std::uint64_t>(wrote);
-    bytes.remove_prefix(static_cast<std::size_t>(wrote));
-  }
-  converted_.drop_ended_records();
-  return {};
 }
 
 }  // namespace cdc::stream
