@@ -7,79 +7,19 @@
 namespace cdc::stream {
 
 ConversionWorker::ConversionWorker(output::Converter& converter, int out_fd, std::string out_name)
-    : converter_(converter), out_fd_(out_fd), out_name_(std::move(out_name)), thread_([this] { run(); }) {}
-
-ConversionWorker::~ConversionWorker() {
-  {
-    const std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  changed_.notify_all();
-  thread_.join();
-}
-
-Result<void> ConversionWorker::submit(RowBatch& batch) {
-  std::unique_lock lock(mutex_);
-  changed_.wait(lock, [this] { return queue_.size() + (busy_ ? 1 : 0) < kMaxInFlight || error_; });
-  if (error_) return fail(*error_);
-  std::unique_ptr<RowBatch> handed;
-  if (!spare_.empty()) {
-    handed = std::move(spare_.back());
-    spare_.pop_back();
-  } else {
-    handed = std::make_unique<RowBatch>();
-  }
-  std::swap(*handed, batch);  // the caller goes on with the spare's buffers
-  batch.clear();
-  queue_.push_back(std::move(handed));
-  lock.unlock();
-  changed_.notify_all();
-  return {};
-}
-
-Result<std::uint64_t> ConversionWorker::drain() {
-  std::unique_lock lock(mutex_);
-  changed_.wait(lock, [this] { return (queue_.empty() && !busy_) || error_; });
-  if (error_) return fail(*error_);
-  return std::exchange(written_, 0);
-}
-
-void ConversionWorker::run() {
-  for (;;) {
-    std::unique_ptr<RowBatch> batch;
-    {
-      std::unique_lock lock(mutex_);
-      changed_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, nothing left
-      batch = std::move(queue_.front());
-      queue_.pop_front();
-      busy_ = !error_;
-      if (error_) {
-        queue_.clear();  // after an error nothing more is written
-        changed_.notify_all();
-        continue;
-      }
-    }
-    auto done = convert(*batch);
-    std::uint64_t bytes = 0;
-    if (done) {
-      bytes = converted_.bytes_buffered();
-      done = converted_.flush_to(out_fd_, out_name_);
-    }
-    converted_.clear();
-    batch->clear();
-    {
-      const std::lock_guard lock(mutex_);
-      if (done)
-        written_ += bytes;
-      else if (!error_)
-        error_ = done.error();
-      spare_.push_back(std::move(batch));
-      busy_ = false;
-    }
-    changed_.notify_all();
-  }
-}
+    : converter_(converter),
+      out_fd_(out_fd),
+      out_name_(std::move(out_name)),
+      worker_(kMaxInFlight, [this](RowBatch& batch, std::uint64_t& bytes) -> Result<void> {
+        auto done = convert(batch);
+        if (done) {
+          const std::uint64_t converted = converted_.bytes_buffered();
+          done = converted_.flush_to(out_fd_, out_name_);
+          if (done) bytes += converted;
+        }
+        converted_.clear();
+        return done;
+      }) {}
 
 Result<void> ConversionWorker::convert(const RowBatch& batch) {
   const std::string_view text(batch.text.data(), batch.text.size());

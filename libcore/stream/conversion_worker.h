@@ -12,19 +12,12 @@
 // slows the reading. drain() waits until everything handed over is written: the checkpoint's flush, after
 // which the bytes written are known and the converter is the caller's again (discard, finish).
 
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
-#include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
-#include <string_view>
-#include <thread>
-#include <vector>
 
 #include "output/converter.h"
 #include "stream/row_batch.h"
+#include "util/ordered_worker.h"
 #include "util/result.h"
 
 namespace cdc::stream {
@@ -39,35 +32,23 @@ class ConversionWorker {
   static constexpr std::size_t kMaxInFlight = 16;
 
   ConversionWorker(output::Converter& converter, int out_fd, std::string out_name);
-  ConversionWorker(const ConversionWorker&) = delete;
-  ConversionWorker& operator=(const ConversionWorker&) = delete;
-  ~ConversionWorker();
 
   // Hands `batch` over (swapped with an empty one, whose buffers are reused). Waits while
   // kMaxInFlight are. The worker's first error, once it has failed: nothing after it is written.
-  [[nodiscard]] Result<void> submit(RowBatch& batch);
+  [[nodiscard]] Result<void> submit(RowBatch& batch) { return worker_.submit(batch); }
   // Waits until every batch handed over is converted and written; returns the bytes written
   // since the last drain, or the worker's error.
-  [[nodiscard]] Result<std::uint64_t> drain();
+  [[nodiscard]] Result<std::uint64_t> drain() { return worker_.drain(); }
 
  private:
-  void run();
   Result<void> convert(const RowBatch& batch);  // on the thread
 
   output::Converter& converter_;
   int out_fd_;
   std::string out_name_;
   ndjson::Writer converted_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<std::unique_ptr<RowBatch>> queue_;   // handed over, not yet converted
-  std::vector<std::unique_ptr<RowBatch>> spare_;  // converted, for reuse
-  bool busy_ = false;                          // the worker holds a batch
-  bool stopping_ = false;
-  std::optional<Error> error_;
   RowLineScratch row_scratch_;
-  std::uint64_t written_ = 0;  // since the last drain
-  std::thread thread_;
+  OrderedWorker<RowBatch> worker_;  // last: its thread uses the members above
 };
 
 }  // namespace cdc::stream

@@ -11,70 +11,13 @@
 namespace cdc::stream {
 
 RowsWorker::RowsWorker(int out_fd, std::string out_name)
-    : out_fd_(out_fd), out_name_(std::move(out_name)), thread_([this] { run(); }) {}
-
-RowsWorker::~RowsWorker() {
-  {
-    const std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  changed_.notify_all();
-  thread_.join();
-}
-
-Result<void> RowsWorker::submit(RowsWork& work) {
-  std::unique_lock lock(mutex_);
-  changed_.wait(lock, [this] { return in_flight_.load(std::memory_order_relaxed) < kMaxInFlight || error_; });
-  if (error_) return fail(*error_);
-  std::unique_ptr<RowsWork> handed;
-  if (!spare_.empty()) {
-    handed = std::move(spare_.back());
-    spare_.pop_back();
-  } else {
-    handed = std::make_unique<RowsWork>();
-  }
-  std::swap(*handed, work);  // the caller goes on with the spare's buffers
-  work.clear();
-  queue_.push_back(std::move(handed));
-  in_flight_.fetch_add(1, std::memory_order_release);
-  lock.unlock();
-  changed_.notify_all();
-  return {};
-}
-
-Result<std::uint64_t> RowsWorker::drain() {
-  std::unique_lock lock(mutex_);
-  changed_.wait(lock, [this] { return in_flight_.load(std::memory_order_relaxed) == 0 || error_; });
-  if (error_) return fail(*error_);
-  return std::exchange(written_, 0);
-}
-
-void RowsWorker::run() {
-  for (;;) {
-    std::unique_ptr<RowsWork> work;
-    bool failed_before = false;
-    {
-      std::unique_lock lock(mutex_);
-      changed_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, nothing left
-      work = std::move(queue_.front());
-      queue_.pop_front();
-      failed_before = error_.has_value();
-    }
-    Result<void> done;
-    std::uint64_t bytes = 0;
-    if (!failed_before) done = write(*work, bytes);  // after an error nothing more is written
-    out_.clear();  // the work is cleared when submit() hands it back to the reading thread
-    {
-      const std::lock_guard lock(mutex_);
-      written_ += bytes;
-      if (!done && !error_) error_ = done.error();
-      spare_.push_back(std::move(work));
-      in_flight_.fetch_sub(1, std::memory_order_release);
-    }
-    changed_.notify_all();
-  }
-}
+    : out_fd_(out_fd),
+      out_name_(std::move(out_name)),
+      worker_(kMaxInFlight, [this](RowsWork& work, std::uint64_t& bytes) {
+        auto done = write(work, bytes);
+        out_.clear();  // the work is cleared when submit() hands it back to the reading thread
+        return done;
+      }) {}
 
 Result<void> RowsWorker::write(const RowsWork& work, std::uint64_t& bytes) {
   const std::string_view text(work.text.data(), work.text.size());

@@ -14,16 +14,10 @@
 
 #include <sys/uio.h>
 
-#include <atomic>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "binlog/events/rows_event.h"
@@ -34,6 +28,7 @@
 #include "rowimage/row_image.h"
 #include "stream/row_batch.h"
 #include "stream/row_lines.h"
+#include "util/ordered_worker.h"
 #include "util/result.h"
 
 namespace cdc::stream {
@@ -110,25 +105,21 @@ class RowsWorker {
   static constexpr std::size_t kMaxInFlight = 3;
 
   RowsWorker(int out_fd, std::string out_name);
-  RowsWorker(const RowsWorker&) = delete;
-  RowsWorker& operator=(const RowsWorker&) = delete;
-  ~RowsWorker();
 
   // Hands `work` over (swapped with a written one, whose buffers are reused). Waits while
   // kMaxInFlight are in flight. The worker's first error, once it has failed: nothing after it
   // is written.
-  [[nodiscard]] Result<void> submit(RowsWork& work);
+  [[nodiscard]] Result<void> submit(RowsWork& work) { return worker_.submit(work); }
   // Waits until everything handed over is written; returns the bytes written since the last
   // drain, or the worker's error.
-  [[nodiscard]] Result<std::uint64_t> drain();
+  [[nodiscard]] Result<std::uint64_t> drain() { return worker_.drain(); }
   // Pieces handed over and not yet written (a hint: the worker may finish one meanwhile).
-  [[nodiscard]] std::size_t in_flight() const noexcept { return in_flight_.load(std::memory_order_acquire); }
+  [[nodiscard]] std::size_t in_flight() const noexcept { return worker_.in_flight(); }
   // "db.table" of the first row the worker wrote that had binary data in a column without
   // charset metadata; read after drain().
   [[nodiscard]] const std::string& lossy_text_table() const noexcept { return lossy_text_table_; }
 
  private:
-  void run();
   // On the thread: writes the work's lines, adding to `bytes` what went out.
   Result<void> write(const RowsWork& work, std::uint64_t& bytes);
 
@@ -146,15 +137,7 @@ class RowsWorker {
   std::vector<Piece> pieces_;
   std::vector<iovec> vectors_;
   std::string lossy_text_table_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<std::unique_ptr<RowsWork>> queue_;   // handed over, not yet written
-  std::vector<std::unique_ptr<RowsWork>> spare_;  // written, for reuse
-  std::atomic<std::size_t> in_flight_{0};
-  bool stopping_ = false;
-  std::optional<Error> error_;
-  std::uint64_t written_ = 0;  // since the last drain
-  std::thread thread_;
+  OrderedWorker<RowsWork> worker_;  // last: its thread uses the members above
 };
 
 }  // namespace cdc::stream
