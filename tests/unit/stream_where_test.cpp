@@ -165,7 +165,7 @@ TEST_CASE("where: an update's transitions, from both writers") {
   CHECK(write_event(cdc::binlog::RowsKind::update, rows, "db.other:v >= 10", std::nullopt) == all);
 }
 
-TEST_CASE("where: inserts and deletes by their one image; an event of dropped rows writes nothing") {
+TEST_CASE("where: inserts and deletes by their one image, and an event of dropped rows writes nothing") {
   const std::vector<Row> inserts = {{1, std::nullopt, 5}, {2, std::nullopt, 50}, {3, std::nullopt, std::nullopt}};
   CHECK(changes(write_event(cdc::binlog::RowsKind::write, inserts, "db.t:v > 10 OR v IS NULL", 0)) ==
         "c,\"key\":{\"id\":2},\"before\":null,\"after\":{\"id\":2,\"v\":50}\n"
