@@ -275,6 +275,9 @@ Result<std::optional<Stop>> Applier::commit(simdjson::dom::object record, bool m
     skip_through_.reset();  // positions only grow: nothing after this one is in the target
   }
   const bool until_reached = options_.until && gtid::includes(*position, *options_.until).value_or(false);
+  // An applied DDL committed itself: its position goes in at once, so that a rerun after a
+  // crash runs it again only when the crash came between the two.
+  bool flush_now = false;
   if (transaction_ddl_) {
     const std::string ddl = *transaction_ddl_;
     const std::string ddl_db = transaction_ddl_db_.value_or("");
@@ -295,6 +298,7 @@ Result<std::optional<Stop>> Applier::commit(simdjson::dom::object record, bool m
         return fail(done.error().with_context(fmt::format("the DDL at {}", origin_)));
       }
       // The tables it changed are described again by the table lines that follow it.
+      flush_now = true;
     }
     ++stats_.ddls;
   } else {
@@ -314,7 +318,7 @@ Result<std::optional<Stop>> Applier::commit(simdjson::dom::object record, bool m
     if (auto flushed = flush(); !flushed) return fail(flushed.error());
     return std::optional<Stop>{Stop::until};
   }
-  if (batch_.rows() >= options_.batch_rows || !more_ready) {
+  if (flush_now || batch_.rows() >= options_.batch_rows || !more_ready) {
     if (auto flushed = flush(); !flushed) return fail(flushed.error());
   }
   return std::optional<Stop>{};
