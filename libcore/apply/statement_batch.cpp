@@ -14,7 +14,7 @@ Unexpected bad_row(const TargetTable& table, std::string_view why) {
 
 void StatementBatch::describe(std::string& out, const RowOrigin& origin) const {
   out.assign(origin.position);
-  if (origin.key.is_object()) {
+  if (origin.has_key && origin.key.is_object()) {
     out.append(" key ");
     out.append(simdjson::minify(origin.key));
   }

@@ -26,7 +26,8 @@ namespace cdc::apply {
 // Where a row comes from, for the messages that name it.
 struct RowOrigin {
   std::string_view position;  // "binlog.000001:4711#0 (gtid 0-1-5)" or "snapshot row 17"
-  simdjson::dom::element key;  // the line's "key": an object, or null
+  simdjson::dom::element key;  // the line's "key" (an object, or null) when has_key
+  bool has_key = false;
 };
 
 struct StatementInfo {

@@ -133,27 +133,44 @@ echo "     $(grep -c '"op":"r"' "$work/dir/snapshot.ndjson") snapshot rows, $cha
 
 # kill -9 at random moments, then run again, until a run ends by itself.
 root -e "CREATE DATABASE b" >/dev/null || exit 1
-kills=0
-for round in $(seq 1 40); do
-  "$apply_bin" -S "$THROWAWAY_SOCKET" -u root --database b --create-tables --batch-rows 40 "${inputs[@]}" \
+# First the stream cut inside a transaction, as a file still being written: that transaction
+# is left out, and the next run applies it whole.
+cut_at=$(grep -n '"op":"[cud]"' "$work/stream.ndjson" | cut -d: -f1 |
+  python3 -c "import random, sys; lines = sys.stdin.read().split(); print(random.Random($seed).choice(lines[len(lines) // 3:]))")
+head -n "$cut_at" "$work/stream.ndjson" >"$work/cut.ndjson"
+expect "the stream cut inside a transaction: exit 0" 0 \
+  "$apply_bin" -S "$THROWAWAY_SOCKET" -u root --database b --create-tables --batch-rows 10 \
+  "$work/dir/snapshot.ndjson" "$work/cut.ndjson"
+assert "  the incomplete transaction is left out" grep -q "dropped 1 incomplete" "$work/err"
+assert "  the position is that of the last whole one" test "$(root -N -e "SELECT position FROM b.cdc_apply_position")" \
+  == "$(grep '"op":"commit"' "$work/cut.ndjson" | tail -1 | jq -r .position)"
+
+# Then runs killed with kill -9 at random points of their progress (what the position table
+# says they applied: the first right at its start), each target transaction small
+# (--batch-rows 1 during the kills) so that a kill finds one in flight; then a run to the end.
+kills=0 midway=0
+applied() { root -N -e "SELECT transactions + snapshot_rows FROM b.cdc_apply_position" 2>/dev/null || echo 0; }
+for round in 1 2 3 4 5 6; do
+  "$apply_bin" -S "$THROWAWAY_SOCKET" -u root --database b --create-tables --batch-rows 1 "${inputs[@]}" \
     >/dev/null 2>"$work/apply.err" &
   applier=$!
   bg_pids+=("$applier")
-  sleep "$(python3 -c "import random; r = random.Random($seed * 100 + $round); print(r.uniform(0.05, 0.3 + $round * 0.1))")"
+  before=$(applied)
+  goal=$((before + (round == 1 ? 0 : (seed * round) % 120 + 1)))
+  while kill -0 "$applier" 2>/dev/null && (($(applied) < goal)); do sleep 0.005; done
   if kill -9 "$applier" 2>/dev/null; then
-    wait "$applier" 2>/dev/null
     kills=$((kills + 1))
-    bg_pids=()
-    continue
+    wait "$applier" 2>/dev/null
+    [[ $(applied) != "$before" ]] && midway=$((midway + 1))
+  else
+    wait "$applier" 2>/dev/null
   fi
-  status=0
-  wait "$applier" || status=$?
   bg_pids=()
-  break
 done
-echo "     $kills runs killed with kill -9, then: $(tail -1 "$work/apply.err")"
-assert "cdc-apply ends with exit 0 after $kills kills" test "${status:-1}" == 0 || cat "$work/apply.err"
-assert "at least one run was killed midway" test "$kills" -gt 0
+expect "after $kills runs killed with kill -9 ($midway after they had committed some), a run to the end: exit 0" 0 \
+  "$apply_bin" -S "$THROWAWAY_SOCKET" -u root --database b --create-tables "${inputs[@]}"
+echo "     $(tail -1 "$work/err")"
+assert "at least three runs were killed after they had applied some" test "$midway" -ge 3
 
 same_rows() {
   local table=$1 order=$2

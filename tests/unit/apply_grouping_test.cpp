@@ -21,7 +21,7 @@ namespace {
 using cdc::apply::AppliedState;
 using cdc::apply::Stop;
 
-struct RecordingTarget final : cdc::apply::Target {
+struct Recorded {
   struct Commit {
     std::string sql;
     AppliedState state;
@@ -29,24 +29,29 @@ struct RecordingTarget final : cdc::apply::Target {
   std::vector<Commit> commits;
   std::vector<std::string> created;
   std::vector<std::string> ddls;
+};
+
+struct RecordingTarget final : cdc::apply::Target {
+  explicit RecordingTarget(Recorded& into) : recorded(into) {}
+  Recorded& recorded;
 
   cdc::Result<void> commit(const cdc::apply::StatementBatch& batch, const AppliedState& state) override {
-    commits.push_back({std::string(batch.sql()), state});
+    recorded.commits.push_back({std::string(batch.sql()), state});
     return {};
   }
   cdc::Result<void> create_table(const std::string& sql) override {
-    created.push_back(sql);
+    recorded.created.push_back(sql);
     return {};
   }
   cdc::Result<void> run_ddl(const std::string& database, std::string_view sql) override {
-    ddls.push_back(database + ": " + std::string(sql));
+    recorded.ddls.push_back(database + ": " + std::string(sql));
     return {};
   }
 };
 
 const std::string kTable =
-    R"({"op":"table","v":1,"db":"s","table":"t","columns":[{"name":"id","type":"int(11)","nullable":false},)"
-    R"({"name":"v","type":"varchar(8)","nullable":true}],"key":["id"],"pos":null,"ts_ms":0})";
+    R"j({"op":"table","v":1,"db":"s","table":"t","columns":[{"name":"id","type":"int(11)","nullable":false},)j"
+    R"j({"name":"v","type":"varchar(8)","nullable":true}],"key":["id"],"pos":null,"ts_ms":0})j";
 const std::string kKeyless =
     R"({"op":"table","v":1,"db":"s","table":"k","columns":[{"name":"a","type":"float","nullable":true}],)"
     R"("key":null,"pos":null,"ts_ms":0})";
@@ -93,7 +98,7 @@ std::string ddl(std::string_view sql, int offset) {
 }
 
 struct Run {
-  RecordingTarget target;
+  Recorded target;
   Stop stop = Stop::end_of_input;
   cdc::apply::ApplyStats stats;
   AppliedState state;
@@ -110,7 +115,8 @@ Run apply(const std::vector<std::string>& lines, cdc::apply::ApplyOptions option
   REQUIRE(::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size()));
   REQUIRE(::lseek(fd.get(), 0, SEEK_SET) == 0);
   Run run;
-  cdc::apply::Applier applier(run.target, std::move(options), std::move(start));
+  RecordingTarget target(run.target);
+  cdc::apply::Applier applier(target, std::move(options), std::move(start));
   cdc::ndjson::Reader reader(fd.get(), "lines");
   auto stop = applier.read(reader);
   REQUIRE_MESSAGE(stop.has_value(), (stop.has_value() ? "" : stop.error().message));
@@ -129,7 +135,8 @@ std::string error_of(const std::vector<std::string>& lines, cdc::apply::ApplyOpt
   for (const std::string& line : lines) text += line + "\n";
   REQUIRE(::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size()));
   REQUIRE(::lseek(fd.get(), 0, SEEK_SET) == 0);
-  RecordingTarget target;
+  Recorded recorded;
+  RecordingTarget target(recorded);
   cdc::apply::Applier applier(target, std::move(options), std::move(start));
   cdc::ndjson::Reader reader(fd.get(), "lines");
   auto stop = applier.read(reader);
