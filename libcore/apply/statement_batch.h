@@ -2,8 +2,10 @@
 
 // The SQL of the source transactions that go into one target transaction, as text: statements
 // joined by ';' in one buffer, sent to the server in few round trips (mariadb_target.h).
-// Inserts of one table in a row, across source transactions too, are one multi-row INSERT;
-// updates and deletes are a statement each, whose affected rows are checked.
+// Inserts of one table in a row, across source transactions too, are one multi-row INSERT, and
+// deletes of one table with a one-column key one DELETE ... WHERE key IN (...); updates are a
+// statement each, setting the columns that changed. Updates and deletes must find their rows:
+// the rows they affect are checked.
 //
 // The source transaction being read is in the buffer too, after a mark(): rewind() to it drops
 // that transaction's statements (a discard line, an input that ends before its commit, a
@@ -49,15 +51,15 @@ class StatementBatch {
     std::uint64_t open_rows = 0;  // the rows of an open INSERT
     std::string open_last;
     const TargetTable* open_table = nullptr;
-    bool open_upsert = false;
+    int open_kind = 0;
     std::size_t open_start = 0;
   };
 
   // An "r" line (upsert: a snapshot row may be applied again) or a "c" line (plain insert).
   [[nodiscard]] Result<void> add_insert(const TargetTable& table, simdjson::dom::object after, bool upsert,
                                         const RowOrigin& origin);
-  // UPDATE ... SET every column of after WHERE the key (or, keyless, the whole before image
-  // with <=> and LIMIT 1).
+  // UPDATE ... SET the columns whose value changed WHERE the key (or, keyless, the whole
+  // before image with <=> and LIMIT 1).
   [[nodiscard]] Result<void> add_update(const TargetTable& table, simdjson::dom::object before,
                                         simdjson::dom::object after, const RowOrigin& origin);
   [[nodiscard]] Result<void> add_delete(const TargetTable& table, simdjson::dom::object before,
@@ -65,7 +67,7 @@ class StatementBatch {
 
   [[nodiscard]] Mark mark() const;
   void rewind(const Mark& mark);
-  // Ends an open INSERT (its upsert clause): the statements are then whole.
+  // Ends an open INSERT (its upsert clause) or DELETE (its IN list): the statements are then whole.
   void close();
   void clear();
 
@@ -74,26 +76,30 @@ class StatementBatch {
   [[nodiscard]] std::uint64_t rows() const noexcept { return rows_; }
   [[nodiscard]] bool empty() const noexcept { return statements_.empty(); }
 
-  // An INSERT is ended at about this many bytes, below the server's max_allowed_packet.
-  static constexpr std::size_t kMaxInsertBytes = std::size_t{1} << 20;
+  // A multi-row statement is ended at about this many bytes, below the server's max_allowed_packet.
+  static constexpr std::size_t kMaxStatementBytes = std::size_t{1} << 20;
 
  private:
   void begin_statement(const TargetTable& table, std::string_view kind, bool exact, const RowOrigin& origin);
   Result<void> append_row_values(const TargetTable& table, simdjson::dom::object image, std::string_view image_name);
-  Result<void> append_where(const TargetTable& table, simdjson::dom::object before);
+  Result<void> append_where(const TargetTable& table);  // by before_values_
   // The image's values in the table's column order (the lines write them so; a name out of
   // place is looked up): a column the image lacks is an error (a partial image).
-  Result<void> gather(const TargetTable& table, simdjson::dom::object image, std::string_view image_name);
+  Result<void> gather(const TargetTable& table, simdjson::dom::object image, std::string_view image_name,
+                      std::vector<simdjson::dom::element>& values);
   void describe(std::string& out, const RowOrigin& origin) const;
 
   std::string sql_;
   std::vector<StatementInfo> statements_;
   std::uint64_t rows_ = 0;
-  const TargetTable* open_table_ = nullptr;  // the INSERT that the next row of this table extends
-  bool open_upsert_ = false;
+  // The multi-row statement that the next row of this table and kind extends.
+  enum class OpenKind : int { insert, upsert, delete_in };
+  const TargetTable* open_table_ = nullptr;
+  OpenKind open_kind_ = OpenKind::insert;
   std::size_t open_start_ = 0;
   std::string scratch_;
-  std::vector<simdjson::dom::element> values_;  // gather()'s
+  std::vector<simdjson::dom::element> values_;         // gather()'s: the after image
+  std::vector<simdjson::dom::element> before_values_;  // the before image
 };
 
 }  // namespace cdc::apply

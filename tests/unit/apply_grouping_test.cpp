@@ -167,8 +167,8 @@ TEST_CASE("apply grouping: a snapshot is one multi-row upsert committed with its
   CHECK(run.target.commits[0].state.snapshot_done);
   CHECK(run.target.commits[0].state.snapshot_rows == 2);
   CHECK(run.target.commits[1].sql ==
-        "INSERT INTO `s`.`t` (`id`,`v`) VALUES (3,'c'),(4,'d');UPDATE `s`.`t` SET `id`=1,`v`='A' WHERE `id`<=>1;"
-        "DELETE FROM `s`.`t` WHERE `id`<=>2");
+        "INSERT INTO `s`.`t` (`id`,`v`) VALUES (3,'c'),(4,'d');UPDATE `s`.`t` SET `v`='A' WHERE `id`<=>1;"
+        "DELETE FROM `s`.`t` WHERE `id` IN (2)");
   CHECK(run.state.position == "binlog.000001:400");
   CHECK(run.state.source_pos == "binlog.000001:400");
   CHECK(run.state.transactions == 3);
@@ -272,6 +272,15 @@ TEST_CASE("apply grouping: --on-ddl stop commits what came before and stops at t
   CHECK(applied.target.commits[1].state.position == "binlog.000001:80");
   CHECK(applied.target.commits[1].sql.empty());
   CHECK(applied.target.commits[2].sql == "INSERT INTO `copy`.`t` (`id`,`v`) VALUES (2,'b')");
+}
+
+TEST_CASE("apply grouping: deletes of a one-column key in a row are one DELETE ... IN, an update sets what changed") {
+  const Run run = apply({kTable, erase(1, "a", 10), erase(2, "b", 10), commit(20), erase(3, "c", 30),
+                         update(4, "d", "d", 40), erase(5, "e", 50), commit(60)});
+  REQUIRE(run.target.commits.size() == 1);
+  CHECK(run.target.commits[0].sql ==
+        "DELETE FROM `s`.`t` WHERE `id` IN (1,2,3);UPDATE `s`.`t` SET `v`='d' WHERE `id`<=>4;"
+        "DELETE FROM `s`.`t` WHERE `id` IN (5)");
 }
 
 TEST_CASE("apply grouping: a keyless table's rows are found by their whole image, FLOAT cast back") {
