@@ -157,7 +157,8 @@ Result<void> Applier::snapshot_row(simdjson::dom::object record) {
     return fail(Errc::corrupt_input, "an \"r\" line without an \"after\" object");
   origin_.clear();
   fmt::format_to(std::back_inserter(origin_), "snapshot row {}", snapshot_rows_seen_);
-  RowOrigin origin{origin_, {}, false};
+  RowOrigin origin;
+  origin.position = origin_;
   origin.has_key = record[records::field::key].get(origin.key) == simdjson::SUCCESS;
   if (auto added = batch_.add_insert(**table, after, true, origin); !added) return added;
   state_.snapshot_rows = snapshot_rows_seen_;
@@ -219,12 +220,16 @@ Result<void> Applier::change(simdjson::dom::object record, std::string_view op) 
   origin_.clear();
   fmt::format_to(std::back_inserter(origin_), "{}:{}#{}", pos->file, pos->offset, index);
   if (!pos->gtid.empty()) fmt::format_to(std::back_inserter(origin_), " (gtid {})", pos->gtid);
-  RowOrigin origin{origin_, {}, false};
+  RowOrigin origin;
+  origin.position = origin_;
   origin.has_key = record[records::field::key].get(origin.key) == simdjson::SUCCESS;
   simdjson::dom::object before;
   simdjson::dom::object after;
   const bool has_before = record[records::field::before].get_object().get(before) == simdjson::SUCCESS;
   const bool has_after = record[records::field::after].get_object().get(after) == simdjson::SUCCESS;
+  if ((*table)->keyless() && (has_before || has_after))
+    origin.has_row =
+        record[has_before ? records::field::before : records::field::after].get(origin.row) == simdjson::SUCCESS;
   Result<void> added;
   if (op == records::op::insert) {
     if (!has_after) return fail(Errc::corrupt_input, "a \"c\" line without an \"after\" object");
@@ -273,7 +278,14 @@ Result<std::optional<Stop>> Applier::commit(simdjson::dom::object record, bool m
     }
     skip_through_.reset();  // positions only grow: nothing after this one is in the target
   }
-  const bool until_reached = options_.until && gtid::includes(*position, *options_.until).value_or(false);
+  bool until_reached = false;
+  if (options_.until) {
+    const std::optional<bool> reached = gtid::includes(*position, *options_.until);
+    if (!reached)
+      return fail(Errc::usage, fmt::format("--until {} is of another form than the input's positions ({})",
+                                           options_.until->to_string(), position_text));
+    until_reached = *reached;
+  }
   // An applied DDL committed itself: its position goes in at once, so that a rerun after a
   // crash runs it again only when the crash came between the two.
   bool flush_now = false;

@@ -33,6 +33,9 @@ void StatementBatch::describe(std::string& out, const RowOrigin& origin) const {
   if (origin.has_key && origin.key.is_object()) {
     out.append(" key ");
     out.append(simdjson::minify(origin.key));
+  } else if (origin.has_row) {
+    out.append(" row ");
+    out.append(simdjson::minify(origin.row));
   }
 }
 

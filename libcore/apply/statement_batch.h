@@ -30,6 +30,10 @@ struct RowOrigin {
   std::string_view position;  // "binlog.000001:4711#0 (gtid 0-1-5)" or "snapshot row 17"
   simdjson::dom::element key;  // the line's "key" (an object, or null) when has_key
   bool has_key = false;
+  // A keyless table's row: the image that finds it (before) or that it gets (after), named in
+  // the messages in place of a key.
+  simdjson::dom::element row;
+  bool has_row = false;
 };
 
 struct StatementInfo {

@@ -136,7 +136,7 @@ root -e "CREATE DATABASE b" >/dev/null || exit 1
 # First the stream cut inside a transaction, as a file still being written: that transaction
 # is left out, and the next run applies it whole.
 cut_at=$(grep -n '"op":"[cud]"' "$work/stream.ndjson" | cut -d: -f1 |
-  python3 -c "import random, sys; lines = sys.stdin.read().split(); print(random.Random($seed).choice(lines[len(lines) // 3:]))")
+  python3 -c "import random, sys; lines = sys.stdin.read().split(); print(random.Random($seed).choice(lines[10:len(lines) // 4]))")
 head -n "$cut_at" "$work/stream.ndjson" >"$work/cut.ndjson"
 expect "the stream cut inside a transaction: exit 0" 0 \
   "$apply_bin" -S "$THROWAWAY_SOCKET" -u root --database b --create-tables --batch-rows 10 \
@@ -149,15 +149,30 @@ assert "  the position is that of the last whole one" test "$(root -N -e "SELECT
 # says they applied: the first right at its start), each target transaction small
 # (--batch-rows 1 during the kills) so that a kill finds one in flight; then a run to the end.
 kills=0 midway=0
-applied() { root -N -e "SELECT transactions + snapshot_rows FROM b.cdc_apply_position" 2>/dev/null || echo 0; }
+applied() {
+  local count
+  count=$(root -N -e "SELECT transactions + snapshot_rows FROM b.cdc_apply_position" 2>/dev/null)
+  echo "${count:-0}"
+}
 for round in 1 2 3 4 5 6; do
   "$apply_bin" -S "$THROWAWAY_SOCKET" -u root --database b --create-tables --batch-rows 1 "${inputs[@]}" \
     >/dev/null 2>"$work/apply.err" &
   applier=$!
   bg_pids+=("$applier")
   before=$(applied)
-  goal=$((before + (round == 1 ? 0 : (seed * round) % 120 + 1)))
+  goal=$((before + (round == 1 ? 0 : (seed * round) % 60 + 1)))
   while kill -0 "$applier" 2>/dev/null && (($(applied) < goal)); do sleep 0.005; done
+  if ((round == 4)) && kill -0 "$applier" 2>/dev/null; then
+    # The connection dropped instead (KILL on the server): exit 69, and the next run goes on.
+    root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = 'root' AND ID <> CONNECTION_ID()
+                AND COMMAND <> 'Binlog Dump'" | while read -r id; do root -e "KILL $id" 2>/dev/null; done
+    status=0
+    wait "$applier" 2>/dev/null || status=$?
+    bg_pids=()
+    assert "the connection killed on the server: exit 69 (or the run had ended: 0), got $status" \
+      test "$status" == 69 -o "$status" == 0
+    continue
+  fi
   if kill -9 "$applier" 2>/dev/null; then
     kills=$((kills + 1))
     wait "$applier" 2>/dev/null
@@ -166,6 +181,7 @@ for round in 1 2 3 4 5 6; do
     wait "$applier" 2>/dev/null
   fi
   bg_pids=()
+  echo "     round $round: from $before, goal $goal, at $(applied)"
 done
 expect "after $kills runs killed with kill -9 ($midway after they had committed some), a run to the end: exit 0" 0 \
   "$apply_bin" -S "$THROWAWAY_SOCKET" -u root --database b --create-tables "${inputs[@]}"
