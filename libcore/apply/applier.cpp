@@ -32,16 +32,20 @@ Result<bool> already_applied(const gtid::Position& stored, const gtid::Position&
 Applier::Applier(Target& target, ApplyOptions options, AppliedState state)
     : target_(target), options_(std::move(options)), state_(std::move(state)) {
   if (!state_.position.empty()) {
-    if (auto stored = gtid::Position::parse(state_.position)) skip_through_ = std::move(*stored);
+    if (auto stored = gtid::Position::parse(state_.position)) applied_through_ = std::move(*stored);
   }
 }
 
 Result<Stop> Applier::read(ndjson::Reader& reader) {
   for (;;) {
+    // The input is about to wait (a pipe, a followed file): what is whole goes in first.
+    if (dirty_ && !reader.ready()) {
+      if (auto flushed = flush_before_waiting(); !flushed) return fail(flushed.error());
+    }
     auto more = reader.next();
     if (!more) return fail(more.error());
     if (!*more) return Stop::end_of_input;
-    auto stop = line(reader);
+    auto stop = line(reader.record(), reader.line(), &reader);
     if (!stop) {
       // Input errors name the line; the target's name the source positions themselves.
       if (target_failed_ || stop.error().code != Errc::corrupt_input) return fail(stop.error());
@@ -51,8 +55,40 @@ Result<Stop> Applier::read(ndjson::Reader& reader) {
   }
 }
 
-Result<std::optional<Stop>> Applier::line(ndjson::Reader& reader) {
-  const simdjson::dom::object record = reader.record();
+Result<void> Applier::flush_before_waiting() {
+  if (!in_transaction_) return flush();
+  // The transaction being read may have extended a statement of the ones before it: it is
+  // taken out, the rest committed, and its lines read again into the next batch.
+  std::string lines = std::move(pending_lines_);
+  std::vector<std::size_t> ends = std::move(pending_ends_);
+  drop_transaction();
+  if (auto flushed = flush(); !flushed) return flushed;
+  simdjson::dom::parser parser;
+  std::size_t begin = 0;
+  for (const std::size_t end : ends) {
+    simdjson::dom::object record;
+    const std::string_view text = std::string_view(lines).substr(begin, end - begin);
+    if (parser.parse(text.data(), text.size(), true).get_object().get(record) != simdjson::SUCCESS)
+      return fail(Errc::internal, "a line read before did not parse again");
+    auto stop = line(record, text, nullptr);
+    if (!stop) return fail(stop.error());
+    begin = end;
+  }
+  return {};
+}
+
+Result<std::optional<Stop>> Applier::line(simdjson::dom::object record, std::string_view text,
+                                          ndjson::Reader* reader) {
+  auto stop = dispatch(record, reader);
+  // The lines of the transaction being read, kept for flush_before_waiting.
+  if (stop && in_transaction_) {
+    pending_lines_.append(text);
+    pending_ends_.push_back(pending_lines_.size());
+  }
+  return stop;
+}
+
+Result<std::optional<Stop>> Applier::dispatch(simdjson::dom::object record, ndjson::Reader* reader) {
   std::string_view op;
   if (record[records::field::op].get_string().get(op) != simdjson::SUCCESS)
     return fail(Errc::corrupt_input, "the line has no \"op\"");
@@ -61,7 +97,7 @@ Result<std::optional<Stop>> Applier::line(ndjson::Reader& reader) {
     if (auto done = change(record, op); !done) return fail(done.error());
   } else if (op == op::commit) {
     // More lines at hand: the batch may grow; none: commit now rather than wait on the pipe.
-    return commit(record, reader.ready());
+    return commit(record, reader == nullptr || reader->ready());
   } else if (op == op::row) {
     if (auto done = snapshot_row(record); !done) return fail(done.error());
   } else if (op == op::table) {
@@ -178,8 +214,8 @@ Result<void> Applier::merged_high(simdjson::dom::object record) {
   auto position = records::parse_position(high->position);
   if (!position) return fail(position.error());
   if (state_.snapshot_done) {
-    if (!skip_through_) return {};
-    auto applied = already_applied(*skip_through_, *position);
+    if (!applied_through_) return {};
+    auto applied = already_applied(*applied_through_, *position);
     if (!applied) return fail(applied.error());
     if (!*applied)
       return fail(Errc::corrupt_input,
@@ -194,7 +230,7 @@ Result<void> Applier::merged_high(simdjson::dom::object record) {
                             high->position, state_.position));
   state_.position = high->position;
   state_.snapshot_done = true;
-  skip_through_ = std::move(*position);  // the stream's transactions up to H* are in the snapshot
+  applied_through_ = std::move(*position);  // the stream's transactions up to H* are in the snapshot
   dirty_ = true;
   return flush();
 }
@@ -248,6 +284,8 @@ Result<void> Applier::change(simdjson::dom::object record, std::string_view op) 
 }
 
 void Applier::drop_transaction() {
+  pending_lines_.clear();
+  pending_ends_.clear();
   if (!in_transaction_) return;
   batch_.rewind(transaction_start_);
   in_transaction_ = false;
@@ -262,21 +300,16 @@ Result<std::optional<Stop>> Applier::commit(simdjson::dom::object record, bool m
     return fail(Errc::corrupt_input, "a commit line without its \"position\"");
   auto end = records::read_pos(record, false);
   if (!end) return fail(end.error());
-  std::optional<gtid::Position> position;
-  if (skip_through_ || options_.until) {
-    auto parsed = records::parse_position(position_text);
-    if (!parsed) return fail(parsed.error());
-    position = std::move(*parsed);
-  }
-  if (skip_through_) {
-    auto applied = already_applied(*skip_through_, *position);
+  auto position = records::parse_position(position_text);
+  if (!position) return fail(position.error());
+  if (applied_through_) {
+    auto applied = already_applied(*applied_through_, *position);
     if (!applied) return fail(applied.error());
     if (*applied) {
       if (in_transaction_) ++stats_.transactions_skipped;
       drop_transaction();
       return std::optional<Stop>{};
     }
-    skip_through_.reset();  // positions only grow: nothing after this one is in the target
   }
   bool until_reached = false;
   if (options_.until) {
@@ -294,6 +327,8 @@ Result<std::optional<Stop>> Applier::commit(simdjson::dom::object record, bool m
     const std::string ddl_db = transaction_ddl_db_.value_or("");
     batch_.rewind(transaction_start_);  // a DDL is a transaction of its own: nothing else is in it
     in_transaction_ = false;
+    pending_lines_.clear();
+    pending_ends_.clear();
     transaction_ddl_.reset();
     transaction_ddl_db_.reset();
     if (auto flushed = flush(); !flushed) return fail(flushed.error());
@@ -313,12 +348,15 @@ Result<std::optional<Stop>> Applier::commit(simdjson::dom::object record, bool m
     }
     ++stats_.ddls;
   } else {
+    pending_lines_.clear();
+    pending_ends_.clear();
     if (!in_transaction_) return std::optional<Stop>{};  // a commit without lines: nothing to do
     state_.changes += transaction_rows_;
     stats_.rows += transaction_rows_;
     in_transaction_ = false;
   }
   state_.position = std::string(position_text);
+  applied_through_ = std::move(*position);
   state_.source_pos = fmt::format("{}:{}", end->file, end->offset);
   state_.gtid = std::string(end->gtid);
   ++state_.transactions;

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "apply/applied_state.h"
 #include "apply/statement_batch.h"
@@ -78,7 +79,13 @@ class Applier {
   [[nodiscard]] const std::string& stop_reason() const noexcept { return stop_reason_; }
 
  private:
-  Result<std::optional<Stop>> line(ndjson::Reader& reader);
+  // reader: where the line comes from, to ask whether more lines are at hand; nullptr for a
+  // line read again.
+  Result<std::optional<Stop>> line(simdjson::dom::object record, std::string_view text, ndjson::Reader* reader);
+  Result<std::optional<Stop>> dispatch(simdjson::dom::object record, ndjson::Reader* reader);
+  // Commits the whole transactions gathered before the input waits; the transaction being
+  // read stays out, its lines read again from pending_lines_.
+  Result<void> flush_before_waiting();
   Result<void> table_line(simdjson::dom::object record);
   Result<const TargetTable*> table_of(simdjson::dom::object record);
   Result<void> snapshot_row(simdjson::dom::object record);
@@ -91,8 +98,11 @@ class Applier {
   Target& target_;
   ApplyOptions options_;
   AppliedState state_;
-  // Set while the input may still hold what the target has: the stored position, parsed.
-  std::optional<gtid::Position> skip_through_;
+  // state_.position parsed: the last transaction applied or gathered. A commit it includes is
+  // in the target already and is skipped: a rerun reads its input from the start, and a file
+  // that cdc-stream cut back and wrote again (--follow), or a stream that repeats a
+  // transaction after a restart, brings transactions again.
+  std::optional<gtid::Position> applied_through_;
   std::uint64_t snapshot_rows_seen_ = 0;
 
   std::deque<TargetTable> tables_;  // never moved: the batch points at them
@@ -109,6 +119,8 @@ class Applier {
   StatementBatch::Mark transaction_start_;
   std::uint64_t transaction_rows_ = 0;
   std::optional<std::string> transaction_ddl_, transaction_ddl_db_;
+  std::string pending_lines_;             // its lines as read, one after the other
+  std::vector<std::size_t> pending_ends_;  // where each ends in pending_lines_
   std::string origin_;
 
   ApplyStats stats_;

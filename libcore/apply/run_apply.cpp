@@ -3,12 +3,15 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 
 #include <fmt/format.h>
 
+#include "apply/follow.h"
 #include "apply/mariadb_target.h"
 #include "mysql/sql_text.h"
 #include "ndjson/reader.h"
@@ -17,7 +20,29 @@
 
 namespace cdc::apply {
 
+namespace {
+
+// --follow ends at SIGTERM or SIGINT: the follower stops passing lines, the applier commits the
+// whole transactions it has and the run ends with exit 0.
+std::atomic<bool> stop_following{false};
+
+void on_stop_signal(int) { stop_following = true; }
+
+void stop_on_signals() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+}
+
+}  // namespace
+
 Result<ApplyOptions> apply_options(const RunOptions& options) {
+  if (options.follow && (options.inputs.empty() || options.inputs.back() == "-"))
+    return fail(Errc::usage, "--follow reads a file on as it grows: name the file (standard input waits for more "
+                             "lines by itself)");
   ApplyOptions out;
   out.database = options.database;
   if (out.database && out.database->empty()) return fail(Errc::usage, "--database: the name is empty");
@@ -87,9 +112,18 @@ Result<RunOutcome> run(const RunOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   Applier applier(**target, std::move(*apply), std::move(*state));
   RunOutcome outcome;
+  std::unique_ptr<FileFollower> follower;
+  if (options.follow) {
+    stop_on_signals();
+    auto started_follower = FileFollower::start(std::move(files.back()), names.back(), stop_following);
+    if (!started_follower) return fail(started_follower.error());
+    follower = std::move(*started_follower);
+  }
   for (std::size_t i = 0; i < names.size() && outcome.stop == Stop::end_of_input; ++i) {
     const bool from_stdin = names[i] == "-";
-    ndjson::Reader reader(from_stdin ? STDIN_FILENO : files[i].get(), from_stdin ? "stdin" : names[i]);
+    const bool followed = follower && i + 1 == names.size();
+    ndjson::Reader reader(followed ? follower->fd() : from_stdin ? STDIN_FILENO : files[i].get(),
+                          from_stdin ? "stdin" : names[i]);
     auto stop = applier.read(reader);
     if (!stop) return fail(stop.error());
     outcome.stop = *stop;

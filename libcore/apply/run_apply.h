@@ -23,6 +23,8 @@ struct RunOptions {
   bool create_tables = false;
   std::string on_ddl = "stop";
   std::uint64_t batch_rows = 5000;
+  // Read the last file on as it grows, until --until, SIGTERM or SIGINT (exit 0).
+  bool follow = false;
 };
 
 struct RunOutcome {

@@ -6,6 +6,8 @@
 #   the target equals the source, row for row (the keyless table as a multiset);
 #   the position table holds the stream's last commit position;
 #   a rerun applies nothing and changes nothing;
+#   --follow applies a file as it grows, cut back and written again as cdc-stream does at a
+#   restart, and ends with exit 0 at SIGTERM;
 #   an update of a row the target lacks is exit 65 naming its position, table and key, and
 #   nothing of its target transaction is applied;
 #   a DDL stops it with exit 3 under --on-ddl stop, naming the statement.
@@ -181,7 +183,6 @@ for round in 1 2 3 4 5 6; do
     wait "$applier" 2>/dev/null
   fi
   bg_pids=()
-  echo "     round $round: from $before, goal $goal, at $(applied)"
 done
 expect "after $kills runs killed with kill -9 ($midway after they had committed some), a run to the end: exit 0" 0 \
   "$apply_bin" -S "$THROWAWAY_SOCKET" -u root --database b --create-tables "${inputs[@]}"
@@ -217,6 +218,38 @@ assert "from standard input: exit 0" test "$?" == 0 || cat "$work/pipe.err"
 assert "from standard input: a.t == p.t" \
   test "$(root -N -e "SELECT * FROM a.t ORDER BY id")" == "$(root -N -e "SELECT * FROM p.t ORDER BY id")"
 echo "     $(tail -1 "$work/pipe.err")"
+
+# --follow: the stream file grows while cdc-apply reads it, is cut back to an earlier
+# transaction (as cdc-stream does at a restart) and written on again; SIGTERM ends it, exit 0.
+root -e "CREATE DATABASE f" >/dev/null || exit 1
+lines=$(wc -l <"$work/stream.ndjson")
+: >"$work/growing.ndjson"
+"$apply_bin" -S "$THROWAWAY_SOCKET" -u root --database f --create-tables --follow "$work/dir/snapshot.ndjson" \
+  "$work/growing.ndjson" >/dev/null 2>"$work/follow.err" &
+follower=$!
+bg_pids+=("$follower")
+head -n $((lines / 2)) "$work/stream.ndjson" >>"$work/growing.ndjson"
+follow_position() { root -N -e "SELECT position FROM f.cdc_apply_position" 2>/dev/null; }
+follow_at() { [[ $(follow_position) == "$1" ]]; }
+half=$(head -n $((lines / 2)) "$work/stream.ndjson" | grep '"op":"commit"' | tail -1 | jq -r .position)
+wait_until 30 follow_at "$half"
+assert "--follow: it applies the lines as they come" test "$(follow_position)" == "$half"
+cut_line=$(head -n $((lines / 4)) "$work/stream.ndjson" | grep -n '"op":"commit"' | tail -1 | cut -d: -f1)
+truncate -s "$(head -n "$cut_line" "$work/stream.ndjson" | wc -c)" "$work/growing.ndjson"
+sleep 0.3
+tail -n +$((cut_line + 1)) "$work/stream.ndjson" >>"$work/growing.ndjson"
+wait_until 30 follow_at "$last"
+kill -TERM "$follower"
+status=0
+wait "$follower" || status=$?
+bg_pids=()
+assert "--follow: SIGTERM ends it with exit 0 (got $status)" test "$status" == 0
+assert "--follow: the file cut back and written again: a.t == f.t" \
+  test "$(root -N -e "SELECT * FROM a.t ORDER BY id")" == "$(root -N -e "SELECT * FROM f.t ORDER BY id")"
+assert "--follow: a.k == f.k" \
+  test "$(root -N -e "SELECT * FROM a.k ORDER BY v, w, f")" == "$(root -N -e "SELECT * FROM f.k ORDER BY v, w, f")"
+assert "--follow: the transactions written again were skipped" grep -q "skipped [1-9][0-9]* transactions" "$work/follow.err"
+echo "     $(tail -1 "$work/follow.err")"
 
 # An update of a row the target does not have: exit 65, naming where; the batch not applied.
 root -e "CREATE DATABASE e; CREATE TABLE e.c LIKE a.c; INSERT INTO e.c VALUES ('x', 1, 'old')" >/dev/null

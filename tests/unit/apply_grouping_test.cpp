@@ -5,7 +5,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <optional>
+#include <thread>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -314,4 +317,55 @@ TEST_CASE("apply grouping: input errors name the line") {
   stored.position = "0-1-5";
   stored.snapshot_done = true;
   CHECK(error_of({kTable, insert(1, "a", 10), commit(20)}, {}, stored).find("different forms") != std::string::npos);
+}
+
+TEST_CASE("apply grouping: before the input waits, the whole transactions are committed, not the one being read") {
+  int ends[2];
+  REQUIRE(::pipe(ends) == 0);
+  cdc::UniqueFd reading(ends[0]);
+  cdc::UniqueFd writing(ends[1]);
+  Recorded recorded;
+  std::atomic<std::size_t> commits{0};
+  struct CountingTarget final : cdc::apply::Target {
+    CountingTarget(Recorded& into, std::atomic<std::size_t>& count) : recording(into), counted(count) {}
+    cdc::Result<void> commit(const cdc::apply::StatementBatch& batch, const AppliedState& state) override {
+      recording.commits.push_back({std::string(batch.sql()), state});
+      ++counted;
+      return {};
+    }
+    cdc::Result<void> create_table(const std::string&) override { return {}; }
+    cdc::Result<void> run_ddl(const std::string&, std::string_view) override { return {}; }
+    Recorded& recording;
+    std::atomic<std::size_t>& counted;
+  } target(recorded, commits);
+  // The first transaction and half of the second, whose insert extends the first's INSERT;
+  // then, once the first is committed, the rest.
+  std::thread writer([&] {
+    const std::string first = kTable + "\n" + insert(1, "a", 10) + "\n" + commit(20) + "\n" + insert(2, "b", 30) + "\n";
+    REQUIRE(::write(writing.get(), first.data(), first.size()) == static_cast<ssize_t>(first.size()));
+    for (int i = 0; i < 500 && commits == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const std::string rest = insert(3, "c", 30, 1) + "\n" + commit(40) + "\n";
+    REQUIRE(::write(writing.get(), rest.data(), rest.size()) == static_cast<ssize_t>(rest.size()));
+    writing.reset();
+  });
+  cdc::apply::Applier applier(target, {}, {});
+  cdc::ndjson::Reader reader(reading.get(), "pipe");
+  auto stop = applier.read(reader);
+  writer.join();
+  REQUIRE(stop.has_value());
+  REQUIRE(applier.finish().has_value());
+  REQUIRE(recorded.commits.size() == 2);
+  CHECK(recorded.commits[0].sql == "INSERT INTO `s`.`t` (`id`,`v`) VALUES (1,'a')");
+  CHECK(recorded.commits[0].state.position == "binlog.000001:20");
+  CHECK(recorded.commits[1].sql == "INSERT INTO `s`.`t` (`id`,`v`) VALUES (2,'b'),(3,'c')");
+  CHECK(recorded.commits[1].state.position == "binlog.000001:40");
+}
+
+TEST_CASE("apply grouping: a transaction that comes again (a file cut back and written on) is skipped") {
+  const Run run = apply({kTable, insert(1, "a", 10), commit(20), insert(2, "b", 30), discard(25), insert(1, "a", 10),
+                         commit(20), insert(2, "b", 30), commit(40)});
+  REQUIRE(run.target.commits.size() == 1);
+  CHECK(run.target.commits[0].sql == "INSERT INTO `s`.`t` (`id`,`v`) VALUES (1,'a'),(2,'b')");
+  CHECK(run.stats.transactions_skipped == 1);
+  CHECK(run.stats.transactions_dropped == 1);
 }

@@ -19,6 +19,10 @@ int main(int argc, char** argv) {
   app.add_option("INPUTS", options.inputs,
                  "cdc-merge's snapshot, then cdc-stream's lines, in order; none or - reads stdin")
       ->group("Input");
+  app.add_flag("--follow", options.follow,
+               "Read the last file on as cdc-stream or cdc-sync --output appends to it (and cuts it back at a "
+               "restart), until --until, SIGTERM or SIGINT (exit 0)")
+      ->group("Input");
   app.add_option("--until", options.until,
                  "Stop after the source transaction whose commit position includes POSITION (exit 0)")
       ->type_name("POSITION")
