@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "mysql/sql_text.h"
 #include "records/kinds.h"
 #include "records/position.h"
 #include "records/snapshot_lines.h"
@@ -143,6 +144,13 @@ Result<void> Applier::table_line(simdjson::dom::object record) {
   lookup_.append(line->table);
   by_name_[lookup_] = &tables_.back();
   last_table_ = nullptr;
+  if (options_.create_tables && created_databases_.insert(target_db).second) {
+    if (auto created = target_.create_table("CREATE DATABASE IF NOT EXISTS " + mysql::quote_identifier(target_db));
+        !created) {
+      target_failed_ = true;
+      return created;
+    }
+  }
   if (options_.create_tables && created_.insert(tables_.back().qualified).second) {
     if (auto created = target_.create_table(create_table_sql(*line, target_db)); !created) {
       target_failed_ = true;

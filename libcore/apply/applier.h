@@ -107,7 +107,8 @@ class Applier {
 
   std::deque<TargetTable> tables_;  // never moved: the batch points at them
   std::unordered_map<std::string, const TargetTable*> by_name_;
-  std::unordered_set<std::string> created_;
+  std::unordered_set<std::string> created_;            // --create-tables: the tables, qualified
+  std::unordered_set<std::string> created_databases_;  // and their databases
   std::string lookup_;
   const TargetTable* last_table_ = nullptr;  // the table of the last row line, and its names
   std::string last_db_, last_name_;

@@ -39,11 +39,17 @@ MariadbTarget::MariadbTarget(mysql::Connection connection, std::string position_
     : connection_(std::move(connection)), position_table_(std::move(position_table)) {}
 
 Result<std::unique_ptr<MariadbTarget>> MariadbTarget::open(mysql::ConnectionOptions options,
-                                                           std::string position_table) {
+                                                           std::string position_table,
+                                                           const std::optional<std::string>& create_database) {
   options.found_rows = true;
   auto connection = mysql::Connection::open(options);
   if (!connection) return fail(connection.error());
   if (auto set = connection->query(kSession); !set) return fail(set.error());
+  if (create_database) {
+    if (auto created = connection->query("CREATE DATABASE IF NOT EXISTS " + mysql::quote_identifier(*create_database));
+        !created)
+      return fail(created.error());
+  }
   if (auto created = connection->query(create_position_table_sql(position_table)); !created)
     return fail(created.error().code, fmt::format("creating the position table: {}", created.error().message));
   return std::unique_ptr<MariadbTarget>(new MariadbTarget(std::move(*connection), std::move(position_table)));

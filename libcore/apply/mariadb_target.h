@@ -6,6 +6,8 @@
 // table's row and COMMIT; on any failure ROLLBACK, so nothing of a batch is half applied.
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,9 +21,11 @@ namespace cdc::apply {
 class MariadbTarget final : public Target {
  public:
   // Connects, sets the session up and creates the position table (qualified: `db`.`name`)
-  // when it is missing.
+  // when it is missing, and its database first when create_database names it
+  // (--create-tables).
   [[nodiscard]] static Result<std::unique_ptr<MariadbTarget>> open(mysql::ConnectionOptions options,
-                                                                   std::string position_table);
+                                                                   std::string position_table,
+                                                                   const std::optional<std::string>& create_database);
 
   [[nodiscard]] Result<AppliedState> load_state();
   [[nodiscard]] Result<void> commit(const StatementBatch& batch, const AppliedState& state) override;

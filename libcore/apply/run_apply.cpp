@@ -65,7 +65,7 @@ Result<ApplyOptions> apply_options(const RunOptions& options) {
   return out;
 }
 
-Result<std::string> position_table_name(const RunOptions& options) {
+Result<PositionTable> position_table_name(const RunOptions& options) {
   std::string name(kDefaultPositionTable);
   std::optional<std::string> database = options.database;
   if (options.position_table) {
@@ -84,7 +84,7 @@ Result<std::string> position_table_name(const RunOptions& options) {
     return fail(Errc::usage,
                 "where to keep the applied position: give --database DB (the position table goes there too) or "
                 "--position-table DB.NAME");
-  return mysql::quote_identifier(*database) + '.' + mysql::quote_identifier(name);
+  return PositionTable{*database, mysql::quote_identifier(*database) + '.' + mysql::quote_identifier(name)};
 }
 
 Result<RunOutcome> run(const RunOptions& options) {
@@ -105,7 +105,8 @@ Result<RunOutcome> run(const RunOptions& options) {
     if (fd < 0) return fail(Errc::io, fmt::format("{}: cannot open: {}", name, std::strerror(errno)));
     files.emplace_back(fd);
   }
-  auto target = MariadbTarget::open(options.connection, *table);
+  auto target = MariadbTarget::open(options.connection, table->qualified,
+                                    options.create_tables ? std::optional<std::string>(table->database) : std::nullopt);
   if (!target) return fail(target.error());
   auto state = (*target)->load_state();
   if (!state) return fail(state.error());

@@ -38,8 +38,12 @@ struct RunOutcome {
 // The options checked and turned into the applier's, before anything connects:
 // Errc::usage naming the option.
 [[nodiscard]] Result<ApplyOptions> apply_options(const RunOptions& options);
-// `db`.`name` of the position table: --position-table's DB, else --database.
-[[nodiscard]] Result<std::string> position_table_name(const RunOptions& options);
+// The position table: --position-table's DB, else --database.
+struct PositionTable {
+  std::string database;
+  std::string qualified;  // `db`.`name`
+};
+[[nodiscard]] Result<PositionTable> position_table_name(const RunOptions& options);
 
 [[nodiscard]] Result<RunOutcome> run(const RunOptions& options);
 

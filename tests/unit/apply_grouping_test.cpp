@@ -295,13 +295,14 @@ TEST_CASE("apply grouping: a keyless table's rows are found by their whole image
   CHECK(run.target.commits[0].sql == "UPDATE `s`.`k` SET `a`=NULL WHERE `a`<=>CAST(1.1 AS FLOAT) LIMIT 1");
 }
 
-TEST_CASE("apply grouping: --create-tables creates each table once, in --database") {
+TEST_CASE("apply grouping: --create-tables creates each table once, and its database, in --database") {
   cdc::apply::ApplyOptions options;
   options.create_tables = true;
   options.database = "copy";
   const Run run = apply({kTable, kTable, insert(1, "a", 10), commit(20)}, options);
-  REQUIRE(run.target.created.size() == 1);
-  CHECK(run.target.created[0].starts_with("CREATE TABLE IF NOT EXISTS `copy`.`t`"));
+  REQUIRE(run.target.created.size() == 2);
+  CHECK(run.target.created[0] == "CREATE DATABASE IF NOT EXISTS `copy`");
+  CHECK(run.target.created[1].starts_with("CREATE TABLE IF NOT EXISTS `copy`.`t`"));
 }
 
 TEST_CASE("apply grouping: input errors name the line") {
