@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "apply/sql_value.h"
+#include "gtid/position.h"
 
 namespace cdc::apply {
 
@@ -56,6 +57,12 @@ Result<AppliedState> parse_position_rows(const mysql::QueryResult& result) {
   const auto& row = result.rows.front();
   if (row.size() != 7) return fail(Errc::corrupt_input, "the position table has other columns than cdc-apply's");
   state.position = row[0].value_or("");
+  if (!state.position.empty()) {
+    if (auto parsed = gtid::Position::parse(state.position); !parsed)
+      return fail(Errc::corrupt_input,
+                  fmt::format("the position table's position '{}' is not a position: {}", state.position,
+                              parsed.error().message));
+  }
   auto done = number_of(row[1], "snapshot_done");
   if (!done) return fail(done.error());
   state.snapshot_done = *done != 0;
