@@ -25,7 +25,6 @@ namespace cdc::archive {
 
 namespace {
 
-constexpr std::string_view kPartialSuffix = ".partial";
 constexpr std::string_view kLockName = ".lock";
 // Events are written in chunks of this size (or alone, when larger).
 constexpr std::size_t kWriteChunk = std::size_t{1} << 20;
@@ -35,23 +34,6 @@ constexpr std::uint8_t kMagic[binlog::kBinlogMagicSize] = {0xfe, 0x62, 0x69, 0x6
 // Offsets in the v4 common header.
 constexpr std::size_t kNextPositionOffset = 13;
 constexpr std::size_t kFlagsOffset = 17;
-
-// A binlog file name as the server makes them: BASE.NNNNNN (log_bin's base name, a dot, and a
-// counter).
-bool is_binlog_name(std::string_view name) {
-  const std::size_t dot = name.rfind('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 1 == name.size() || name[0] == '.') return false;
-  return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(dot) + 1, name.end(), is_digit);
-}
-
-std::string_view base_of(std::string_view name) { return name.substr(0, name.rfind('.')); }
-
-// Binlog order, as gtid::FilePosition has it: equal length compares as the numbers do, and a
-// longer name is later (the counter grew a digit).
-bool earlier(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return a.size() < b.size();
-  return a < b;
-}
 
 std::string type_label(std::uint8_t type_code) {
   const std::string_view name = binlog::event_type_name(type_code);
@@ -78,80 +60,6 @@ std::uint32_t format_description_server_id(const std::string& path) {
 }
 
 }  // namespace
-
-std::string in_progress_name(std::string_view file) {
-  std::string name = ".";
-  name.append(file).append(kPartialSuffix);
-  return name;
-}
-
-std::string next_binlog_name(std::string_view file) {
-  if (!is_binlog_name(file)) return {};
-  std::string next(file);
-  const std::size_t first_digit = next.rfind('.') + 1;
-  std::size_t i = next.size();
-  while (i > first_digit) {
-    --i;
-    if (next[i] != '9') {
-      ++next[i];
-      return next;
-    }
-    next[i] = '0';
-  }
-  next.insert(first_digit, "1");
-  return next;
-}
-
-Result<Listing> list_directory(const std::string& path) {
-  DIR* dir = ::opendir(path.c_str());
-  if (!dir) return errno_error("cannot read the archive directory", path);
-  Listing listing;
-  std::vector<std::string> partials;
-  while (const dirent* entry = ::readdir(dir)) {
-    const std::string_view name = entry->d_name;
-    if (name.size() > 1 + kPartialSuffix.size() && name[0] == '.' && name.ends_with(kPartialSuffix)) {
-      const std::string_view file = name.substr(1, name.size() - 1 - kPartialSuffix.size());
-      if (is_binlog_name(file)) partials.emplace_back(file);
-      continue;
-    }
-    if (!is_binlog_name(name)) continue;  // a README, lost+found: not ours
-    struct stat info {};
-    const std::string full = path + "/" + std::string(name);
-    if (::stat(full.c_str(), &info) != 0) {
-      ::closedir(dir);
-      return errno_error("cannot read", full);
-    }
-    if (!S_ISREG(info.st_mode)) continue;
-    listing.complete.push_back(CompleteFile{std::string(name), static_cast<std::uint64_t>(info.st_size),
-                                            static_cast<std::int64_t>(info.st_mtime)});
-  }
-  ::closedir(dir);
-  std::sort(listing.complete.begin(), listing.complete.end(),
-            [](const CompleteFile& a, const CompleteFile& b) { return earlier(a.name, b.name); });
-  std::sort(partials.begin(), partials.end(), earlier);
-  if (partials.size() > 1)
-    return fail(Errc::corrupt_input,
-                fmt::format("{} holds {} files in progress ({} and {}), where one run leaves one: it was written by two "
-                            "runs at once or by hand; keep the newer, move the other away",
-                            path, partials.size(), in_progress_name(partials[0]), in_progress_name(partials[1])));
-  if (!partials.empty()) listing.in_progress = partials[0];
-  // One archive holds one server's binlog: one base name.
-  const std::string_view base =
-      listing.in_progress ? base_of(*listing.in_progress)
-                          : (listing.complete.empty() ? std::string_view{} : base_of(listing.complete[0].name));
-  for (const auto& file : listing.complete)
-    if (base_of(file.name) != base)
-      return fail(Errc::corrupt_input,
-                  fmt::format("{} holds binlogs of two names ({}.* and {}.*): one archive directory belongs to one "
-                              "server's binlog; move the other files away",
-                              path, base, base_of(file.name)));
-  if (listing.in_progress && !listing.complete.empty() && !earlier(listing.complete.back().name, *listing.in_progress))
-    return fail(Errc::corrupt_input,
-                fmt::format("{} holds {} and the complete file {}, which is not older: the file in progress must be "
-                            "the newest; move one of them away",
-                            path, in_progress_name(*listing.in_progress), listing.complete.back().name));
-  return listing;
-}
 
 ArchiveDir::ArchiveDir(std::string path, UniqueFd dir_fd, UniqueFd lock_fd, Retention keep, Notify notice)
     : path_(std::move(path)),
@@ -337,7 +245,7 @@ Result<void> ArchiveDir::append(std::span<const std::uint8_t> event) {
 
   // A real event of dump_file_, at offset.
   if (!current_) {
-    if (!complete_.empty() && !earlier(complete_.back().name, dump_file_)) {
+    if (!complete_.empty() && !binlog_name_before(complete_.back().name, dump_file_)) {
       if (dump_file_ == complete_.back().name && header.next_position > complete_.back().size)
         return fail(gap_error(dump_file_, offset, event.size(), type_label(header.type_code)));
       return sync_when_due();  // the archive has it
@@ -346,7 +254,7 @@ Result<void> ArchiveDir::append(std::span<const std::uint8_t> event) {
     return fail(gap_error(dump_file_, offset, event.size(), type_label(header.type_code)));
   }
   if (dump_file_ != current_->name) {
-    if (earlier(dump_file_, current_->name)) return sync_when_due();  // the archive has it
+    if (binlog_name_before(dump_file_, current_->name)) return sync_when_due();  // the archive has it
     return fail(gap_error(dump_file_, offset, event.size(), type_label(header.type_code)));
   }
   if (header.next_position <= current_->size) return sync_when_due();  // the archive has it
@@ -360,7 +268,7 @@ Result<void> ArchiveDir::append(std::span<const std::uint8_t> event) {
     ByteReader body(event.subspan(binlog::kEventHeaderSize, event.size() - binlog::kEventHeaderSize - checksum_size), 0);
     (void)body.u64();
     const std::string next(body.chars(body.remaining(), "next binlog file name"));
-    if (!body.ok() || !is_binlog_name(next) || !earlier(current_->name, next))
+    if (!body.ok() || !is_binlog_name(next) || !binlog_name_before(current_->name, next))
       return fail(Errc::corrupt_input,
                   fmt::format("{}: the next file '{}' does not follow {}", where(), next, current_->name));
     if (auto completed = complete_file(true); !completed) return completed;
@@ -407,7 +315,7 @@ Result<void> ArchiveDir::on_fake_rotate(std::string_view file, std::uint64_t pos
       if (position > current_->size) return fail(gap_error(file, position, 0, type));
       return {};
     }
-    if (earlier(file, current_->name)) return {};  // the dump starts before the archive's end
+    if (binlog_name_before(file, current_->name)) return {};  // the dump starts before the archive's end
     if (first || position != binlog::kBinlogMagicSize) return fail(gap_error(file, position, 0, type));
     // The dump went through the end of the file in progress, and there was no ROTATE or STOP:
     // the server crashed while it wrote it, and it will not grow any more.
@@ -417,7 +325,7 @@ Result<void> ArchiveDir::on_fake_rotate(std::string_view file, std::uint64_t pos
     if (auto completed = complete_file(false); !completed) return completed;
     return begin_file(std::string(file));
   }
-  if (!complete_.empty() && !earlier(complete_.back().name, file)) return {};  // the archive has that file
+  if (!complete_.empty() && !binlog_name_before(complete_.back().name, file)) return {};  // the archive has that file
   if (position == binlog::kBinlogMagicSize && !(first && dump_by_gtid_)) return begin_file(std::string(file));
   if (complete_.empty()) {
     if (!told_waiting_)

@@ -34,6 +34,13 @@ struct Listing {
 };
 [[nodiscard]] Result<Listing> list_directory(const std::string& path);
 
+// A binlog file name as the server makes them: BASE.NNNNNN (log_bin's base name, a dot, and a
+// counter).
+[[nodiscard]] bool is_binlog_name(std::string_view name);
+// Binlog order, as gtid::FilePosition has it: equal length compares as the numbers do, and a
+// longer name is later (the counter grew a digit).
+[[nodiscard]] bool binlog_name_before(std::string_view a, std::string_view b);
+
 // ".binlog.000042.partial" for "binlog.000042".
 [[nodiscard]] std::string in_progress_name(std::string_view file);
 // The name the server gives the file after this one: binlog.000042 -> binlog.000043,

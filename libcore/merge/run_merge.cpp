@@ -25,6 +25,7 @@
 #include "records/snapshot_lines.h"
 #include "records/table_line.h"
 #include "util/fd_io.h"
+#include "util/wall_clock.h"
 
 namespace cdc::merge {
 
@@ -42,11 +43,6 @@ Result<int> open_input(const std::string& path, OpenFiles& files) {
   if (fd < 0) return fail(Errc::io, fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
   files.fds.push_back(fd);
   return fd;
-}
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 std::string spill_parent(const Options& options) {
@@ -378,7 +374,7 @@ Result<Summary> run(const Options& options, int stdin_fd, int stdout_fd, int std
   if (!written) return fail(written.error());
   summary.rows = written->rows;
   summary.passes = written->passes;
-  records::MergedHigh merged{high.to_string(), std::nullopt, summary.chunks, summary.rows, now_ms()};
+  records::MergedHigh merged{high.to_string(), std::nullopt, summary.chunks, summary.rows, wall_clock_ms()};
   if (offset) merged.at = gtid::FilePosition{file, *offset};
   ndjson::Writer writer;
   records::write_merged_high(merged, writer);

@@ -180,7 +180,9 @@ Result<void> ChangePipeline::handle_rows(const binlog::RowsEvent& rows, const bi
   count_table_rows(*map, rows.kind, *written - converted.as_inserts - converted.as_deletes);
   if (converted.as_inserts > 0) count_table_rows(*map, binlog::RowsKind::write, converted.as_inserts);
   if (converted.as_deletes > 0) count_table_rows(*map, binlog::RowsKind::erase, converted.as_deletes);
-  if (payload_offset_) payload_rows_ += *written;
+  // The rows of a TRANSACTION_PAYLOAD's inner events are numbered in one sequence (cdc-ndjson(5),
+  // "index"): every row read counts, also one --where dropped, so that an index names one row.
+  if (payload_offset_) payload_rows_ += writer_.rows_read(*written);
   tracker_.count_rows(*written);
   return {};
 }

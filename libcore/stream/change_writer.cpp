@@ -120,7 +120,7 @@ Result<ChangeWriter::TableEntry*> ChangeWriter::table_entry(const binlog::TableM
     }
     entry->filter = std::move(*filter);
   }
-  if (auto kept = keep_chosen_columns(*entry, position); !kept) {
+  if (auto kept = keep_chosen_columns(*entry, map, position); !kept) {
     entry->plan = rowimage::TablePlan{};
     return fail(std::move(kept).error());
   }
@@ -129,12 +129,46 @@ Result<ChangeWriter::TableEntry*> ChangeWriter::table_entry(const binlog::TableM
   return entry;
 }
 
-Result<void> ChangeWriter::keep_chosen_columns(TableEntry& entry, const ChangePosition& position) {
-  if (column_choices_.empty()) return {};
+namespace {
+
+// MariaDB's DB_ROW_HASH_<n>: one hidden column per long UNIQUE key (a HASH index), which the
+// binary log carries after the table's own columns but no SELECT can read; a snapshot has no
+// such column, so neither do the lines. Known from the catalog where it completed the map (a
+// column information_schema does not list, other than a versioned table's row_start/row_end),
+// else by the name the server gives it on a trailing BIGINT.
+std::vector<bool> server_internal_columns(const binlog::TableMap& map, const records::TableLine& line) {
+  std::vector<bool> internal(line.columns.size(), false);
+  if (!map.column_types.empty()) {
+    for (std::size_t i = 0; i < internal.size() && i < map.column_types.size(); ++i)
+      internal[i] = map.column_types[i].empty();
+    return internal;
+  }
+  for (std::size_t i = internal.size(); i-- > 0;) {
+    const std::string_view name = line.columns[i].name;
+    const bool hash = name.starts_with("DB_ROW_HASH_") && name.size() > 12 &&
+                      name.find_first_not_of("0123456789", 12) == std::string_view::npos &&
+                      i < map.columns.size() && map.columns[i].type == ColumnType::longlong;
+    if (!hash) break;
+    internal[i] = true;
+  }
+  return internal;
+}
+
+}  // namespace
+
+Result<void> ChangeWriter::keep_chosen_columns(TableEntry& entry, const binlog::TableMap& map,
+                                               const ChangePosition& position) {
   records::TableLine& line = entry.line;
-  const auto chosen = filter::columns_for(column_choices_, line.db, line.table);
+  std::vector<bool> kept = server_internal_columns(map, line);
+  const bool any_internal = std::find(kept.begin(), kept.end(), true) != kept.end();
+  kept.flip();
+  const auto chosen = column_choices_.empty() ? Result<const filter::ColumnsOption*>(nullptr)
+                                              : filter::columns_for(column_choices_, line.db, line.table);
   if (!chosen) return fail(chosen.error());
-  if (*chosen == nullptr) return {};
+  if (*chosen == nullptr) {
+    if (any_internal) keep_only(entry, kept);
+    return {};
+  }
   const std::string name = fmt::format("{}.{}", line.db, line.table);
   const auto at = [&] { return fmt::format("{}:{}: {}", position.file, position.offset, name); };
   if (!line.key || line.key->empty())
@@ -149,18 +183,25 @@ Result<void> ChangeWriter::keep_chosen_columns(TableEntry& entry, const ChangePo
   }
   std::vector<std::string> names;
   for (const records::TableColumn& column : line.columns) names.push_back(column.name);
-  auto kept = filter::kept_columns(**chosen, name, names, *line.key, where ? &where->expression : nullptr);
-  if (!kept) return fail(Errc::usage, fmt::format("{}:{}: {}", position.file, position.offset, kept.error().message));
-  entry.plan.keep_columns(*kept);
+  auto chosen_kept = filter::kept_columns(**chosen, name, names, *line.key, where ? &where->expression : nullptr);
+  if (!chosen_kept)
+    return fail(Errc::usage, fmt::format("{}:{}: {}", position.file, position.offset, chosen_kept.error().message));
+  for (std::size_t i = 0; i < kept.size(); ++i) kept[i] = kept[i] && (*chosen_kept)[i];
+  keep_only(entry, kept);
+  return {};
+}
+
+void ChangeWriter::keep_only(TableEntry& entry, const std::vector<bool>& kept) {
+  records::TableLine& line = entry.line;
+  entry.plan.keep_columns(kept);
   std::vector<records::TableColumn> columns;
   for (std::size_t i = 0; i < line.columns.size(); ++i)
-    if ((*kept)[i]) columns.push_back(std::move(line.columns[i]));
+    if (kept[i]) columns.push_back(std::move(line.columns[i]));
   line.columns = std::move(columns);
   pieces_.clear();
   records::write_table_line(line, pieces_);
   entry.description.assign(pieces_.buffered());
   pieces_.clear();
-  return {};
 }
 
 void ChangeWriter::describe(TableEntry& table, const ChangePosition& position, std::uint32_t timestamp) {
@@ -283,11 +324,13 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
   // are never formatted and the count of lines is known here, whichever thread writes them.
   verdicts_.clear();
   filter_conversions_ = {};
+  judged_rows_.reset();
   std::optional<std::uint64_t> count;
   if (table.filter && !rows.empty()) {
     auto judged = table.filter->judge(event.rows, event.rows_offset, plan, shape, source, scratch_, verdicts_, sizes);
     if (!judged) return fail(std::move(judged).error());
     if (judged->complete) {
+      judged_rows_ = verdicts_.size();
       if (judged->kept == 0) {
         if (sizes != nullptr) sizes->resize(sizes_from);
         return 0;  // nothing of the event: no table line either

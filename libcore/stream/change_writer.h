@@ -76,6 +76,11 @@ class ChangeWriter {
     std::uint64_t as_deletes = 0;
   };
   [[nodiscard]] const FilterConversions& filter_conversions() const noexcept { return filter_conversions_; }
+  // How many rows the last write_rows() read, kept or not (--where drops some): what the
+  // positions of the rows after it count from. `written`: what it returned.
+  [[nodiscard]] std::uint64_t rows_read(std::uint64_t written) const noexcept {
+    return judged_rows_.value_or(written);
+  }
 
   // Writes one line per row of the event (per row --where keeps). Returns how many lines it
   // wrote. Failures name the column and offset; the line being written is dropped. A --where
@@ -185,8 +190,10 @@ class ChangeWriter {
   Result<TableEntry*> table_entry(const binlog::TableMap& map, const ChangePosition& position);
   // The table line before the event's rows when the output does not describe the table so yet.
   void describe(TableEntry& table, const ChangePosition& position, std::uint32_t timestamp);
-  // --columns: the table's plan and line trimmed to the columns its choice keeps.
-  Result<void> keep_chosen_columns(TableEntry& entry, const ChangePosition& position);
+  // The table's plan and line trimmed to the columns its --columns choice keeps, and without
+  // the server's internal DB_ROW_HASH_<n> columns, which no SELECT shows.
+  Result<void> keep_chosen_columns(TableEntry& entry, const binlog::TableMap& map, const ChangePosition& position);
+  void keep_only(TableEntry& entry, const std::vector<bool>& kept);
   void forget_described() noexcept;
   // Serializes the members of the event's lines that do not change from row to row.
   void prepare_event(const ChangePosition& position, std::uint32_t timestamp);
@@ -221,6 +228,7 @@ class ChangeWriter {
   std::vector<filter::ColumnsOption> column_choices_;  // --columns
   std::vector<RowVerdict> verdicts_;       // the current event's rows', under --where
   FilterConversions filter_conversions_;
+  std::optional<std::uint64_t> judged_rows_;  // the last event's rows under --where, kept or not
   std::vector<TableEntry> tables_;
   std::size_t next_table_slot_ = 0;  // which entry a new map replaces once all are in use
   // The current event's pieces (prepare_event); reused, so no allocation once warm.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# cmake --install puts the five binaries, their man pages, cdc-ndjson(5) and cdc-formats(7) where
-# packagers expect them; the installed cdc-sync finds the tools beside it.
+# cmake --install puts the five binaries, their man pages, cdc-ndjson(5), cdc-formats(7) and
+# cdc-connection(7) where packagers expect them; the installed cdc-sync finds the tools beside it.
 set -euo pipefail
 tools_dir=$1
 build_dir=$(dirname "$tools_dir")
@@ -26,12 +26,14 @@ if [[ ! -s $prefix/share/man/man5/cdc-ndjson.5 ]]; then
   echo "FAIL: share/man/man5/cdc-ndjson.5 was not installed"
   missing=$((missing + 1))
 fi
-# The page of the output formats, in section 7.
-checks=$((checks + 1))
-if [[ ! -s $prefix/share/man/man7/cdc-formats.7 ]]; then
-  echo "FAIL: share/man/man7/cdc-formats.7 was not installed"
-  missing=$((missing + 1))
-fi
+# The pages of the output formats and of the connection options, in section 7.
+for page in cdc-formats.7 cdc-connection.7; do
+  checks=$((checks + 1))
+  if [[ ! -s $prefix/share/man/man7/$page ]]; then
+    echo "FAIL: share/man/man7/$page was not installed"
+    missing=$((missing + 1))
+  fi
+done
 # cdc-sync runs the tools of its own bin directory, not those of the build tree.
 checks=$((checks + 1))
 version=$(env -u CDC_TOOLS_DIR "$prefix/bin/cdc-sync" --version) || version=""

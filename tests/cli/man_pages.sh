@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The man pages must not drift from the tools (STYLE.md items 23 and 24). For each tool:
 #   1. `mandoc -Tlint -W warning man/<tool>.1` prints nothing;
-#   2. every long option that `<tool> --help` mentions appears in the rendered page;
+#   2. every long option that `<tool> --help` mentions appears in the rendered page, or in a
+#      page of the options several tools share that it refers to with .Xr: cdc-connection(7)
+#      (connection and TLS) and cdc-formats(7) (--format, --mask ...); no other page counts;
 #   3. every command line in EXAMPLES that starts with the tool's name passes its option parser.
 # For 3, the example's words (up to the first |, ;, && or redirection) run without a terminal,
 # with the connection made impossible: -h/-P/--connect-timeout values are replaced, or added,
@@ -11,9 +13,9 @@
 # A bare -p or --password is dropped (it would prompt). HOME is a scratch directory, and the
 # files that FILE options name (--defaults-file ~/.cdc.cnf) are created there, empty.
 # cdc-sync runs the tools of TOOLS_DIR (CDC_TOOLS_DIR).
-# man/cdc-ndjson.5, the format of the lines, and man/cdc-formats.7, the output formats, have
-# no tool: they get check 1 only (tests/cli/ndjson_documented.sh checks what cdc-ndjson.5
-# documents).
+# man/cdc-ndjson.5, the format of the lines, man/cdc-formats.7, the output formats, and
+# man/cdc-connection.7, the connection options, have no tool: they get check 1 only
+# (tests/cli/ndjson_documented.sh checks what cdc-ndjson.5 documents).
 # Usage: man_pages.sh TOOLS_DIR SOURCE_DIR
 set -euo pipefail
 tools_dir=$1
@@ -38,7 +40,9 @@ fail() {
   failures=$((failures + 1))
 }
 
-for page in cdc-ndjson.5 cdc-formats.7; do
+# The pages of shared options whose text counts, for check 2, in a tool page that refers to them.
+shared_pages=(cdc-connection.7 cdc-formats.7)
+for page in cdc-ndjson.5 "${shared_pages[@]}"; do
   lint=$(mandoc -Tlint -W warning "$source_dir/man/$page" 2>&1) && [[ -z $lint ]] ||
     { fail "mandoc -Tlint -W warning man/$page is not clean:" && printf '    %s\n' "$lint"; }
 done
@@ -52,11 +56,20 @@ for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync cdc-apply; do
 
   help=$("$bin" --help)
   text=$(mandoc -Tascii -O width=1000 "$page" | col -b)
+  # Check 2 reads the page and the shared pages it refers to; check 3, the page alone.
+  documented=$text
+  referred=()
+  for shared in "${shared_pages[@]}"; do
+    grep -qE -- "(^\.|[[:space:]])Xr ${shared%.*} ${shared##*.}([^0-9]|\$)" "$page" || continue
+    referred+=("$shared")
+    documented+=$'\n'$(mandoc -Tascii -O width=1000 "$source_dir/man/$shared" | col -b)
+  done
   missing=()
   for opt in $(grep -oE -- '--[A-Za-z][A-Za-z0-9-]*' <<<"$help" | sort -u); do
-    grep -qE -- "(^|[^A-Za-z0-9-])$opt([^A-Za-z0-9-]|\$)" <<<"$text" || missing+=("$opt")
+    grep -qE -- "(^|[^A-Za-z0-9-])$opt([^A-Za-z0-9-]|\$)" <<<"$documented" || missing+=("$opt")
   done
-  ((${#missing[@]} == 0)) || fail "$tool: --help has options man/$tool.1 lacks: ${missing[*]}"
+  ((${#missing[@]} == 0)) ||
+    fail "$tool: --help has options that man/$tool.1${referred[*]:+ and the pages it refers to (${referred[*]})} lack: ${missing[*]}"
 
   file_options=" $( (grep -oE -- '--[A-Za-z0-9-]+ TEXT:FILE' <<<"$help" || true) | cut -d' ' -f1 | tr '\n' ' ')"
   grep -q -- '--connect-timeout' <<<"$help" && connects=true || connects=false

@@ -823,7 +823,9 @@ def main():
     server.run(f"DROP DATABASE IF EXISTS {DB}; CREATE DATABASE {DB};\n"
                f"CREATE TABLE {DB}.t ({', '.join(f'`{c.name}` {c.definition}' for c in cols)}) ROW_FORMAT=DYNAMIC;\n"
                f"CREATE TABLE {DB}.sv (id INT NOT NULL PRIMARY KEY, v VARCHAR(20), d DECIMAL(8,3)) WITH SYSTEM VERSIONING;\n"
-               f"CREATE SEQUENCE {DB}.sq START WITH 100 INCREMENT BY 7 MAXVALUE 1000000 NOCACHE CYCLE;\n")
+               f"CREATE SEQUENCE {DB}.sq START WITH 100 INCREMENT BY 7 MAXVALUE 1000000 NOCACHE CYCLE;\n"
+               # a long UNIQUE key: the server logs a hidden DB_ROW_HASH_1 column no SELECT shows
+               f"CREATE TABLE {DB}.hu (id INT NOT NULL PRIMARY KEY, b TEXT, UNIQUE KEY (b));\n")
     start = server.run("SHOW MASTER STATUS;").split("\t")[:2]
     start_gtid = server.run("SELECT @@gtid_binlog_pos;").strip()
 
@@ -840,7 +842,9 @@ def main():
     # the system-versioned table and the sequence
     server.run(f"INSERT INTO {DB}.sv (id, v, d) VALUES (1, 'one', 1.5), (2, 'two', -2.25), (3, NULL, NULL);\n"
                f"UPDATE {DB}.sv SET v = 'uno', d = d * 2 WHERE id = 1;\nUPDATE {DB}.sv SET v = 'tres' WHERE id = 3;\n"
-               f"DELETE FROM {DB}.sv WHERE id = 2;\n" +
+               f"DELETE FROM {DB}.sv WHERE id = 2;\n"
+               f"INSERT INTO {DB}.hu VALUES (1, 'one'), (2, REPEAT('long ', 200)), (3, NULL);\n"
+               f"UPDATE {DB}.hu SET b = 'uno' WHERE id = 1;\nDELETE FROM {DB}.hu WHERE id = 3;\n" +
                "".join(f"SELECT NEXTVAL({DB}.sq);\n" for _ in range(5)), session)
     end = server.run("SHOW MASTER STATUS;").split("\t")[:2]
     final = server.rows("t", value_cols)
@@ -929,13 +933,14 @@ def main():
     for table, names, query in [
             ("sv", ["id", "v", "d", "row_start", "row_end"],
              f"SELECT id, v, d, row_start, row_end FROM {DB}.sv FOR SYSTEM_TIME ALL;"),
+            ("hu", ["id", "b"], f"SELECT id, b FROM {DB}.hu;"),
             ("sq", ["next_not_cached_value", "minimum_value", "maximum_value", "start_value", "increment", "cache_size",
                     "cycle_option", "cycle_count"], f"SELECT * FROM {DB}.sq;")]:
         want = server_tuples(query + "\n")
         # A sequence is one row, which the server logs as a whole new row at each change
         # (cdc-ndjson(5)): the last one is the table. The versioned table's key is (id, row_end).
         def key_of(image):
-            return (image["id"], image["row_end"]) if table == "sv" else "the row"
+            return (image["id"], image["row_end"]) if table == "sv" else image["id"] if table == "hu" else "the row"
 
         replay = {}
         for message in stream_lines:
@@ -945,6 +950,9 @@ def main():
                 replay.pop(key_of(message["before"]), None)
             if message.get("after"):
                 replay[key_of(message["after"])] = message["after"]
+        internal = [m for m in stream_lines if m.get("table") == table and "DB_ROW_HASH_1" in json.dumps(m)]
+        if internal:
+            checker.failures.append(f"{table}: a line shows the server's internal DB_ROW_HASH_1: {internal[0]}")
         if line_tuples(replay.values(), names) != want:
             checker.failures.append(f"{table}: the stream replays into {line_tuples(replay.values(), names)}, the server "
                                     f"has {want}")
