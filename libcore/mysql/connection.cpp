@@ -215,7 +215,9 @@ Result<Connection> Connection::open(const ConnectionOptions& options) {
   // A null password lets the library take the option files' password, then MYSQL_PWD.
   if (mysql_real_connect(handle, c_str_or_null(options.host), c_str_or_null(options.user),
                          c_str_or_null(options.password), nullptr, options.port.value_or(0),
-                         c_str_or_null(options.socket), CLIENT_MULTI_RESULTS | CLIENT_REMEMBER_OPTIONS) == nullptr) {
+                         c_str_or_null(options.socket),
+                         CLIENT_MULTI_RESULTS | CLIENT_REMEMBER_OPTIONS | (options.found_rows ? CLIENT_FOUND_ROWS : 0)) ==
+      nullptr) {
     const unsigned error_number = mysql_errno(handle);
     const std::string endpoint = describe_endpoint(options, handle);
     const std::string_view error_text = mysql_error(handle);
@@ -380,6 +382,38 @@ Result<std::vector<QueryResult>> Connection::query_batch(std::span<const std::st
   }
   drain_results(handle);
   return results;
+}
+
+Result<void> Connection::execute_batch(std::string_view sql, std::size_t count, std::vector<std::uint64_t>& affected) {
+  MYSQL* handle = impl_->handle;
+  if (!impl_->multi_statements) {
+    if (mysql_set_server_option(handle, MYSQL_OPTION_MULTI_STATEMENTS_ON) != 0) {
+      const unsigned error_number = mysql_errno(handle);
+      return fail(error_category(error_number), fmt::format("{}: enabling multiple statements failed: {} [{}]",
+                                                            impl_->endpoint, mysql_error(handle), error_number));
+    }
+    impl_->multi_statements = true;
+  }
+  const auto failed = [&]() -> Unexpected {
+    const unsigned error_number = mysql_errno(handle);
+    Error error{error_category(error_number),
+                fmt::format("{}: {} [{}]", impl_->endpoint, mysql_error(handle), error_number)};
+    drain_results(handle);
+    return fail(std::move(error));
+  };
+  if (mysql_real_query(handle, sql.data(), static_cast<unsigned long>(sql.size())) != 0) return failed();
+  for (std::size_t done = 0;;) {
+    if (MYSQL_RES* rows = mysql_store_result(handle)) mysql_free_result(rows);
+    affected.push_back(static_cast<std::uint64_t>(mysql_affected_rows(handle)));
+    if (++done == count) break;
+    const int next = mysql_next_result(handle);
+    if (next > 0) return failed();
+    if (next < 0)
+      return fail(Errc::internal,
+                  fmt::format("{}: {} statements sent, {} results came back", impl_->endpoint, count, done));
+  }
+  drain_results(handle);
+  return {};
 }
 
 Result<void> Connection::send_command(std::uint8_t command, std::span<const std::uint8_t> payload, bool expect_ok) {

@@ -37,6 +37,12 @@ class Connection {
   // the error names it. Not retried on a lost connection, whatever reconnect_when_lost says:
   // for work that is tried again as a whole (a snapshot chunk).
   Result<std::vector<QueryResult>> query_batch(std::span<const std::string> statements);
+  // For writers (cdc-apply): count statements joined by ';' in sql, in one round trip, without
+  // result sets; the rows each affected are appended to affected (an UPDATE's found rows with
+  // found_rows). On failure affected holds the counts of the statements before the one that
+  // failed, and the message is the server's, without the text (a batch of rows runs to
+  // megabytes). Not retried.
+  Result<void> execute_batch(std::string_view sql, std::size_t count, std::vector<std::uint64_t>& affected);
 
   // ---- reconnecting (cdc-plan, whose queries each stand alone) ----
   // When set, a query whose connection is lost (Errc::unavailable: the network, a server

@@ -29,6 +29,9 @@ struct ConnectionOptions {
   // 0: block forever. The replication connection sets it a little above the heartbeat period,
   // so a silently dead server is noticed.
   unsigned read_timeout_seconds = 0;
+  // CLIENT_FOUND_ROWS: an UPDATE's affected rows are those it found, not those it changed
+  // (cdc-apply checks that each update of the source found its row, also one already equal).
+  bool found_rows = false;
 };
 
 }  // namespace cdc::mysql

@@ -20,7 +20,7 @@ check() {
   fi
 }
 
-for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync; do
+for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync cdc-apply; do
   bin="$tools_dir/$tool"
   for flag in --help '-?'; do
     status=0

@@ -9,7 +9,7 @@ trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build_dir" --prefix "$prefix" >/dev/null
 missing=0
 checks=0
-for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync; do
+for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync cdc-apply; do
   checks=$((checks + 4))
   for file in "bin/$tool" "share/man/man1/$tool.1"; do
     if [[ ! -s $prefix/$file ]]; then

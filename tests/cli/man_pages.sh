@@ -47,7 +47,7 @@ for page in cdc-ndjson.5 "${shared_pages[@]}"; do
     { fail "mandoc -Tlint -W warning man/$page is not clean:" && printf '    %s\n' "$lint"; }
 done
 
-for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync; do
+for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync cdc-apply; do
   page="$source_dir/man/$tool.1"
   bin="$tools_dir/$tool"
   [[ -x $bin ]] || { fail "$tool: $bin is not an executable" && continue; }

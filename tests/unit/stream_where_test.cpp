@@ -46,7 +46,7 @@ void add_image(std::vector<std::uint8_t>& rows, std::int32_t id, std::optional<s
   if (v) put(*v);
 }
 
-constexpr std::uint8_t kAllColumns[1] = {0x03};
+constexpr std::uint8_t kBothColumnsPresent[1] = {0x03};
 
 struct Row {
   std::int32_t id;
@@ -86,8 +86,8 @@ std::string write_event(cdc::binlog::RowsKind kind, const std::vector<Row>& rows
     cdc::binlog::RowsEvent event;
     event.kind = kind;
     event.column_count = 2;
-    event.columns_before = kAllColumns;
-    event.columns_after = kAllColumns;
+    event.columns_before = kBothColumnsPresent;
+    event.columns_after = kBothColumnsPresent;
     event.rows = bytes;
     event.rows_offset = 120;
     auto count = writer.write_rows(event, map, cdc::stream::ChangePosition{"binlog.000001", 100, "", 0, 1, 5}, 1);
@@ -211,8 +211,8 @@ TEST_CASE("where: a --where that does not fit the table is a usage error naming 
   cdc::binlog::RowsEvent event;
   event.kind = cdc::binlog::RowsKind::write;
   event.column_count = 2;
-  event.columns_before = kAllColumns;
-  event.columns_after = kAllColumns;
+  event.columns_before = kBothColumnsPresent;
+  event.columns_after = kBothColumnsPresent;
   event.rows = bytes;
   auto written = writer.write_rows(event, map, cdc::stream::ChangePosition{"binlog.000001", 100, "", 0, 1, 5}, 1);
   REQUIRE_FALSE(written.has_value());

@@ -1,0 +1,270 @@
+#include "apply/statement_batch.h"
+
+#include <fmt/format.h>
+
+namespace cdc::apply {
+
+namespace {
+
+Unexpected bad_row(const TargetTable& table, std::string_view why) {
+  return fail(Errc::corrupt_input, fmt::format("{}: {}", table.source_name, why));
+}
+
+// Whether two values of a column are the same: the same JSON, as the lines write a value one
+// way only.
+bool same_value(simdjson::dom::element a, simdjson::dom::element b) {
+  using simdjson::dom::element_type;
+  if (a.type() != b.type()) return false;
+  switch (a.type()) {
+    case element_type::STRING: return a.get_string().value_unsafe() == b.get_string().value_unsafe();
+    case element_type::INT64: return a.get_int64().value_unsafe() == b.get_int64().value_unsafe();
+    case element_type::UINT64: return a.get_uint64().value_unsafe() == b.get_uint64().value_unsafe();
+    case element_type::DOUBLE: return a.get_double().value_unsafe() == b.get_double().value_unsafe();
+    case element_type::BOOL: return a.get_bool().value_unsafe() == b.get_bool().value_unsafe();
+    case element_type::NULL_VALUE: return true;
+    default: return simdjson::minify(a) == simdjson::minify(b);
+  }
+}
+
+}  // namespace
+
+void StatementBatch::describe(std::string& out, const RowOrigin& origin) const {
+  out.assign(origin.position);
+  if (origin.has_key && origin.key.is_object()) {
+    out.append(" key ");
+    out.append(simdjson::minify(origin.key));
+  } else if (origin.has_row) {
+    out.append(" row ");
+    out.append(simdjson::minify(origin.row));
+  }
+}
+
+Result<void> StatementBatch::gather(const TargetTable& table, simdjson::dom::object image,
+                                    std::string_view image_name, std::vector<simdjson::dom::element>& values) {
+  values.resize(table.columns.size());
+  std::size_t index = 0;
+  for (const simdjson::dom::key_value_pair member : image) {
+    if (index < table.columns.size() && member.key == table.columns[index].name) {
+      values[index++] = member.value;
+      continue;
+    }
+    break;  // out of order: look the rest up by name
+  }
+  if (index == table.columns.size() && image.size() == index) return {};
+  if (image.size() != table.columns.size())
+    return bad_row(table, fmt::format("the {} image has {} columns, the table line {}: a partial image (binlog_row_image "
+                                      "must be FULL) or a table line of another shape",
+                                      image_name, image.size(), table.columns.size()));
+  for (; index < table.columns.size(); ++index) {
+    if (image.at_key(table.columns[index].name).get(values[index]) != simdjson::SUCCESS)
+      return bad_row(table, fmt::format("the {} image lacks column {}", image_name, table.columns[index].quoted));
+  }
+  return {};
+}
+
+void StatementBatch::begin_statement(const TargetTable& table, std::string_view kind, bool exact,
+                                     const RowOrigin& origin) {
+  if (!statements_.empty()) sql_.push_back(';');
+  StatementInfo& info = statements_.emplace_back();
+  info.exact = exact;
+  info.kind = kind;
+  info.table = &table;
+  describe(info.first, origin);
+}
+
+Result<void> StatementBatch::append_row_values(const TargetTable& table, simdjson::dom::object image,
+                                               std::string_view image_name) {
+  if (auto gathered = gather(table, image, image_name, values_); !gathered) return gathered;
+  sql_.push_back('(');
+  for (std::size_t i = 0; i < table.columns.size(); ++i) {
+    if (i > 0) sql_.push_back(',');
+    if (auto done = append_literal(sql_, table.columns[i], values_[i], LiteralUse::value, scratch_); !done)
+      return bad_row(table, done.error().message);
+  }
+  sql_.push_back(')');
+  return {};
+}
+
+Result<void> StatementBatch::add_insert(const TargetTable& table, simdjson::dom::object after, bool upsert,
+                                        const RowOrigin& origin) {
+  upsert = upsert && !table.keyless();
+  const OpenKind kind = upsert ? OpenKind::upsert : OpenKind::insert;
+  const bool extend = open_table_ == &table && open_kind_ == kind && sql_.size() - open_start_ < kMaxStatementBytes;
+  if (!extend) close();
+  const std::size_t rollback = sql_.size();
+  if (extend) {
+    sql_.push_back(',');
+  } else {
+    begin_statement(table, upsert ? "upsert" : "insert", false, origin);
+    open_start_ = sql_.size();
+    sql_.append(table.insert_prefix);
+  }
+  if (auto done = append_row_values(table, after, "after"); !done) {
+    sql_.resize(rollback);
+    if (!extend) statements_.pop_back();
+    return done;
+  }
+  if (extend) describe(statements_.back().last, origin);
+  open_table_ = &table;
+  open_kind_ = kind;
+  ++statements_.back().rows;
+  ++rows_;
+  statements_.back().end = sql_.size();
+  return {};
+}
+
+Result<void> StatementBatch::append_where(const TargetTable& table) {
+  sql_.append(" WHERE ");
+  if (table.keyless()) {
+    // The whole row, NULLs too; LIMIT 1: of rows alike, any one is the one the source changed.
+    for (std::size_t i = 0; i < table.columns.size(); ++i) {
+      if (i > 0) sql_.append(" AND ");
+      sql_.append(table.columns[i].quoted);
+      sql_.append("<=>");
+      if (auto done = append_literal(sql_, table.columns[i], before_values_[i], LiteralUse::comparison, scratch_); !done)
+        return bad_row(table, done.error().message);
+    }
+    sql_.append(" LIMIT 1");
+    return {};
+  }
+  for (std::size_t k = 0; k < table.key_columns.size(); ++k) {
+    const std::size_t i = table.key_columns[k];
+    if (k > 0) sql_.append(" AND ");
+    sql_.append(table.columns[i].quoted);
+    sql_.append("<=>");
+    if (auto done = append_literal(sql_, table.columns[i], before_values_[i], LiteralUse::comparison, scratch_); !done)
+      return bad_row(table, done.error().message);
+  }
+  return {};
+}
+
+Result<void> StatementBatch::add_update(const TargetTable& table, simdjson::dom::object before,
+                                        simdjson::dom::object after, const RowOrigin& origin) {
+  close();
+  const std::size_t rollback = sql_.size();
+  begin_statement(table, "update", true, origin);
+  sql_.append("UPDATE ");
+  sql_.append(table.qualified);
+  sql_.append(" SET ");
+  auto failed = [&](Result<void> error) {
+    sql_.resize(rollback);
+    statements_.pop_back();
+    return error;
+  };
+  if (auto gathered = gather(table, after, "after", values_); !gathered) return failed(gathered);
+  if (auto gathered = gather(table, before, "before", before_values_); !gathered) return failed(gathered);
+  // The columns that changed: less for the server to write and log. None (an update of
+  // columns that --columns left out) sets the last to its value, which still finds the row.
+  bool any = false;
+  for (std::size_t i = 0; i < table.columns.size(); ++i) {
+    if (same_value(before_values_[i], values_[i]) && (any || i + 1 < table.columns.size())) continue;
+    if (any) sql_.push_back(',');
+    any = true;
+    sql_.append(table.columns[i].quoted);
+    sql_.push_back('=');
+    if (auto done = append_literal(sql_, table.columns[i], values_[i], LiteralUse::value, scratch_); !done)
+      return failed(bad_row(table, done.error().message));
+  }
+  if (auto done = append_where(table); !done) return failed(done);
+  statements_.back().rows = 1;
+  statements_.back().end = sql_.size();
+  ++rows_;
+  return {};
+}
+
+Result<void> StatementBatch::add_delete(const TargetTable& table, simdjson::dom::object before,
+                                        const RowOrigin& origin) {
+  if (auto gathered = gather(table, before, "before", before_values_); !gathered) return gathered;
+  if (table.key_columns.size() == 1) {
+    // DELETE ... WHERE key IN (...), extended while deletes of the table follow each other.
+    const std::size_t key = table.key_columns.front();
+    const bool extend = open_table_ == &table && open_kind_ == OpenKind::delete_in &&
+                        sql_.size() - open_start_ < kMaxStatementBytes;
+    if (!extend) close();
+    const std::size_t rollback = sql_.size();
+    if (extend) {
+      sql_.push_back(',');
+    } else {
+      begin_statement(table, "delete", true, origin);
+      open_start_ = sql_.size();
+      sql_.append("DELETE FROM ");
+      sql_.append(table.qualified);
+      sql_.append(" WHERE ");
+      sql_.append(table.columns[key].quoted);
+      sql_.append(" IN (");
+    }
+    if (auto done = append_literal(sql_, table.columns[key], before_values_[key], LiteralUse::comparison, scratch_);
+        !done) {
+      sql_.resize(rollback);
+      if (!extend) statements_.pop_back();
+      return bad_row(table, done.error().message);
+    }
+    if (extend) describe(statements_.back().last, origin);
+    open_table_ = &table;
+    open_kind_ = OpenKind::delete_in;
+    ++statements_.back().rows;
+    ++rows_;
+    statements_.back().end = sql_.size();
+    return {};
+  }
+  close();
+  const std::size_t rollback = sql_.size();
+  begin_statement(table, "delete", true, origin);
+  sql_.append("DELETE FROM ");
+  sql_.append(table.qualified);
+  if (auto done = append_where(table); !done) {
+    sql_.resize(rollback);
+    statements_.pop_back();
+    return done;
+  }
+  statements_.back().rows = 1;
+  statements_.back().end = sql_.size();
+  ++rows_;
+  return {};
+}
+
+void StatementBatch::close() {
+  if (open_table_ == nullptr) return;
+  if (open_kind_ == OpenKind::upsert) sql_.append(open_table_->upsert_suffix);
+  if (open_kind_ == OpenKind::delete_in) sql_.push_back(')');
+  statements_.back().end = sql_.size();
+  open_table_ = nullptr;
+}
+
+StatementBatch::Mark StatementBatch::mark() const {
+  Mark at;
+  at.sql_size = sql_.size();
+  at.statements = statements_.size();
+  at.rows = rows_;
+  at.open_table = open_table_;
+  at.open_kind = static_cast<int>(open_kind_);
+  at.open_start = open_start_;
+  if (open_table_ != nullptr) {
+    at.open_rows = statements_.back().rows;
+    at.open_last = statements_.back().last;
+  }
+  return at;
+}
+
+void StatementBatch::rewind(const Mark& mark) {
+  sql_.resize(mark.sql_size);
+  statements_.resize(mark.statements);
+  rows_ = mark.rows;
+  open_table_ = mark.open_table;
+  open_kind_ = static_cast<OpenKind>(mark.open_kind);
+  open_start_ = mark.open_start;
+  if (open_table_ != nullptr) {
+    statements_.back().rows = mark.open_rows;
+    statements_.back().last = mark.open_last;
+    statements_.back().end = sql_.size();
+  }
+}
+
+void StatementBatch::clear() {
+  sql_.clear();
+  statements_.clear();
+  rows_ = 0;
+  open_table_ = nullptr;
+}
+
+}  // namespace cdc::apply

@@ -1,0 +1,109 @@
+#pragma once
+
+// The SQL of the source transactions that go into one target transaction, as text: statements
+// joined by ';' in one buffer, sent to the server in few round trips (mariadb_target.h).
+// Inserts of one table in a row, across source transactions too, are one multi-row INSERT, and
+// deletes of one table with a one-column key one DELETE ... WHERE key IN (...); updates are a
+// statement each, setting the columns that changed. Updates and deletes must find their rows:
+// the rows they affect are checked.
+//
+// The source transaction being read is in the buffer too, after a mark(): rewind() to it drops
+// that transaction's statements (a discard line, an input that ends before its commit, a
+// transaction already applied), restoring an INSERT it had extended. Nothing here allocates
+// per row once the buffers have grown, but for the description of an update or delete.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "apply/target_table.h"
+#include "util/result.h"
+
+namespace cdc::apply {
+
+// Where a row comes from, for the messages that name it.
+struct RowOrigin {
+  std::string_view position;  // "binlog.000001:4711#0 (gtid 0-1-5)" or "snapshot row 17"
+  simdjson::dom::element key;  // the line's "key" (an object, or null) when has_key
+  bool has_key = false;
+  // A keyless table's row: the image that finds it (before) or that it gets (after), named in
+  // the messages in place of a key.
+  simdjson::dom::element row;
+  bool has_row = false;
+};
+
+struct StatementInfo {
+  std::size_t end = 0;         // where its text ends in sql()
+  std::uint64_t rows = 0;      // source rows it applies
+  bool exact = false;          // an update or delete: it must find exactly `rows` rows
+  std::string_view kind;       // "insert", "upsert", "update", "delete"
+  const TargetTable* table = nullptr;
+  std::string first;           // the first row's origin and key, for messages
+  std::string last;            // the last row's, when there are several
+};
+
+class StatementBatch {
+ public:
+  struct Mark {
+    std::size_t sql_size = 0;
+    std::size_t statements = 0;
+    std::uint64_t rows = 0;
+    std::uint64_t open_rows = 0;  // the rows of an open INSERT
+    std::string open_last;
+    const TargetTable* open_table = nullptr;
+    int open_kind = 0;
+    std::size_t open_start = 0;
+  };
+
+  // An "r" line (upsert: a snapshot row may be applied again) or a "c" line (plain insert).
+  [[nodiscard]] Result<void> add_insert(const TargetTable& table, simdjson::dom::object after, bool upsert,
+                                        const RowOrigin& origin);
+  // UPDATE ... SET the columns whose value changed WHERE the key (or, keyless, the whole
+  // before image with <=> and LIMIT 1).
+  [[nodiscard]] Result<void> add_update(const TargetTable& table, simdjson::dom::object before,
+                                        simdjson::dom::object after, const RowOrigin& origin);
+  [[nodiscard]] Result<void> add_delete(const TargetTable& table, simdjson::dom::object before,
+                                        const RowOrigin& origin);
+
+  [[nodiscard]] Mark mark() const;
+  void rewind(const Mark& mark);
+  // Ends an open INSERT (its upsert clause) or DELETE (its IN list): the statements are then whole.
+  void close();
+  void clear();
+
+  [[nodiscard]] std::string_view sql() const noexcept { return sql_; }
+  [[nodiscard]] const std::vector<StatementInfo>& statements() const noexcept { return statements_; }
+  [[nodiscard]] std::uint64_t rows() const noexcept { return rows_; }
+  [[nodiscard]] bool empty() const noexcept { return statements_.empty(); }
+
+  // A multi-row statement is ended at about this many bytes, below the server's max_allowed_packet.
+  static constexpr std::size_t kMaxStatementBytes = std::size_t{1} << 20;
+
+ private:
+  void begin_statement(const TargetTable& table, std::string_view kind, bool exact, const RowOrigin& origin);
+  Result<void> append_row_values(const TargetTable& table, simdjson::dom::object image, std::string_view image_name);
+  Result<void> append_where(const TargetTable& table);  // by before_values_
+  // The image's values in the table's column order (the lines write them so; a name out of
+  // place is looked up): a column the image lacks is an error (a partial image).
+  Result<void> gather(const TargetTable& table, simdjson::dom::object image, std::string_view image_name,
+                      std::vector<simdjson::dom::element>& values);
+  void describe(std::string& out, const RowOrigin& origin) const;
+
+  std::string sql_;
+  std::vector<StatementInfo> statements_;
+  std::uint64_t rows_ = 0;
+  // The multi-row statement that the next row of this table and kind extends.
+  enum class OpenKind : int { insert, upsert, delete_in };
+  const TargetTable* open_table_ = nullptr;
+  OpenKind open_kind_ = OpenKind::insert;
+  std::size_t open_start_ = 0;
+  std::string scratch_;
+  std::vector<simdjson::dom::element> values_;         // gather()'s: the after image
+  std::vector<simdjson::dom::element> before_values_;  // the before image
+};
+
+}  // namespace cdc::apply

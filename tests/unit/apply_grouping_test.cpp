@@ -1,0 +1,372 @@
+// cdc-apply's grouping of lines into source and target transactions, and what a rerun skips
+// (libcore/apply/applier.h), against a target that records what it is given.
+
+#include <doctest/doctest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <thread>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "apply/applier.h"
+#include "ndjson/reader.h"
+#include "util/unique_fd.h"
+
+namespace {
+
+using cdc::apply::AppliedState;
+using cdc::apply::Stop;
+
+struct Recorded {
+  struct Commit {
+    std::string sql;
+    AppliedState state;
+  };
+  std::vector<Commit> commits;
+  std::vector<std::string> created;
+  std::vector<std::string> ddls;
+};
+
+struct RecordingTarget final : cdc::apply::Target {
+  explicit RecordingTarget(Recorded& into) : recorded(into) {}
+  Recorded& recorded;
+
+  cdc::Result<void> commit(const cdc::apply::StatementBatch& batch, const AppliedState& state) override {
+    recorded.commits.push_back({std::string(batch.sql()), state});
+    return {};
+  }
+  cdc::Result<void> create_table(const std::string& sql) override {
+    recorded.created.push_back(sql);
+    return {};
+  }
+  cdc::Result<void> run_ddl(const std::string& database, std::string_view sql) override {
+    recorded.ddls.push_back(database + ": " + std::string(sql));
+    return {};
+  }
+};
+
+const std::string kTable =
+    R"j({"op":"table","v":1,"db":"s","table":"t","columns":[{"name":"id","type":"int(11)","nullable":false},)j"
+    R"j({"name":"v","type":"varchar(8)","nullable":true}],"key":["id"],"pos":null,"ts_ms":0})j";
+const std::string kKeyless =
+    R"({"op":"table","v":1,"db":"s","table":"k","columns":[{"name":"a","type":"float","nullable":true}],)"
+    R"("key":null,"pos":null,"ts_ms":0})";
+
+std::string row(int id, std::string_view v) {
+  return fmt::format(R"({{"op":"r","v":1,"db":"s","table":"t","key":{{"id":{0}}},"before":null,)"
+                     R"("after":{{"id":{0},"v":"{1}"}},"ts_ms":0}})",
+                     id, v);
+}
+std::string high(std::string_view position) {
+  return fmt::format(R"({{"op":"high","v":1,"position":"{}","file":null,"offset":null,"chunks":1,"rows":3,"ts_ms":0}})",
+                     position);
+}
+std::string pos(int offset, int index) {
+  return fmt::format(R"("pos":{{"file":"binlog.000001","offset":{},"index":{},"gtid":null}})", offset, index);
+}
+std::string insert(int id, std::string_view v, int offset, int index = 0) {
+  return fmt::format(R"({{"op":"c","v":1,"db":"s","table":"t","key":{{"id":{0}}},"before":null,)"
+                     R"("after":{{"id":{0},"v":"{1}"}},{2},"server_id":1,"thread":null,"ts_ms":0}})",
+                     id, v, pos(offset, index));
+}
+std::string update(int id, std::string_view from, std::string_view to, int offset) {
+  return fmt::format(R"({{"op":"u","v":1,"db":"s","table":"t","key":{{"id":{0}}},"before":{{"id":{0},"v":"{1}"}},)"
+                     R"("after":{{"id":{0},"v":"{2}"}},{3},"server_id":1,"thread":null,"ts_ms":0}})",
+                     id, from, to, pos(offset, 0));
+}
+std::string erase(int id, std::string_view v, int offset) {
+  return fmt::format(R"({{"op":"d","v":1,"db":"s","table":"t","key":{{"id":{0}}},"before":{{"id":{0},"v":"{1}"}},)"
+                     R"("after":null,{2},"server_id":1,"thread":null,"ts_ms":0}})",
+                     id, v, pos(offset, 0));
+}
+std::string commit(int end) {
+  return fmt::format(R"({{"op":"commit","v":1,"gtid":null,"pos":{{"file":"binlog.000001","offset":{0}}},)"
+                     R"("position":"binlog.000001:{0}","rows":1,"xid":1,"ts_ms":0}})",
+                     end);
+}
+std::string discard(int at) {
+  return fmt::format(R"({{"op":"discard","v":1,"gtid":null,"pos":{{"file":"binlog.000001","offset":{}}},)"
+                     R"("reason":"lost","ts_ms":0}})",
+                     at);
+}
+std::string ddl(std::string_view sql, int offset) {
+  return fmt::format(R"({{"op":"ddl","v":1,"db":"s","sql":"{}",{},"ts_ms":0}})", sql, pos(offset, 0));
+}
+
+struct Run {
+  Recorded target;
+  Stop stop = Stop::end_of_input;
+  cdc::apply::ApplyStats stats;
+  AppliedState state;
+  std::string stop_reason;
+};
+
+// The lines through an Applier, as one input (a regular file: always ready, so target
+// transactions are cut by --batch-rows alone), then finish().
+Run apply(const std::vector<std::string>& lines, cdc::apply::ApplyOptions options = {}, AppliedState start = {}) {
+  cdc::UniqueFd fd(::memfd_create("lines", MFD_CLOEXEC));
+  REQUIRE(fd.valid());
+  std::string text;
+  for (const std::string& line : lines) text += line + "\n";
+  REQUIRE(::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+  REQUIRE(::lseek(fd.get(), 0, SEEK_SET) == 0);
+  Run run;
+  RecordingTarget target(run.target);
+  cdc::apply::Applier applier(target, std::move(options), std::move(start));
+  cdc::ndjson::Reader reader(fd.get(), "lines");
+  auto stop = applier.read(reader);
+  REQUIRE_MESSAGE(stop.has_value(), (stop.has_value() ? "" : stop.error().message));
+  run.stop = *stop;
+  if (run.stop == Stop::end_of_input) REQUIRE(applier.finish().has_value());
+  run.stats = applier.stats();
+  run.state = applier.state();
+  run.stop_reason = applier.stop_reason();
+  return run;
+}
+
+std::string error_of(const std::vector<std::string>& lines, cdc::apply::ApplyOptions options = {},
+                     AppliedState start = {}) {
+  cdc::UniqueFd fd(::memfd_create("lines", MFD_CLOEXEC));
+  std::string text;
+  for (const std::string& line : lines) text += line + "\n";
+  REQUIRE(::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+  REQUIRE(::lseek(fd.get(), 0, SEEK_SET) == 0);
+  Recorded recorded;
+  RecordingTarget target(recorded);
+  cdc::apply::Applier applier(target, std::move(options), std::move(start));
+  cdc::ndjson::Reader reader(fd.get(), "lines");
+  auto stop = applier.read(reader);
+  if (stop) {
+    auto finished = applier.finish();
+    return finished ? "" : finished.error().message;
+  }
+  return stop.error().message;
+}
+
+cdc::apply::ApplyOptions batch_of(std::uint64_t rows) {
+  cdc::apply::ApplyOptions options;
+  options.batch_rows = rows;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("apply grouping: a snapshot is one multi-row upsert committed with its high position, then the stream") {
+  const Run run = apply({kTable, row(1, "a"), row(2, "b"), high("binlog.000001:100"), kTable, insert(3, "c", 120),
+                         insert(4, "d", 120, 1), commit(200), update(1, "a", "A", 220), commit(300),
+                         erase(2, "b", 320), commit(400)});
+  REQUIRE(run.target.commits.size() == 2);
+  CHECK(run.target.commits[0].sql ==
+        "INSERT INTO `s`.`t` (`id`,`v`) VALUES (1,'a'),(2,'b') ON DUPLICATE KEY UPDATE `id`=VALUES(`id`),"
+        "`v`=VALUES(`v`)");
+  CHECK(run.target.commits[0].state.position == "binlog.000001:100");
+  CHECK(run.target.commits[0].state.snapshot_done);
+  CHECK(run.target.commits[0].state.snapshot_rows == 2);
+  CHECK(run.target.commits[1].sql ==
+        "INSERT INTO `s`.`t` (`id`,`v`) VALUES (3,'c'),(4,'d');UPDATE `s`.`t` SET `v`='A' WHERE `id`<=>1;"
+        "DELETE FROM `s`.`t` WHERE `id` IN (2)");
+  CHECK(run.state.position == "binlog.000001:400");
+  CHECK(run.state.source_pos == "binlog.000001:400");
+  CHECK(run.state.transactions == 3);
+  CHECK(run.state.changes == 6);
+  CHECK(run.stats.transactions == 3);
+  CHECK(run.stats.rows == 6);
+}
+
+TEST_CASE("apply grouping: --batch-rows cuts target transactions at source transaction boundaries only") {
+  const Run run = apply({kTable, insert(1, "a", 10), insert(2, "b", 10, 1), insert(3, "c", 10, 2), commit(50),
+                         insert(4, "d", 60), commit(70), insert(5, "e", 80), commit(90)},
+                        batch_of(2));
+  REQUIRE(run.target.commits.size() == 2);
+  CHECK(run.target.commits[0].sql == "INSERT INTO `s`.`t` (`id`,`v`) VALUES (1,'a'),(2,'b'),(3,'c')");
+  CHECK(run.target.commits[0].state.position == "binlog.000001:50");
+  // Inserts of one table stay one statement across source transactions.
+  CHECK(run.target.commits[1].sql == "INSERT INTO `s`.`t` (`id`,`v`) VALUES (4,'d'),(5,'e')");
+  CHECK(run.target.commits[1].state.position == "binlog.000001:90");
+}
+
+TEST_CASE("apply grouping: a transaction without its commit line, or voided by a discard line, is not applied") {
+  const Run run = apply({kTable, insert(1, "a", 10), commit(50), insert(2, "lost", 60), discard(55),
+                         insert(2, "b", 60), commit(70), insert(3, "cut", 80)});
+  REQUIRE(run.target.commits.size() == 1);
+  CHECK(run.target.commits[0].sql == "INSERT INTO `s`.`t` (`id`,`v`) VALUES (1,'a'),(2,'b')");
+  CHECK(run.state.position == "binlog.000001:70");
+  CHECK(run.stats.transactions_dropped == 2);
+}
+
+TEST_CASE("apply grouping: a rerun skips the transactions at or before the stored position") {
+  AppliedState stored;
+  stored.position = "binlog.000001:70";
+  stored.snapshot_done = true;
+  stored.transactions = 5;
+  const Run run = apply({kTable, row(1, "a"), high("binlog.000001:40"), insert(1, "a", 50), commit(60),
+                         insert(2, "b", 65), commit(70), insert(3, "c", 80), commit(90)},
+                        {}, stored);
+  REQUIRE(run.target.commits.size() == 1);
+  CHECK(run.target.commits[0].sql == "INSERT INTO `s`.`t` (`id`,`v`) VALUES (3,'c')");
+  CHECK(run.state.position == "binlog.000001:90");
+  CHECK(run.state.transactions == 6);
+  CHECK(run.stats.transactions_skipped == 2);
+  CHECK(run.stats.snapshot_rows_skipped == 1);
+}
+
+TEST_CASE("apply grouping: a rerun inside the snapshot skips the rows applied and applies the rest") {
+  AppliedState stored;
+  stored.snapshot_rows = 2;
+  const Run run = apply({kTable, row(1, "a"), row(2, "b"), row(3, "c"), high("binlog.000001:40")}, {}, stored);
+  REQUIRE(run.target.commits.size() == 1);
+  CHECK(run.target.commits[0].sql.starts_with("INSERT INTO `s`.`t` (`id`,`v`) VALUES (3,'c') ON DUPLICATE"));
+  CHECK(run.state.snapshot_rows == 3);
+  CHECK(run.state.snapshot_done);
+}
+
+TEST_CASE("apply grouping: a snapshot batch is committed every --batch-rows rows with the count of rows applied") {
+  const Run run = apply({kTable, row(1, "a"), row(2, "b"), row(3, "c"), high("binlog.000001:40")}, batch_of(2));
+  REQUIRE(run.target.commits.size() == 2);
+  CHECK(run.target.commits[0].state.snapshot_rows == 2);
+  CHECK_FALSE(run.target.commits[0].state.snapshot_done);
+  CHECK(run.target.commits[0].state.position.empty());
+  CHECK(run.target.commits[1].state.snapshot_done);
+}
+
+TEST_CASE("apply grouping: --until stops after the transaction that reaches it") {
+  cdc::apply::ApplyOptions options;
+  options.until = cdc::gtid::Position::parse("binlog.000001:65").value();
+  const Run run = apply({kTable, insert(1, "a", 50), commit(60), insert(2, "b", 65), commit(70), insert(3, "c", 80),
+                         commit(90)},
+                        std::move(options));
+  CHECK(run.stop == Stop::until);
+  CHECK(run.state.position == "binlog.000001:70");
+  REQUIRE(run.target.commits.size() == 1);
+}
+
+TEST_CASE("apply grouping: --on-ddl stop commits what came before and stops at the DDL; ignore and apply go on") {
+  const std::vector<std::string> lines = {kTable, insert(1, "a", 50), commit(60), ddl("ALTER TABLE t ADD x INT", 70),
+                                          commit(80), insert(2, "b", 90), commit(100)};
+  const Run stopped = apply(lines);
+  CHECK(stopped.stop == Stop::ddl);
+  CHECK(stopped.state.position == "binlog.000001:60");
+  REQUIRE(stopped.target.commits.size() == 1);
+  CHECK(stopped.stop_reason.find("ALTER TABLE t ADD x INT") != std::string::npos);
+  CHECK(stopped.stop_reason.find("binlog.000001:70") != std::string::npos);
+
+  cdc::apply::ApplyOptions ignore;
+  ignore.on_ddl = cdc::apply::OnDdl::ignore;
+  const Run ignored = apply(lines, ignore);
+  CHECK(ignored.stop == Stop::end_of_input);
+  CHECK(ignored.target.ddls.empty());
+  CHECK(ignored.state.position == "binlog.000001:100");
+
+  cdc::apply::ApplyOptions run_it;
+  run_it.on_ddl = cdc::apply::OnDdl::apply;
+  run_it.database = "copy";
+  const Run applied = apply(lines, run_it);
+  REQUIRE(applied.target.ddls.size() == 1);
+  CHECK(applied.target.ddls[0] == "copy: ALTER TABLE t ADD x INT");
+  // The changes before the DDL are committed before it runs, the DDL's position after it.
+  REQUIRE(applied.target.commits.size() == 3);
+  CHECK(applied.target.commits[1].state.position == "binlog.000001:80");
+  CHECK(applied.target.commits[1].sql.empty());
+  CHECK(applied.target.commits[2].sql == "INSERT INTO `copy`.`t` (`id`,`v`) VALUES (2,'b')");
+}
+
+TEST_CASE("apply grouping: deletes of a one-column key in a row are one DELETE ... IN, an update sets what changed") {
+  const Run run = apply({kTable, erase(1, "a", 10), erase(2, "b", 10), commit(20), erase(3, "c", 30),
+                         update(4, "d", "d", 40), erase(5, "e", 50), commit(60)});
+  REQUIRE(run.target.commits.size() == 1);
+  CHECK(run.target.commits[0].sql ==
+        "DELETE FROM `s`.`t` WHERE `id` IN (1,2,3);UPDATE `s`.`t` SET `v`='d' WHERE `id`<=>4;"
+        "DELETE FROM `s`.`t` WHERE `id` IN (5)");
+}
+
+TEST_CASE("apply grouping: a keyless table's rows are found by their whole image, FLOAT cast back") {
+  const std::string update_line =
+      R"({"op":"u","v":1,"db":"s","table":"k","key":null,"before":{"a":1.1},"after":{"a":null},)" + pos(10, 0) +
+      R"(,"server_id":1,"thread":null,"ts_ms":0})";
+  const Run run = apply({kKeyless, update_line, commit(20)});
+  REQUIRE(run.target.commits.size() == 1);
+  CHECK(run.target.commits[0].sql == "UPDATE `s`.`k` SET `a`=NULL WHERE `a`<=>CAST(1.1 AS FLOAT) LIMIT 1");
+}
+
+TEST_CASE("apply grouping: --create-tables creates each table once, and its database, in --database") {
+  cdc::apply::ApplyOptions options;
+  options.create_tables = true;
+  options.database = "copy";
+  const Run run = apply({kTable, kTable, insert(1, "a", 10), commit(20)}, options);
+  REQUIRE(run.target.created.size() == 2);
+  CHECK(run.target.created[0] == "CREATE DATABASE IF NOT EXISTS `copy`");
+  CHECK(run.target.created[1].starts_with("CREATE TABLE IF NOT EXISTS `copy`.`t`"));
+}
+
+TEST_CASE("apply grouping: input errors name the line") {
+  CHECK(error_of({insert(1, "a", 10)}) ==
+        "lines:1: no table line for s.t before its first row: give cdc-apply whole outputs of cdc-merge, cdc-stream "
+        "or cdc-sync, which describe each table first");
+  const std::string partial =
+      R"({"op":"c","v":1,"db":"s","table":"t","key":{"id":1},"before":null,"after":{"id":1},)" + pos(10, 0) +
+      R"(,"server_id":1,"thread":null,"ts_ms":0})";
+  CHECK(error_of({kTable, partial, commit(20)}).starts_with("lines:2: s.t: the after image has 1 columns"));
+  CHECK(error_of({R"({"op":"low","v":1})"}).starts_with("lines:1: an op:\"low\" line"));
+  AppliedState stored;
+  stored.position = "0-1-5";
+  stored.snapshot_done = true;
+  CHECK(error_of({kTable, insert(1, "a", 10), commit(20)}, {}, stored).find("different forms") != std::string::npos);
+}
+
+TEST_CASE("apply grouping: before the input waits, the whole transactions are committed, not the one being read") {
+  int ends[2];
+  REQUIRE(::pipe(ends) == 0);
+  cdc::UniqueFd reading(ends[0]);
+  cdc::UniqueFd writing(ends[1]);
+  Recorded recorded;
+  std::atomic<std::size_t> commits{0};
+  struct CountingTarget final : cdc::apply::Target {
+    CountingTarget(Recorded& into, std::atomic<std::size_t>& count) : recording(into), counted(count) {}
+    cdc::Result<void> commit(const cdc::apply::StatementBatch& batch, const AppliedState& state) override {
+      recording.commits.push_back({std::string(batch.sql()), state});
+      ++counted;
+      return {};
+    }
+    cdc::Result<void> create_table(const std::string&) override { return {}; }
+    cdc::Result<void> run_ddl(const std::string&, std::string_view) override { return {}; }
+    Recorded& recording;
+    std::atomic<std::size_t>& counted;
+  } target(recorded, commits);
+  // The first transaction and half of the second, whose insert extends the first's INSERT;
+  // then, once the first is committed, the rest.
+  std::thread writer([&] {
+    const std::string first = kTable + "\n" + insert(1, "a", 10) + "\n" + commit(20) + "\n" + insert(2, "b", 30) + "\n";
+    REQUIRE(::write(writing.get(), first.data(), first.size()) == static_cast<ssize_t>(first.size()));
+    for (int i = 0; i < 500 && commits == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const std::string rest = insert(3, "c", 30, 1) + "\n" + commit(40) + "\n";
+    REQUIRE(::write(writing.get(), rest.data(), rest.size()) == static_cast<ssize_t>(rest.size()));
+    writing.reset();
+  });
+  cdc::apply::Applier applier(target, {}, {});
+  cdc::ndjson::Reader reader(reading.get(), "pipe");
+  auto stop = applier.read(reader);
+  writer.join();
+  REQUIRE(stop.has_value());
+  REQUIRE(applier.finish().has_value());
+  REQUIRE(recorded.commits.size() == 2);
+  CHECK(recorded.commits[0].sql == "INSERT INTO `s`.`t` (`id`,`v`) VALUES (1,'a')");
+  CHECK(recorded.commits[0].state.position == "binlog.000001:20");
+  CHECK(recorded.commits[1].sql == "INSERT INTO `s`.`t` (`id`,`v`) VALUES (2,'b'),(3,'c')");
+  CHECK(recorded.commits[1].state.position == "binlog.000001:40");
+}
+
+TEST_CASE("apply grouping: a transaction that comes again (a file cut back and written on) is skipped") {
+  const Run run = apply({kTable, insert(1, "a", 10), commit(20), insert(2, "b", 30), discard(25), insert(1, "a", 10),
+                         commit(20), insert(2, "b", 30), commit(40)});
+  REQUIRE(run.target.commits.size() == 1);
+  CHECK(run.target.commits[0].sql == "INSERT INTO `s`.`t` (`id`,`v`) VALUES (1,'a'),(2,'b')");
+  CHECK(run.stats.transactions_skipped == 1);
+  CHECK(run.stats.transactions_dropped == 1);
+}

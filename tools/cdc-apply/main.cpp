@@ -1,0 +1,74 @@
+// cdc-apply: apply a merged snapshot and the stream's transactions to a MariaDB/MySQL target,
+// exactly once: the position applied is kept in the target, in the same transactions.
+
+#include <fmt/format.h>
+
+#include <string>
+
+#include "apply/run_apply.h"
+#include "cli/tool_cli.h"
+#include "util/exit_code.h"
+
+int main(int argc, char** argv) {
+  cdc::cli::ToolCli cli("cdc-apply",
+                        "cdc-apply - apply cdc's lines (a merged snapshot, then the stream) to a MariaDB/MySQL "
+                        "target,\ntransaction by transaction, exactly once: the applied position is kept in the target.");
+  cdc::apply::RunOptions options;
+  cli.add_connection_options(options.connection);
+  CLI::App& app = cli.app();
+  app.add_option("INPUTS", options.inputs,
+                 "cdc-merge's snapshot, then cdc-stream's lines, in order; none or - reads stdin")
+      ->group("Input");
+  app.add_flag("--follow", options.follow,
+               "Read the last file on as cdc-stream or cdc-sync --output appends to it (and cuts it back at a "
+               "restart), until --until, SIGTERM or SIGINT (exit 0)")
+      ->group("Input");
+  app.add_option("--until", options.until,
+                 "Stop after the source transaction whose commit position includes POSITION (exit 0)")
+      ->type_name("POSITION")
+      ->group("Input");
+  app.add_option("--database", options.database,
+                 "Apply every table into this target database (default: each into its source database's name); "
+                 "the position table goes there too")
+      ->type_name("DB")
+      ->group("Target");
+  app.add_option("--position-table", options.position_table,
+                 "Keep the applied position in this table (created when missing). Default: cdc_apply_position in "
+                 "--database")
+      ->type_name("[DB.]NAME")
+      ->group("Target");
+  app.add_flag("--create-tables", options.create_tables,
+               "Create the tables the target lacks from the lines' table descriptions")
+      ->group("Target");
+  app.add_option("--on-ddl", options.on_ddl,
+                 "At a DDL line: stop before it (exit 3, the default), apply it, or ignore it")
+      ->type_name("stop|apply|ignore")
+      ->group("Target");
+  app.add_option("--batch-rows", options.batch_rows,
+                 "Gather whole source transactions into one target transaction up to this many rows. Default: 5000")
+      ->type_name("N")
+      ->transform(cdc::cli::whole_number(1, UINT64_MAX))
+      ->group("Target");
+  cli.set_examples(
+      "Examples:\n"
+      "  cdc-apply -h replica2 -u apply --database shop_copy shop.sync/snapshot.ndjson shop.ndjson\n"
+      "  cdc-stream --from \"$POS\" | cdc-apply -h replica2 -u apply --database shop_copy\n");
+  if (const auto code = cli.parse(argc, argv)) return *code;
+  if (auto checked = cdc::apply::apply_options(options); !checked) return cli.usage_error(checked.error().message);
+  if (auto table = cdc::apply::position_table_name(options); !table) return cli.usage_error(table.error().message);
+
+  const auto outcome = cdc::apply::run(options);
+  if (!outcome) return cli.finish(outcome);
+  const cdc::apply::ApplyStats& stats = outcome->stats;
+  cli.diagnostic("notice",
+                 fmt::format("applied {} transactions ({} rows) in {} target transactions in {:.2f} s; skipped {} "
+                             "transactions and {} snapshot rows already applied; dropped {} incomplete; at {}",
+                             stats.transactions, stats.rows, stats.target_commits, outcome->seconds,
+                             stats.transactions_skipped, stats.snapshot_rows_skipped, stats.transactions_dropped,
+                             outcome->state.position.empty() ? "(nothing)" : outcome->state.position));
+  if (outcome->stop == cdc::apply::Stop::ddl) {
+    cli.diagnostic("stopped", outcome->stop_reason);
+    return cli.finish(outcome, static_cast<int>(cdc::ExitCode::ddl_review));
+  }
+  return cli.finish(outcome);
+}
