@@ -247,7 +247,7 @@ TEST_CASE("apply grouping: --until stops after the transaction that reaches it")
   REQUIRE(run.target.commits.size() == 1);
 }
 
-TEST_CASE("apply grouping: --on-ddl stop commits what came before and stops at the DDL; ignore and apply go on") {
+TEST_CASE("apply grouping: --on-ddl stop commits what came before and stops at the DDL, ignore and apply go on") {
   const std::vector<std::string> lines = {kTable, insert(1, "a", 50), commit(60), ddl("ALTER TABLE t ADD x INT", 70),
                                           commit(80), insert(2, "b", 90), commit(100)};
   const Run stopped = apply(lines);

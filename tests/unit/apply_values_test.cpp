@@ -85,7 +85,7 @@ TEST_CASE("apply values: dates and times quoted as written, zero dates too") {
   CHECK(literal("datetime", "\"0000-00-00 00:00:00\"") == "'0000-00-00 00:00:00'");
 }
 
-TEST_CASE("apply values: a TIMESTAMP's UTC text loses its Z (the session is at +00:00); the zero one has none") {
+TEST_CASE("apply values: a TIMESTAMP's UTC text loses its Z (the session is at +00:00), the zero one has none") {
   CHECK(literal("timestamp(3)", "\"2024-09-04 10:52:12.189Z\"") == "'2024-09-04 10:52:12.189'");
   CHECK(literal("timestamp", "\"1970-01-01 00:00:01Z\"") == "'1970-01-01 00:00:01'");
   CHECK(literal("timestamp(2)", "\"0000-00-00 00:00:00.00\"") == "'0000-00-00 00:00:00.00'");
@@ -116,7 +116,7 @@ TEST_CASE("apply values: BINARY, VARBINARY, BLOB and GEOMETRY from base64 to X'.
   CHECK(literal("blob", "\"not base64!\"").starts_with("ERROR: column `c` (blob): expected base64"));
 }
 
-TEST_CASE("apply values: MySQL JSON as its text, cast to JSON in comparisons; VECTOR through STRING_TO_VECTOR") {
+TEST_CASE("apply values: MySQL JSON as its text, cast to JSON in comparisons, VECTOR through STRING_TO_VECTOR") {
   CHECK(literal("json", R"({"a":[1,2.5,"x'y"],"b":null})") == R"('{"a":[1,2.5,"x\'y"],"b":null}')");
   CHECK(literal("json", R"("text")") == R"('"text"')");
   CHECK(literal("json", "3", LiteralUse::comparison) == "CAST('3' AS JSON)");
