@@ -1,5 +1,5 @@
 // Fuzz target: a chunk line as cdc-snapshot reads it (fields, names, key types, bounds) and the
-// SELECT built from it. Whatever parses must give a statement; the rest a clean error.
+// SELECT built from it, its --where expression included. Whatever parses must give a statement; the rest a clean error.
 
 #include <cstddef>
 #include <cstdint>
@@ -7,6 +7,7 @@
 
 #include <simdjson.h>
 
+#include "filter/where_option.h"
 #include "records/chunk.h"
 #include "snapshot/chunk.h"
 
@@ -24,9 +25,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (const auto named = cdc::snapshot::check_table_name(*chunk); !named && named.error().message.empty())
     __builtin_trap();
   const auto checked = cdc::snapshot::check_bounds(*chunk);
+  const auto where = cdc::filter::chunk_where_sql(*chunk);
   const auto sql = cdc::snapshot::select_sql(*chunk);
-  // Bounds that check_bounds() accepts always render; the others fail the same way in both.
-  if (checked.has_value() != sql.has_value()) __builtin_trap();
+  // Bounds that check_bounds() accepts and a "where" that checks always render; a chunk that
+  // fails either fails to render too.
+  if ((checked.has_value() && where.has_value()) != sql.has_value()) __builtin_trap();
   if (!sql) {
     if (sql.error().message.empty()) __builtin_trap();
     return 0;
