@@ -5,7 +5,9 @@
 // JSON values of one row of a fixed table. Whatever parses must write SQL that parses again to
 // the same SQL (strings with a backslash or a NUL aside: to_sql writes those as _utf8mb4 X'..',
 // which the subset does not read); binding and evaluating either succeed or fail cleanly, with
-// Errc::usage and Errc::corrupt_input only.
+// Errc::usage and Errc::corrupt_input only. The same text is also read as a --columns option
+// ('DB.TABLE:COL,...', filter/columns_option.h) and applied to the table's column names: it
+// parses or fails with Errc::usage, and what it keeps always includes the key.
 
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "filter/columns_option.h"
 #include "filter/evaluate.h"
 #include "filter/expression.h"
 
@@ -41,6 +44,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   const std::size_t split = input.find('\0');
   const std::string_view text = input.substr(0, split);
+  static const auto table = columns();
+  if (auto chosen = cdc::filter::parse_columns_option(text); !chosen) {
+    require(chosen.error().code == cdc::Errc::usage);
+  } else {
+    std::vector<std::string> names;
+    for (const auto& column : table) names.push_back(column.name);
+    const std::vector<std::string> key{"id"};
+    auto kept = cdc::filter::kept_columns(*chosen, "s.t", names, key, nullptr);
+    if (!kept) require(kept.error().code == cdc::Errc::usage);
+    else require(kept->size() == names.size() && (*kept)[0]);
+  }
   auto parsed = cdc::filter::parse_expression(text);
   if (!parsed) {
     require(parsed.error().code == cdc::Errc::usage);
@@ -51,7 +65,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto again = cdc::filter::parse_expression(sql);
     require(again.has_value() && cdc::filter::to_sql(*again) == sql);
   }
-  static const auto table = columns();
   auto bound = cdc::filter::BoundFilter::bind(*parsed, table);
   if (!bound) {
     require(bound.error().code == cdc::Errc::usage);
