@@ -3,7 +3,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "filter/columns_option.h"
 #include "filter/where_option.h"
@@ -26,6 +28,46 @@ std::optional<std::uint64_t> count_of(std::string_view text) {
   for (const char digit : text) value = value * 10 + static_cast<std::uint64_t>(digit - '0');
   if (value == 0) return std::nullopt;
   return value;
+}
+
+// The connection options as given, --name=value, for the tools (the password aside).
+std::vector<std::string> connection_arguments(const CommandLine& line) {
+  const mysql::ConnectionOptions& options = line.connection;
+  std::vector<std::string> args;
+  const auto add = [&](std::string_view name, const std::optional<std::string>& value) {
+    if (value) args.push_back(fmt::format("--{}={}", name, *value));
+  };
+  add("host", options.host);
+  if (options.port) args.push_back(fmt::format("--port={}", *options.port));
+  add("user", options.user);
+  add("socket", options.socket);
+  add("defaults-file", options.defaults_file);
+  if (line.defaults_group_given) args.push_back("--defaults-group=" + options.defaults_group);
+  static constexpr std::string_view kModes[] = {"", "DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY"};
+  if (options.ssl_mode != mysql::SslMode::unset)
+    args.push_back(fmt::format("--ssl-mode={}", kModes[static_cast<int>(options.ssl_mode)]));
+  add("ssl-ca", options.ssl_ca);
+  add("ssl-cert", options.ssl_cert);
+  add("ssl-key", options.ssl_key);
+  if (line.connect_timeout_given) args.push_back(fmt::format("--connect-timeout={}", options.connect_timeout_seconds));
+  return args;
+}
+
+// What every cdc-stream run gets besides --retry-for, as given.
+void add_stream_options(const CommandLine& line, Options& options) {
+  const auto pass = [&](std::string_view name, const std::optional<std::string>& value) {
+    if (value) options.stream_options.push_back(fmt::format("{}={}", name, *value));
+  };
+  pass("--server-id", line.server_id);
+  pass("--heartbeat", line.heartbeat);
+  pass("--stats", line.stats);
+  pass("--on-ddl", line.on_ddl);
+  pass("--archive-source", line.archive_source);
+  for (const std::string& ddl : line.accept_ddl) options.stream_options.push_back("--accept-ddl=" + ddl);
+  if (line.require_read_only) options.stream_options.emplace_back("--require-read-only");
+  for (const std::string& rows : options.wheres) options.stream_options.push_back("--where=" + rows);
+  for (const std::string& columns : options.columns) options.stream_options.push_back("--columns=" + columns);
+  if (line.watch_dns) options.stream_options.emplace_back("--watch-dns");
 }
 
 }  // namespace
@@ -69,6 +111,9 @@ Result<void> apply_command_line(const CommandLine& line, Options& options) {
     if (auto parsed = filter::parse_where_option(where); !parsed) return fail(std::move(parsed).error());
   for (const std::string& columns : options.columns)
     if (auto parsed = filter::parse_columns_option(columns); !parsed) return fail(std::move(parsed).error());
+  add_stream_options(line, options);
+  options.connection = connection_arguments(line);
+  options.password = line.connection.password;
   return {};
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "mysql/connection_options.h"
 #include "output/format.h"
 #include "sync/resume.h"
 #include "util/result.h"
@@ -69,9 +70,20 @@ struct CommandLine {
   std::string chunk_size;                // "": not given
   std::optional<std::string> retry_for;  // nullopt: not given
   bool until_given = false;
+  // What cdc-sync gives every cdc-stream run as it was given (nullopt, empty, false: not given).
+  std::optional<std::string> server_id, heartbeat, stats, on_ddl, archive_source;
+  std::vector<std::string> accept_ddl;
+  bool require_read_only = false;
+  bool watch_dns = false;
+  // The connection options given, for the tools (the password aside, which goes in MYSQL_PWD).
+  mysql::ConnectionOptions connection;
+  bool defaults_group_given = false;
+  bool connect_timeout_given = false;
 };
 // Checks them against each other and the rest of options (--dir, --tables, --until, the
-// snapshot options), and sets options.mode, jobs, chunk_size and the --retry-for options.
+// snapshot options), and sets options.mode, jobs, chunk_size, the --retry-for options, the
+// connection arguments and password, and every cdc-stream run's options (stream_options:
+// those above, --where and --columns).
 // Errc::usage, with the one-line message, for the first that is wrong.
 [[nodiscard]] Result<void> apply_command_line(const CommandLine& line, Options& options);
 

@@ -5,39 +5,11 @@
 #include <fmt/format.h>
 
 #include <string>
-#include <vector>
 
 #include "cli/output_flags.h"
 #include "cli/tool_cli.h"
 #include "sync/run_sync.h"
 #include "sync/tools.h"
-
-namespace {
-
-// The connection options as given, --name=value, for the tools (the password aside).
-std::vector<std::string> connection_arguments(const cdc::mysql::ConnectionOptions& options, const CLI::App& app) {
-  std::vector<std::string> args;
-  const auto add = [&](std::string_view name, const std::optional<std::string>& value) {
-    if (value) args.push_back(fmt::format("--{}={}", name, *value));
-  };
-  add("host", options.host);
-  if (options.port) args.push_back(fmt::format("--port={}", *options.port));
-  add("user", options.user);
-  add("socket", options.socket);
-  add("defaults-file", options.defaults_file);
-  if (app.count("--defaults-group") > 0) args.push_back("--defaults-group=" + options.defaults_group);
-  static constexpr std::string_view kModes[] = {"", "DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY"};
-  if (options.ssl_mode != cdc::mysql::SslMode::unset)
-    args.push_back(fmt::format("--ssl-mode={}", kModes[static_cast<int>(options.ssl_mode)]));
-  add("ssl-ca", options.ssl_ca);
-  add("ssl-cert", options.ssl_cert);
-  add("ssl-key", options.ssl_key);
-  if (app.count("--connect-timeout") > 0)
-    args.push_back(fmt::format("--connect-timeout={}", options.connect_timeout_seconds));
-  return args;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   cdc::cli::ToolCli cli("cdc-sync",
@@ -45,19 +17,14 @@ int main(int argc, char** argv) {
                         "cdc-plan, cdc-snapshot, cdc-merge and cdc-stream in one command, resumable (state in --dir).\n"
                         "Prints NDJSON on stdout (or the stream to --output).");
   auto& app = cli.app();
-  cdc::mysql::ConnectionOptions connection;
-  cli.add_connection_options(connection);
+  cdc::sync::CommandLine line;
+  cli.add_connection_options(line.connection);
   cli.set_version_text([] {
     return cdc::sync::version_report(cdc::cli::version_text("cdc-sync"));
   });
 
   cdc::sync::Options options;
-  cdc::sync::CommandLine line;
   std::string retry_for;
-  std::string server_id, heartbeat, stats, on_ddl;
-  std::vector<std::string> accept_ddl;
-  bool require_read_only = false;
-  bool watch_dns = false;
   bool progress = false;
   bool no_progress = false;
   const std::string where = "What and where";
@@ -129,10 +96,10 @@ int main(int argc, char** argv) {
                                       "Stop the stream cleanly (exit 0) once everything up to here is written: now, a "
                                       "GTID set or position, or FILE:OFFSET")
                            ->group(stream);
-  app.add_option("--server-id", server_id, "Replica server id to register with (default: cdc-stream's)")
+  app.add_option("--server-id", line.server_id, "Replica server id to register with (default: cdc-stream's)")
       ->type_name("UINT")
       ->group(stream);
-  app.add_option("--heartbeat", heartbeat, "Seconds between server heartbeats on an idle stream (default 1)")
+  app.add_option("--heartbeat", line.heartbeat, "Seconds between server heartbeats on an idle stream (default 1)")
       ->type_name("UINT")
       ->group(stream);
   app.add_option("--retry-for", retry_for,
@@ -140,19 +107,18 @@ int main(int argc, char** argv) {
                  "cdc-snapshot and cdc-stream. Also bounds cdc-sync's reruns of a tool that exits 69 (default 60)")
       ->type_name("UINT")
       ->group(stream);
-  app.add_option("--stats", stats, "Every SECONDS, a stats line on stderr")->type_name("UINT")->group(stream);
-  app.add_option("--on-ddl", on_ddl, "emit: a ddl line for each schema change; stop: exit 3 just before it, state saved")
+  app.add_option("--stats", line.stats, "Every SECONDS, a stats line on stderr")->type_name("UINT")->group(stream);
+  app.add_option("--on-ddl", line.on_ddl, "emit: a ddl line for each schema change; stop: exit 3 just before it, state saved")
       ->type_name("TEXT:{emit,stop}")
       ->group(stream);
-  app.add_option("--accept-ddl", accept_ddl,
+  app.add_option("--accept-ddl", line.accept_ddl,
                  "With --on-ddl stop: let this DDL through (its GTID or FILE:OFFSET); repeatable")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->group(stream);
-  app.add_flag("--require-read-only", require_read_only, "Exit 4 when the server is or turns writable (a primary)")
+  app.add_flag("--require-read-only", line.require_read_only, "Exit 4 when the server is or turns writable (a primary)")
       ->group(stream);
-  app.add_flag("--watch-dns", watch_dns, "Exit 4 when --host resolves to other addresses than at start")->group(stream);
-  std::string archive_source;
-  app.add_option("--archive-source", archive_source,
+  app.add_flag("--watch-dns", line.watch_dns, "Exit 4 when --host resolves to other addresses than at start")->group(stream);
+  app.add_option("--archive-source", line.archive_source,
                  "Read what the server has purged from this binlog archive (cdc-stream --archive DIR), for the deltas "
                  "and the stream: a snapshot that outlives the server's retention still merges")
       ->type_name("DIR")
@@ -177,6 +143,8 @@ int main(int argc, char** argv) {
                                : fmt::format("unexpected operand '{}': cdc-sync takes options only", first));
   }
   line.jobs_given = app.count("-j") > 0;
+  line.defaults_group_given = app.count("--defaults-group") > 0;
+  line.connect_timeout_given = app.count("--connect-timeout") > 0;
   line.snapshot_command_given = snapshot_command->count() > 0;
   line.until_given = until->count() > 0;
   if (app.count("--retry-for") > 0) line.retry_for = retry_for;
@@ -186,19 +154,6 @@ int main(int argc, char** argv) {
   if (!format) return cli.usage_error(format.error().message);
   options.format = *format;
   options.format_arguments = output_flags.arguments();
-  const auto pass = [&](std::string_view name, const std::string& value) {
-    if (app.count(std::string(name)) > 0) options.stream_options.push_back(fmt::format("{}={}", name, value));
-  };
-  pass("--server-id", server_id);
-  pass("--heartbeat", heartbeat);
-  pass("--stats", stats);
-  pass("--on-ddl", on_ddl);
-  pass("--archive-source", archive_source);
-  for (const std::string& ddl : accept_ddl) options.stream_options.push_back("--accept-ddl=" + ddl);
-  if (require_read_only) options.stream_options.emplace_back("--require-read-only");
-  for (const std::string& rows : options.wheres) options.stream_options.push_back("--where=" + rows);
-  for (const std::string& columns : options.columns) options.stream_options.push_back("--columns=" + columns);
-  if (watch_dns) options.stream_options.emplace_back("--watch-dns");
   // The last of --progress and --no-progress wins, as in the shell version.
   for (int i = argc - 1; i > 0 && (progress || no_progress); --i) {
     const std::string_view arg = argv[i];
@@ -207,7 +162,5 @@ int main(int argc, char** argv) {
       break;
     }
   }
-  options.connection = connection_arguments(connection, app);
-  options.password = connection.password;
   return cli.finish_success(cdc::sync::run(std::move(options)));
 }
