@@ -304,6 +304,9 @@ Result<BoundFilter> BoundFilter::bind(const Expression& e, std::span<const recor
       order.key = *key;
     }
     f.orders_.push_back(order);
+    const bool integer = order.kind == Order::Kind::key && order.key.is_integer(false);
+    const bool unsigned_integer = order.kind == Order::Kind::key && order.key.is_integer(true);
+    f.integer_kind_.push_back(integer ? 1 : (unsigned_integer ? 2 : 0));
   }
 
   // Second pass: the bound tree, each literal as a key in its column's order.
@@ -354,6 +357,11 @@ Result<BoundFilter> BoundFilter::bind(const Expression& e, std::span<const recor
         std::string key;
         if (value.kind != Node::Kind::null)
           if (auto made = literal_key(shape->slot, value, key); !made) return fail(made.error());
+        if (f.integer_kind_[shape->slot] != 0) {
+          std::uint64_t number = 0;
+          for (const char byte : key) number = (number << 8) | static_cast<unsigned char>(byte);
+          bound.numbers.push_back(number);
+        }
         bound.literals.push_back(std::move(key));
       }
     }
@@ -365,11 +373,22 @@ Result<BoundFilter> BoundFilter::bind(const Expression& e, std::span<const recor
   f.root_ = *root;
   f.keys_.resize(f.columns_.size());
   f.key_state_.resize(f.columns_.size());
+  f.given_.resize(f.columns_.size());
   return f;
 }
 
+bool BoundFilter::takes_integer(std::size_t slot, bool is_unsigned) const noexcept {
+  return integer_kind_[slot] == (is_unsigned ? 2 : 1);
+}
+
+void BoundFilter::give_integer(std::size_t slot, std::uint64_t bits) {
+  // The sort key's 8 bytes as one number: a signed value with its sign bit flipped.
+  given_[slot] = integer_kind_[slot] == 1 ? bits ^ (std::uint64_t{1} << 63) : bits;
+  key_state_[slot] = 3;
+}
+
 Result<const std::string*> BoundFilter::sort_key(std::uint32_t slot) {
-  if (key_state_[slot] == 1) return &keys_[slot];
+  if (key_state_[slot] == 1 || key_state_[slot] == 3) return &keys_[slot];
   if (key_state_[slot] == 2) return nullptr;
   const std::string_view value = ndjson::trim_json_space(values_[slot]);
   if (value == "null") {
@@ -395,8 +414,12 @@ Result<Truth> BoundFilter::evaluate(std::span<const std::string_view> values) {
   if (values.size() != columns_.size())
     return fail(Errc::internal, fmt::format("--where wants {} values, was given {}", columns_.size(), values.size()));
   values_ = values;
+  for (std::uint8_t& state : key_state_)
+    if (state != 3) state = 0;
+  auto result = truth(root_);
+  // What was given holds for this evaluation only.
   std::fill(key_state_.begin(), key_state_.end(), std::uint8_t{0});
-  return truth(root_);
+  return result;
 }
 
 Result<Truth> BoundFilter::truth(std::uint32_t index) {
@@ -430,8 +453,14 @@ Result<Truth> BoundFilter::truth(std::uint32_t index) {
   auto key = sort_key(node.slot);
   if (!key) return fail(key.error());
   const std::string* value = *key;
+  const bool given = key_state_[node.slot] == 3;
+  const std::uint64_t number = given_[node.slot];
   const auto compare = [&](Compare op, std::size_t literal) {
     if (value == nullptr || node.literal_null[literal]) return Truth::unknown;
+    if (given) {
+      const std::uint64_t other = node.numbers[literal];
+      return holds(op, number < other ? -1 : (number > other ? 1 : 0));
+    }
     return holds(op, compare_keys(*value, node.literals[literal]));
   };
   switch (node.kind) {
