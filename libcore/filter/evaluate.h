@@ -22,6 +22,7 @@
 // with no order here (JSON, GEOMETRY, BIT, ...).
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -78,8 +79,9 @@ class BoundFilter {
   };
 
  private:
-  Result<Truth> truth(std::uint32_t index);
-  Result<const std::string*> sort_key(std::uint32_t slot);
+  Truth truth(std::uint32_t index);
+  // The slot's sort key; nullptr for NULL, and for a value that does not fit (failure_ set).
+  const std::string* sort_key(std::uint32_t slot);
 
   std::vector<std::size_t> columns_;
   std::vector<Order> orders_;       // per slot
@@ -94,6 +96,7 @@ class BoundFilter {
   // the value given, as a number in the order of the column's sort keys.
   std::vector<std::uint8_t> integer_kind_;
   std::vector<std::uint64_t> given_;
+  std::optional<Error> failure_;  // the first value of this evaluation that did not fit
   std::string scratch_;
 };
 

@@ -9,6 +9,7 @@
 #include "rowimage/column_value.h"
 #include "schema/table_description.h"
 #include "schema/table_schema.h"
+#include "util/bits.h"
 
 namespace cdc::stream {
 
@@ -21,13 +22,13 @@ bool positional_names(const records::TableLine& line) {
   });
 }
 
-// A TINYINT..BIGINT value's little-endian bytes as 64 bits, sign-extended when signed.
+// A TINYINT..BIGINT value's little-endian bytes as 64 bits, sign-extended when signed (as
+// write_column_value reads them).
 std::uint64_t integer_bits(std::span<const std::uint8_t> bytes, bool is_unsigned) noexcept {
-  std::uint64_t bits = 0;
-  for (std::size_t i = bytes.size(); i-- > 0;) bits = (bits << 8) | bytes[i];
-  const std::size_t width = bytes.size() * 8;
-  if (!is_unsigned && width < 64 && (bits >> (width - 1)) != 0) bits |= ~std::uint64_t{0} << width;
-  return bits;
+  const std::uint64_t raw = load_le(bytes.data(), bytes.size());
+  if (is_unsigned) return raw;
+  const auto unused_bits = static_cast<unsigned>(64 - 8 * bytes.size());
+  return static_cast<std::uint64_t>(static_cast<std::int64_t>(raw << unused_bits) >> unused_bits);
 }
 
 }  // namespace
