@@ -134,8 +134,8 @@ PY
 # amount, the first right at its start. The test defines apply_cmd (cdc-apply and its target
 # options: an array, so that the background job is cdc-apply itself, which kill -9 reaches),
 # applied and apply_fault ROUND: a fault of its own for that round (the connection or the
-# server), which sets fault_name and returns 0, the run then expected to end with exit 69 (or 0
-# when it had ended); every other round is kill -9. Sets kills, midway (kills after some was
+# server), made while the run is frozen (SIGSTOP, then SIGCONT), which sets fault_name and
+# returns 0, the run then expected to end with exit 69; every other round is kill -9. Sets kills, midway (kills after some was
 # committed) and faults (the rounds apply_fault interrupted: those whose run had not ended).
 apply_interrupted_runs() {
   local seed=$1 round applier before goal status
@@ -147,8 +147,10 @@ apply_interrupted_runs() {
     before=$(applied)
     goal=$((before + (round == 1 ? 0 : (seed * round) % 60 + 1)))
     while kill -0 "$applier" 2>/dev/null && (($(applied) < goal)); do sleep 0.005; done
-    if kill -0 "$applier" 2>/dev/null && apply_fault "$round" "$applier"; then
+    # Frozen where it is (SIGSTOP), unless it has ended: the fault or the kill finds it there.
+    if kill -STOP "$applier" 2>/dev/null && apply_fault "$round" "$applier"; then
       faults=$((faults + 1))
+      kill -CONT "$applier"
       status=0
       wait "$applier" 2>/dev/null || status=$?
       bg_pids=()

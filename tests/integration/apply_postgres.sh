@@ -11,7 +11,8 @@
 #   through the mapping of cdc-apply(1), POSTGRESQL; the keyless table as a multiset;
 #   the position table holds the stream's last commit position, and a rerun applies nothing;
 #   a zero date and text with NUL are exit 65, naming the position, table, key and column, with
-#   nothing of their target transaction applied; an update of a missing row is exit 65.
+#   nothing of their target transaction applied; an update of a missing row is exit 65; a DDL
+#   stops it (exit 3) or is ignored, as --on-ddl says.
 # CDC_APPLY_SEED replays a run. Skipped (77) where PostgreSQL is not installed.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
@@ -36,14 +37,15 @@ applied() {
   echo "${count:-0}"
 }
 apply_cmd=("$apply_bin" --postgres "$PG_THROWAWAY_CONNINFO" --database b --create-tables)
-# Round 3: PostgreSQL crashes and comes back (stop -m immediate, start); round 5: the backend
-# is terminated. Each: exit 69, and the next run goes on.
+# Round 2: PostgreSQL crashes and comes back (stop -m immediate, start); round 3: the backend
+# is terminated. Each: exit 69, and the next run goes on. Early rounds: the later ones may find
+# nothing left to apply.
 apply_fault() {
   case $1 in
-    3)
+    2)
       pg_throwaway_restart "$pg" immediate || fail "PostgreSQL restarts"
       fault_name="PostgreSQL stopped with -m immediate mid-run" ;;
-    5)
+    3)
       psql_copy -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'cdc-apply'" \
         >/dev/null
       fault_name="the backend terminated (pg_terminate_backend)" ;;
@@ -139,6 +141,15 @@ expect "a value the target refuses (a string too long for varchar(10)) is exit 6
   <(echo "$table_line"; change 1 '"2024-01-01"' '"longer than ten"' 1 0; commit 1)
 assert "  it names the insert and the server's reason" grep -qF \
   'the target refused the insert of a.z at binlog.000009:100#0 (gtid 0-1-1) key {"id":1}: value too long' "$work/err"
+# A DDL: --on-ddl stop (exit 3, naming it) and ignore (its position written) work as on MariaDB.
+{ printf '%s\n' '{"op":"ddl","v":1,"db":"a","sql":"ALTER TABLE z ADD COLUMN q INT","pos":{"file":"binlog.000009","offset":300,"index":0,"gtid":"0-1-3"},"ts_ms":0}'
+  commit 3; } >"$work/ddl.ndjson"
+expect "a DDL under --on-ddl stop is exit 3" 3 "$apply_bin" --postgres "$PG_THROWAWAY_CONNINFO" --database z \
+  "$work/ddl.ndjson"
+assert "  it names the statement and where it is" grep -qF "binlog.000009:300" "$work/err"
+expect "--on-ddl ignore goes past it (exit 0)" 0 "$apply_bin" --postgres "$PG_THROWAWAY_CONNINFO" --database z \
+  --on-ddl ignore "$work/ddl.ndjson"
+assert "  and writes its position" test "$(psql_copy -c "SELECT position FROM z.cdc_apply_position")" == 0-1-3
 expect "an unreachable PostgreSQL is exit 69" 69 "$apply_bin" --postgres "host=$pg port=1 dbname=copy user=cdc" \
   --database z "$work/nul.ndjson"
 finish
