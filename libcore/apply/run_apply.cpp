@@ -87,10 +87,12 @@ Result<PositionTable> position_table_name(const RunOptions& options) {
     if (name.empty() || (database && database->empty()))
       return fail(Errc::usage, fmt::format("--position-table {}: give NAME or DB.NAME", given));
   }
-  if (!database)
-    return fail(Errc::usage,
-                "where to keep the applied position: give --database DB (the position table goes there too) or "
-                "--position-table DB.NAME");
+  if (!database) {
+    const std::string_view db = options.postgres ? "SCHEMA" : "DB";
+    return fail(Errc::usage, fmt::format("where to keep the applied position: give --database {0} (the position table "
+                                         "goes there too) or --position-table {0}.NAME",
+                                         db));
+  }
   const Dialect dialect = options.postgres ? Dialect::postgres : Dialect::mariadb;
   return PositionTable{*database, quote_name(dialect, *database) + '.' + quote_name(dialect, name)};
 }
