@@ -1,5 +1,6 @@
 // cdc-apply: apply a merged snapshot and the stream's transactions to a MariaDB/MySQL target,
-// exactly once: the position applied is kept in the target, in the same transactions.
+// or a PostgreSQL one (--postgres), exactly once: the position applied is kept in the target,
+// in the same transactions.
 
 #include <fmt/format.h>
 
@@ -12,7 +13,10 @@
 int main(int argc, char** argv) {
   cdc::cli::ToolCli cli("cdc-apply",
                         "cdc-apply - apply cdc's lines (a merged snapshot, then the stream) to a MariaDB/MySQL "
-                        "target,\ntransaction by transaction, exactly once: the applied position is kept in the target.");
+                        "or PostgreSQL\ntarget, transaction by transaction, exactly once: the applied position is kept in the target.");
+  cli.set_version_text([]() -> cdc::Result<std::string> {
+    return cdc::apply::version_report(cdc::cli::version_text("cdc-apply"));
+  });
   cdc::apply::RunOptions options;
   cli.add_connection_options(options.connection);
   CLI::App& app = cli.app();
@@ -27,9 +31,18 @@ int main(int argc, char** argv) {
                  "Stop after the source transaction whose commit position includes POSITION (exit 0)")
       ->type_name("POSITION")
       ->group("Input");
+  CLI::Option* postgres =
+      app.add_option("--postgres", options.postgres,
+                     "Apply to PostgreSQL: a libpq connection string or URI ('host=/run/postgresql dbname=copy "
+                     "user=cdc'); the password from PGPASSWORD or ~/.pgpass. Not with the MariaDB connection options")
+          ->type_name("CONNINFO")
+          ->group("Target");
+  for (const char* name : {"--host", "--port", "--user", "--password", "--socket", "--defaults-file",
+                           "--defaults-group", "--ssl-mode", "--ssl-ca", "--ssl-cert", "--ssl-key", "--connect-timeout"})
+    postgres->excludes(app.get_option(name));
   app.add_option("--database", options.database,
-                 "Apply every table into this target database (default: each into its source database's name); "
-                 "the position table goes there too")
+                 "Apply every table into this target database, or PostgreSQL schema (default: each into its source "
+                 "database's name); the position table goes there too")
       ->type_name("DB")
       ->group("Target");
   app.add_option("--position-table", options.position_table,
@@ -52,7 +65,9 @@ int main(int argc, char** argv) {
   cli.set_examples(
       "Examples:\n"
       "  cdc-apply -h replica2 -u apply --database shop_copy shop.sync/snapshot.ndjson shop.ndjson\n"
-      "  cdc-stream --from \"$POS\" | cdc-apply -h replica2 -u apply --database shop_copy\n");
+      "  cdc-stream --from \"$POS\" | cdc-apply -h replica2 -u apply --database shop_copy\n"
+      "  cdc-apply --postgres 'host=pg1 dbname=copy user=cdc' --database shop --create-tables shop.sync/snapshot.ndjson "
+      "shop.ndjson\n");
   if (const auto code = cli.parse(argc, argv)) return *code;
   if (auto checked = cdc::apply::apply_options(options); !checked) return cli.usage_error(checked.error().message);
   if (auto table = cdc::apply::position_table_name(options); !table) return cli.usage_error(table.error().message);
