@@ -2,10 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 #include "records/kinds.h"
 #include "records/position.h"
 #include "records/snapshot_lines.h"
 #include "records/table_line.h"
+#include "util/retry.h"
 
 namespace cdc::apply {
 
@@ -36,7 +41,7 @@ Result<bool> already_applied(const gtid::Position& stored, const gtid::Position&
 }
 
 Applier::Applier(Target& target, ApplyOptions options, AppliedState state)
-    : target_(target), options_(std::move(options)), state_(std::move(state)) {
+    : target_(target), options_(std::move(options)), state_(std::move(state)), committed_(state_) {
   if (!state_.position.empty()) {
     if (auto stored = gtid::Position::parse(state_.position)) applied_through_ = std::move(*stored);
   }
@@ -389,10 +394,14 @@ Result<std::optional<Stop>> Applier::commit(simdjson::dom::object record, bool m
 Result<void> Applier::flush() {
   if (!dirty_) return {};
   batch_.close();
-  if (auto done = target_.commit(batch_, state_); !done) {
+  auto done = target_.commit(batch_, state_);
+  if (!done && done.error().code == Errc::unavailable && options_.retry_for)
+    done = commit_after_reconnect(std::move(done).error());
+  if (!done) {
     target_failed_ = true;
     return done;
   }
+  committed_ = state_;
   batch_.clear();
   dirty_ = false;
   ++stats_.target_commits;
@@ -403,6 +412,44 @@ Result<void> Applier::finish() {
   if (in_transaction_) ++stats_.transactions_dropped;
   drop_transaction();
   return flush();
+}
+
+Result<void> Applier::commit_after_reconnect(Error lost) {
+  RetrySchedule schedule(*options_.retry_for);
+  for (;;) {
+    const auto wait = schedule.after_failure();
+    if (!wait)
+      return fail(lost.with_context(fmt::format("gave up reconnecting to the target after {} s (--retry-for)",
+                                                *options_.retry_for)));
+    if (options_.notice)
+      options_.notice(fmt::format("{}; reconnecting in {:.1f} s to commit the target transaction again (--retry-for)",
+                                  lost.message, std::chrono::duration<double>(*wait).count()));
+    for (auto slept = std::chrono::milliseconds(0); slept < *wait; slept += std::chrono::milliseconds(100)) {
+      if (options_.stopping && options_.stopping()) return fail(std::move(lost));
+      std::this_thread::sleep_for(std::min(std::chrono::milliseconds(100), *wait - slept));
+    }
+    auto stored = target_.reconnect();
+    if (!stored) {
+      if (stored.error().code != Errc::unavailable) return fail(std::move(stored).error());
+      lost = std::move(stored).error();
+      continue;
+    }
+    if (*stored == state_) return {};  // committed: the answer was what got lost
+    if (*stored != committed_)
+      return fail(Errc::corrupt_input,
+                  fmt::format("after reconnecting, the target's position table holds {}, neither the position "
+                              "before this target transaction ({}) nor after it ({}): does another cdc-apply write "
+                              "there?",
+                              stored->position.empty() ? "nothing" : stored->position,
+                              committed_.position.empty() ? "nothing" : committed_.position, state_.position));
+    auto again = target_.commit(batch_, state_);
+    if (again) {
+      if (options_.notice) options_.notice("reconnected; the target transaction is committed");
+      return {};
+    }
+    if (again.error().code != Errc::unavailable) return again;
+    lost = std::move(again).error();
+  }
 }
 
 }  // namespace cdc::apply

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,12 @@ struct ApplyOptions {
   bool create_tables = false;
   OnDdl on_ddl = OnDdl::stop;
   std::uint64_t batch_rows = 5000;
+  // --retry-for: a target transaction whose connection is lost is committed again on a new
+  // connection (util/retry.h's schedule) until reconnecting has failed this many seconds (0:
+  // for ever); nullopt: the lost connection is the error (exit 69).
+  std::optional<unsigned> retry_for;
+  std::function<void(std::string_view)> notice;  // the reconnect notices (stderr)
+  std::function<bool()> stopping;                // SIGTERM or SIGINT came: stop waiting to reconnect
 };
 
 // Where the statements go. A target transaction is one commit(); between two, nothing is
@@ -51,6 +58,12 @@ class Target {
   [[nodiscard]] virtual Result<void> commit(const StatementBatch& batch, const AppliedState& state) = 0;
   [[nodiscard]] virtual Result<void> create_table(const std::string& sql) = 0;
   [[nodiscard]] virtual Result<void> run_ddl(const std::string& database, std::string_view sql) = 0;
+  // After a lost connection (Errc::unavailable): a new one, its session set up as the first's,
+  // and the state the position table holds now. Errc::unavailable while the target cannot be
+  // reached.
+  [[nodiscard]] virtual Result<AppliedState> reconnect() {
+    return fail(Errc::unavailable, "this target does not reconnect");
+  }
 };
 
 // Server errors as cdc-apply's exit codes: the connection lost stays Errc::unavailable (69),
@@ -101,10 +114,15 @@ class Applier {
   Result<void> merged_high(simdjson::dom::object record);
   void drop_transaction();
   Result<void> flush();
+  // --retry-for, after the target transaction's commit lost its connection (`lost`): reconnects
+  // and reads the position table: holding state_, the commit went through and only its answer
+  // was lost; holding committed_, it is committed again; else another writer moved it.
+  Result<void> commit_after_reconnect(Error lost);
 
   Target& target_;
   ApplyOptions options_;
   AppliedState state_;
+  AppliedState committed_;  // what the position table holds after the last commit
   // state_.position parsed: the last transaction applied or gathered. A commit it includes is
   // in the target already and is skipped: a rerun reads its input from the start, and a file
   // that cdc-stream cut back and wrote again (--follow), or a stream that repeats a

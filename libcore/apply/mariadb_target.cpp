@@ -22,16 +22,23 @@ constexpr std::string_view kSession =
 
 }  // namespace
 
-MariadbTarget::MariadbTarget(mysql::Connection connection, std::string position_table)
-    : connection_(std::move(connection)), position_table_(std::move(position_table)) {}
+MariadbTarget::MariadbTarget(mysql::Connection connection, mysql::ConnectionOptions options,
+                             std::string position_table)
+    : connection_(std::move(connection)), options_(std::move(options)), position_table_(std::move(position_table)) {}
+
+Result<mysql::Connection> MariadbTarget::connect(const mysql::ConnectionOptions& options) {
+  auto connection = mysql::Connection::open(options);
+  if (!connection) return fail(connection.error());
+  if (auto set = connection->query(kSession); !set) return fail(set.error());
+  return connection;
+}
 
 Result<std::unique_ptr<MariadbTarget>> MariadbTarget::open(mysql::ConnectionOptions options,
                                                            std::string position_table,
                                                            const std::optional<std::string>& create_database) {
   options.found_rows = true;
-  auto connection = mysql::Connection::open(options);
+  auto connection = connect(options);
   if (!connection) return fail(connection.error());
-  if (auto set = connection->query(kSession); !set) return fail(set.error());
   if (create_database) {
     if (auto created = connection->query("CREATE DATABASE IF NOT EXISTS " + mysql::quote_identifier(*create_database));
         !created)
@@ -39,7 +46,15 @@ Result<std::unique_ptr<MariadbTarget>> MariadbTarget::open(mysql::ConnectionOpti
   }
   if (auto created = connection->query(create_position_table_sql(position_table)); !created)
     return fail(created.error().code, fmt::format("creating the position table: {}", created.error().message));
-  return std::unique_ptr<MariadbTarget>(new MariadbTarget(std::move(*connection), std::move(position_table)));
+  return std::unique_ptr<MariadbTarget>(
+      new MariadbTarget(std::move(*connection), std::move(options), std::move(position_table)));
+}
+
+Result<AppliedState> MariadbTarget::reconnect() {
+  auto connection = connect(options_);
+  if (!connection) return fail(connection.error());
+  connection_ = std::move(*connection);
+  return load_state();
 }
 
 Result<AppliedState> MariadbTarget::load_state() {

@@ -31,14 +31,18 @@ class MariadbTarget final : public Target {
   [[nodiscard]] Result<void> commit(const StatementBatch& batch, const AppliedState& state) override;
   [[nodiscard]] Result<void> create_table(const std::string& sql) override;
   [[nodiscard]] Result<void> run_ddl(const std::string& database, std::string_view sql) override;
+  [[nodiscard]] Result<AppliedState> reconnect() override;
 
   static constexpr std::size_t kRoundTripBytes = std::size_t{8} << 20;
 
  private:
-  MariadbTarget(mysql::Connection connection, std::string position_table);
+  MariadbTarget(mysql::Connection connection, mysql::ConnectionOptions options, std::string position_table);
+  // A connection with the session the literals need.
+  [[nodiscard]] static Result<mysql::Connection> connect(const mysql::ConnectionOptions& options);
   Result<void> run_statements(const StatementBatch& batch);
 
   mysql::Connection connection_;
+  mysql::ConnectionOptions options_;  // for reconnect()
   std::string position_table_;
   std::string sql_;
   std::vector<std::uint64_t> affected_;

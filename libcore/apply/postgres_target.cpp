@@ -19,21 +19,34 @@ constexpr const char* kSession =
 
 }  // namespace
 
-PostgresTarget::PostgresTarget(postgres::Connection connection, std::string position_table)
-    : connection_(std::move(connection)), position_table_(std::move(position_table)) {}
+PostgresTarget::PostgresTarget(postgres::Connection connection, std::string conninfo, std::string position_table)
+    : connection_(std::move(connection)), conninfo_(std::move(conninfo)), position_table_(std::move(position_table)) {}
 
-Result<std::unique_ptr<PostgresTarget>> PostgresTarget::open(const std::string& conninfo, std::string position_table,
-                                                             const std::optional<std::string>& create_schema) {
+Result<postgres::Connection> PostgresTarget::connect(const std::string& conninfo) {
   auto connection = postgres::Connection::open(conninfo, "cdc-apply");
   if (!connection) return fail(connection.error());
   if (auto set = connection->query(kSession); !set) return fail(set.error());
+  return connection;
+}
+
+Result<std::unique_ptr<PostgresTarget>> PostgresTarget::open(const std::string& conninfo, std::string position_table,
+                                                             const std::optional<std::string>& create_schema) {
+  auto connection = connect(conninfo);
+  if (!connection) return fail(connection.error());
   if (create_schema) {
     if (auto created = connection->query(create_namespace_sql(Dialect::postgres, *create_schema)); !created)
       return fail(created.error().code, fmt::format("creating the schema {}: {}", *create_schema, created.error().message));
   }
   if (auto created = connection->query(create_position_table_sql(position_table, Dialect::postgres)); !created)
     return fail(created.error().code, fmt::format("creating the position table: {}", created.error().message));
-  return std::unique_ptr<PostgresTarget>(new PostgresTarget(std::move(*connection), std::move(position_table)));
+  return std::unique_ptr<PostgresTarget>(new PostgresTarget(std::move(*connection), conninfo, std::move(position_table)));
+}
+
+Result<AppliedState> PostgresTarget::reconnect() {
+  auto connection = connect(conninfo_);
+  if (!connection) return fail(connection.error());
+  connection_ = std::move(*connection);
+  return load_state();
 }
 
 Result<AppliedState> PostgresTarget::load_state() {

@@ -33,14 +33,18 @@ class PostgresTarget final : public Target {
   // --on-ddl apply is refused for PostgreSQL targets before anything runs: a MySQL DDL is not
   // PostgreSQL's.
   [[nodiscard]] Result<void> run_ddl(const std::string& database, std::string_view sql) override;
+  [[nodiscard]] Result<AppliedState> reconnect() override;
 
   static constexpr std::size_t kRoundTripBytes = std::size_t{8} << 20;
 
  private:
-  PostgresTarget(postgres::Connection connection, std::string position_table);
+  PostgresTarget(postgres::Connection connection, std::string conninfo, std::string position_table);
+  // A connection with the session the literals need.
+  [[nodiscard]] static Result<postgres::Connection> connect(const std::string& conninfo);
   Result<void> run_statements(const StatementBatch& batch);
 
   postgres::Connection connection_;
+  std::string conninfo_;  // for reconnect()
   std::string position_table_;
   std::string sql_;
   std::vector<std::uint64_t> affected_;

@@ -64,6 +64,9 @@ Result<ApplyOptions> apply_options(const RunOptions& options) {
   if (out.on_ddl == OnDdl::apply && options.postgres)
     return fail(Errc::usage, "--on-ddl apply: a DDL of the MySQL source cannot run on a PostgreSQL target; give "
                              "--on-ddl stop (and change the target by hand) or ignore");
+  out.retry_for = options.retry_for;
+  out.notice = options.notice;
+  out.stopping = [] { return stop_following.load(); };
   if (options.until) {
     auto until = gtid::Position::parse(*options.until);
     if (!until) return fail(Errc::usage, fmt::format("--until: {}", until.error().message));

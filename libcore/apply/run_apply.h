@@ -4,6 +4,7 @@
 // PostgreSQL one (--postgres), exactly once (cdc-apply(1)).
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,8 @@ struct RunOptions {
   std::uint64_t batch_rows = 5000;
   // Read the last file on as it grows, until --until, SIGTERM or SIGINT (exit 0).
   bool follow = false;
+  std::optional<unsigned> retry_for;  // --retry-for SECONDS (ApplyOptions::retry_for)
+  std::function<void(std::string_view)> notice;
 };
 
 struct RunOutcome {

@@ -5,9 +5,11 @@
 # makes two faults at once, drawn from: kill -9 of cdc-sync (which cuts its output back and
 # writes it again when it runs again), SIGTERM to it, kill -9 of either cdc-apply, PostgreSQL
 # stopped with -m immediate and started again, the MariaDB applier's connection killed on the
-# server, and the PostgreSQL applier's backend terminated. After each round every process that
-# ended is checked (kill -9, 0 after SIGTERM, 69 after its target went away; anything else
-# fails the test with its message) and run again as the same command. Once the load is done,
+# server, and the PostgreSQL applier's backend terminated. The MariaDB applier runs without
+# --retry-for (a lost connection is exit 69), the PostgreSQL one with it (it reconnects and
+# commits again, never ends). After each round every process that ended is checked (kill -9, 0
+# after SIGTERM, 69 after the MariaDB applier's connection went; anything else fails the test
+# with its message) and run again as the same command. Once the load is done,
 # cdc-sync runs to its end, the appliers stop at SIGTERM and run once more to the end; then
 #   both targets equal the source row for row (PostgreSQL through cdc-apply(1)'s mapping, as
 #   apply_postgres.sh compares), and both position tables hold the stream's last commit.
@@ -50,7 +52,7 @@ start_maria() {
   pid[maria]=$!
 }
 start_pg() {
-  "$apply_bin" --postgres "$PG_THROWAWAY_CONNINFO" --database b --create-tables --batch-rows 3 --follow \
+  "$apply_bin" --postgres "$PG_THROWAWAY_CONNINFO" --database b --create-tables --batch-rows 3 --follow --retry-for 60 \
     "$work/dir/snapshot.ndjson" "$stream" >/dev/null 2>>"$work/pg.err" &
   pid[pg]=$!
 }
@@ -92,14 +94,12 @@ fault() {  # fault NAME: makes it, and says what each process may end with
     term_sync) kill -TERM "${pid[sync]}" 2>/dev/null; expected_end[sync]+=" 0 143" ;;
     kill_maria) kill -9 "${pid[maria]}" 2>/dev/null; expected_end[maria]+=" 137" ;;
     kill_pg) kill -9 "${pid[pg]}" 2>/dev/null; expected_end[pg]+=" 137" ;;
-    restart_pg)
-      pg_throwaway_restart "$pg" immediate >/dev/null || fail "PostgreSQL restarts"
-      expected_end[pg]+=" 69" ;;
+    # The PostgreSQL applier runs with --retry-for: it reconnects and goes on, never ends.
+    restart_pg) pg_throwaway_restart "$pg" immediate >/dev/null || fail "PostgreSQL restarts" ;;
     maria_connection) kill_maria_connection; expected_end[maria]+=" 69" ;;
     pg_backend)
       psql_copy -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'cdc-apply'" \
-        >/dev/null 2>&1
-      expected_end[pg]+=" 69" ;;
+        >/dev/null 2>&1 ;;
   esac
 }
 made=()
@@ -140,7 +140,8 @@ expect "the MariaDB applier, once more to the end: exit 0" 0 \
   "$work/dir/snapshot.ndjson" "$stream"
 expect "the PostgreSQL applier, once more to the end: exit 0" 0 \
   "$apply_bin" --postgres "$PG_THROWAWAY_CONNINFO" --database b "$work/dir/snapshot.ndjson" "$stream"
-echo "     started: cdc-sync ${started[sync]} times, the MariaDB applier ${started[maria]}, the PostgreSQL one ${started[pg]}"
+echo "     started: cdc-sync ${started[sync]} times, the MariaDB applier ${started[maria]}, the PostgreSQL one" \
+  "${started[pg]} (which reconnected $(grep -c 'reconnecting in' "$work/pg.err") times, --retry-for)"
 echo "     $(grep -c '"op":"r"' "$work/dir/snapshot.ndjson") snapshot rows, $(grep -c '"op":"[cud]"' "$stream") changes in" \
   "$(grep -c '"op":"commit"' "$stream") transactions"
 

@@ -371,3 +371,79 @@ TEST_CASE("apply grouping: a transaction that comes again (a file cut back and w
   CHECK(run.stats.transactions_skipped == 1);
   CHECK(run.stats.transactions_dropped == 1);
 }
+
+TEST_CASE("apply grouping: --retry-for commits a target transaction again after a lost connection, once") {
+  // A target with a position table of its own, whose connection is lost at the first commit:
+  // before the commit (nothing applied), or after it (applied, the answer lost).
+  struct FlakyTarget final : cdc::apply::Target {
+    enum class Loss { before_commit, after_commit, moved_by_another };
+    explicit FlakyTarget(Loss how) : loss(how) {}
+    cdc::Result<void> commit(const cdc::apply::StatementBatch& batch, const AppliedState& state) override {
+      ++attempts;
+      if (attempts == 1 && loss != Loss::after_commit)
+        return cdc::fail(cdc::Errc::unavailable, "Lost connection to server during query");
+      applied.emplace_back(batch.sql());
+      stored = state;
+      if (attempts == 1) return cdc::fail(cdc::Errc::unavailable, "Lost connection to server during query");
+      return {};
+    }
+    cdc::Result<void> create_table(const std::string&) override { return {}; }
+    cdc::Result<void> run_ddl(const std::string&, std::string_view) override { return {}; }
+    cdc::Result<AppliedState> reconnect() override {
+      ++reconnects;
+      if (reconnects == 1) return cdc::fail(cdc::Errc::unavailable, "Can't connect to server");
+      if (loss == Loss::moved_by_another) stored.position = "binlog.000009:4";
+      return stored;
+    }
+    Loss loss;
+    int attempts = 0;
+    int reconnects = 0;
+    std::vector<std::string> applied;
+    AppliedState stored;
+  };
+  const std::vector<std::string> lines{kTable, insert(1, "a", 10), commit(20), insert(2, "b", 30), commit(40)};
+  const auto run = [&lines](FlakyTarget& target, std::optional<unsigned> retry_for) {
+    cdc::UniqueFd fd(::memfd_create("lines", MFD_CLOEXEC));
+    std::string text;
+    for (const std::string& line : lines) text += line + "\n";
+    REQUIRE(::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+    REQUIRE(::lseek(fd.get(), 0, SEEK_SET) == 0);
+    cdc::apply::ApplyOptions options;
+    options.retry_for = retry_for;
+    std::vector<std::string> notices;
+    options.notice = [&notices](std::string_view said) { notices.emplace_back(said); };
+    cdc::apply::Applier applier(target, std::move(options), {});
+    cdc::ndjson::Reader reader(fd.get(), "lines");
+    auto stop = applier.read(reader);
+    cdc::Result<void> done = stop ? applier.finish() : cdc::Result<void>(cdc::fail(stop.error()));
+    if (!done) return done.error();
+    return cdc::Error{cdc::Errc::internal, ""};
+  };
+  SUBCASE("lost before the commit: committed again on the new connection") {
+    FlakyTarget target(FlakyTarget::Loss::before_commit);
+    CHECK(run(target, 30u).message.empty());
+    CHECK(target.reconnects == 2);  // the first reconnect fails too
+    CHECK(target.applied.size() == 1);
+    CHECK(target.stored.position == "binlog.000001:40");
+  }
+  SUBCASE("lost after the commit: the position table says it went through, nothing is applied twice") {
+    FlakyTarget target(FlakyTarget::Loss::after_commit);
+    CHECK(run(target, 30u).message.empty());
+    CHECK(target.attempts == 1);
+    CHECK(target.applied.size() == 1);
+    CHECK(target.stored.position == "binlog.000001:40");
+  }
+  SUBCASE("the position table moved by another writer meanwhile: a data error, nothing applied") {
+    FlakyTarget target(FlakyTarget::Loss::moved_by_another);
+    const cdc::Error error = run(target, 30u);
+    CHECK(error.code == cdc::Errc::corrupt_input);
+    CHECK(error.message.find("does another cdc-apply write there?") != std::string::npos);
+    CHECK(target.applied.empty());
+  }
+  SUBCASE("without --retry-for the lost connection is the error (exit 69)") {
+    FlakyTarget target(FlakyTarget::Loss::before_commit);
+    const cdc::Error error = run(target, std::nullopt);
+    CHECK(error.code == cdc::Errc::unavailable);
+    CHECK(target.reconnects == 0);
+  }
+}

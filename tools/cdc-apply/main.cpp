@@ -57,6 +57,13 @@ int main(int argc, char** argv) {
                  "At a DDL line: stop before it (exit 3, the default), apply it, or ignore it")
       ->type_name("stop|apply|ignore")
       ->group("Target");
+  unsigned retry_for = 0;
+  app.add_option("--retry-for", retry_for,
+                 "When the target's connection is lost, reconnect (0.5 s doubling to 30 s) and commit the target "
+                 "transaction again; give up (exit 69) when reconnecting has failed for this many seconds (0: never). "
+                 "Default: a lost connection is exit 69 at once")
+      ->type_name("SECONDS")
+      ->group("Target");
   app.add_option("--batch-rows", options.batch_rows,
                  "Gather whole source transactions into one target transaction up to this many rows. Default: 5000")
       ->type_name("N")
@@ -69,6 +76,8 @@ int main(int argc, char** argv) {
       "  cdc-apply --postgres 'host=pg1 dbname=copy user=cdc' --database shop --create-tables shop.sync/snapshot.ndjson "
       "shop.ndjson\n");
   if (const auto code = cli.parse(argc, argv)) return *code;
+  if (app.count("--retry-for") > 0) options.retry_for = retry_for;
+  options.notice = [&cli](std::string_view text) { cli.diagnostic("notice", text); };
   if (auto checked = cdc::apply::apply_options(options); !checked) return cli.usage_error(checked.error().message);
   if (auto table = cdc::apply::position_table_name(options); !table) return cli.usage_error(table.error().message);
 
