@@ -16,6 +16,7 @@
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 source "$(dirname "$0")/live_lib.sh"
+source "$(dirname "$0")/apply_lib.sh"
 command -v python3 >/dev/null || { echo "skipped: python3 (the load) is not installed" && exit 77; }
 require_live_mode
 throwaway_start "$srv" || exit 1
@@ -29,87 +30,8 @@ sync() {
     "$sync_bin" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"
 }
 
-root <<'SQL' >/dev/null || exit 1
-CREATE DATABASE a;
-CREATE TABLE a.t (
-  id INT NOT NULL PRIMARY KEY,
-  ti TINYINT, su SMALLINT UNSIGNED, mi MEDIUMINT, bu BIGINT UNSIGNED, bs BIGINT,
-  de DECIMAL(20,6), fl FLOAT, do DOUBLE, bi BIT(10), ye YEAR,
-  da DATE, tm TIME(3), dt DATETIME(6), ts TIMESTAMP(3) NULL,
-  ch CHAR(5), vc VARCHAR(40), tx TEXT, en ENUM('s','m','l'), st SET('a','b','c'),
-  bn BINARY(4), vb VARBINARY(16), bl BLOB, js JSON, i6 INET6, uu UUID, gm POINT NULL
-) CHARACTER SET utf8mb4 ENGINE=InnoDB;
-CREATE TABLE a.c (k1 VARCHAR(10) NOT NULL, k2 INT NOT NULL, v VARCHAR(20), PRIMARY KEY (k1, k2)) ENGINE=InnoDB;
-CREATE TABLE a.k (v INT, w VARCHAR(10), f FLOAT) ENGINE=InnoDB;
-SQL
-
-# The load: statements in transactions of 1 to 5, over every type's edge values.
-cat >"$work/load.py" <<'PY'
-import random, sys
-seed, part, count = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-rng = random.Random(seed * 10 + part)
-def q(s): return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
-def pick(*values): return rng.choice(values)
-def row(i):
-    return "(%d,%s)" % (i, ",".join([
-        pick("NULL", "-128", "127", "0", str(rng.randint(-128, 127))),
-        pick("NULL", "0", "65535", str(rng.randint(0, 65535))),
-        pick("NULL", "-8388608", "8388607", str(rng.randint(-9999, 9999))),
-        pick("NULL", "0", "18446744073709551615", str(rng.randint(0, 2**64 - 1))),
-        pick("NULL", "-9223372036854775808", "9223372036854775807", str(rng.randint(-2**63, 2**63 - 1))),
-        pick("NULL", "'-99999999999999.999999'", "'0.000001'", "'%d.%06d'" % (rng.randint(-10**9, 10**9), rng.randint(0, 999999))),
-        pick("NULL", "1.1", "-3.4e38", "1e-38", str(rng.uniform(-1e6, 1e6))),
-        pick("NULL", "0.1", "1.7976931348623157e308", "-5e-324", repr(rng.uniform(-1e300, 1e300))),
-        pick("NULL", "b'1111111111'", "0", str(rng.randint(0, 1023))),
-        pick("NULL", "0", "1901", "2155", str(rng.randint(1901, 2155))),
-        pick("NULL", "'0000-00-00'", "'1000-01-01'", "'9999-12-31'", "'2024-02-29'"),
-        pick("NULL", "'-838:59:59.000'", "'838:59:59.999'", "'00:00:00'", "'%02d:%02d:%02d.%03d'" % (rng.randint(0, 99), rng.randint(0, 59), rng.randint(0, 59), rng.randint(0, 999))),
-        pick("NULL", "'0000-00-00 00:00:00'", "'1000-01-01 00:00:00.000001'", "'9999-12-31 23:59:59.999999'", "NOW(6)"),
-        pick("NULL", "'1970-01-01 03:00:01.000'", "'2038-01-19 03:14:07.999'", "CURRENT_TIMESTAMP(3)", "'0000-00-00 00:00:00'"),
-        pick("NULL", "''", "'a'", "'abcde'", "'é☃'"),
-        pick("NULL", "''", q("it's a \\ back\\slash"), q("tab\tnew\nline"), q("😀 emoji %d" % rng.randint(0, 99))),
-        pick("NULL", q("x" * rng.randint(0, 300)), q("quote ' and \" and ` and ;")),
-        pick("NULL", "'s'", "'m'", "'l'"),
-        pick("NULL", "''", "'a'", "'a,c'", "'a,b,c'"),
-        pick("NULL", "X'00000000'", "X'FFFFFFFF'", "X'0001'", "X'%08x'" % rng.randint(0, 2**32 - 1)),
-        pick("NULL", "X''", "X'00'", "X'%s'" % "".join("%02x" % rng.randint(0, 255) for _ in range(rng.randint(1, 16)))),
-        pick("NULL", "X''", "X'%s'" % "".join("%02x" % rng.randint(0, 255) for _ in range(rng.randint(1, 200)))),
-        pick("NULL", "'{}'", "'[1,2.5,\"x\"]'", "'{\"a\": {\"b\": null}, \"q\": \"it''s\"}'"),
-        pick("NULL", "'::'", "'::1'", "'2001:db8::1'", "'::ffff:10.0.0.1'"),
-        pick("NULL", "'123e4567-e89b-12d3-a456-426614174000'", "UUID()"),
-        pick("NULL", "ST_GeomFromText('POINT(1 2)')", "ST_GeomFromText('POINT(-0.5 1e10)')"),
-    ]))
-out = ["SET time_zone = '+02:00';"]
-if part == 0:
-    for i in range(1, 301, 20):
-        out.append("INSERT INTO a.t VALUES " + ",".join(row(j) for j in range(i, i + 20)) + ";")
-    out.append("INSERT INTO a.c VALUES " + ",".join("('%s',%d,'v%d')" % (pick("x", "y", "z"), j, j) for j in range(100)) + ";")
-    out.append("INSERT INTO a.k VALUES " + ",".join("(%s,%s,%s)" % (pick("NULL", "1", "2"), pick("NULL", "'a'"), pick("NULL", "1.1", "2.5")) for _ in range(100)) + ";")
-    print("\n".join(out)); sys.exit()
-next_id = 1000 * part
-for _ in range(count):
-    out.append("BEGIN;")
-    for _ in range(rng.randint(1, 5)):
-        kind = rng.random()
-        i = rng.randint(1, 320)
-        if kind < 0.25:
-            next_id += 1
-            out.append("INSERT INTO a.t VALUES %s;" % row(next_id))
-        elif kind < 0.45:
-            out.append("REPLACE INTO a.t VALUES %s;" % row(i))
-        elif kind < 0.55:
-            out.append("UPDATE IGNORE a.t SET vc = %s, de = de + 1, id = id + 100000 WHERE id = %d;" % (q("moved %d" % i), i))
-        elif kind < 0.65:
-            out.append("DELETE FROM a.t WHERE id = %d;" % i)
-        elif kind < 0.8:
-            out.append("UPDATE IGNORE a.c SET v = '%s', k2 = k2 + %d WHERE k2 = %d;" % (pick("p", "q", "r"), rng.choice([0, 1000]), rng.randint(0, 120)))
-        elif kind < 0.9:
-            out.append("INSERT INTO a.k VALUES (%s,%s,%s);" % (pick("NULL", "1", "2"), pick("NULL", "'a'", "'b'"), pick("NULL", "1.1", "2.5")))
-        else:
-            out.append("UPDATE a.k SET w = %s WHERE v <=> %s LIMIT 1;" % (pick("NULL", "'c'"), pick("NULL", "1", "2")))
-    out.append("COMMIT;")
-print("\n".join(out))
-PY
+apply_create_source_tables || exit 1
+apply_write_load
 python3 "$work/load.py" "$seed" 0 0 >"$work/initial.sql" && root <"$work/initial.sql" >/dev/null ||
   fail "the initial load"
 python3 "$work/load.py" "$seed" 1 1500 >"$work/load.sql"
