@@ -145,6 +145,6 @@ assert "  at most one key listed per chunk, all counted" \
 # The stream, the apply and the heartbeat end by SIGTERM (the apply and cdc-sync save where
 # they are), quietly.
 for pid in "${bg_pids[@]}"; do kill -TERM "$pid" 2>/dev/null; done
-wait 2>/dev/null
+for pid in "${bg_pids[@]}"; do wait "$pid" 2>/dev/null; done
 bg_pids=()
 finish

@@ -210,17 +210,18 @@ TEST_CASE("verify: a difference that holds still on the source in two rounds is 
   ScriptedTarget target;
   source.digests = {digest_at(3, "1", "0-1-50")};
   target.digests = {digest_at(3, "2", "0-1-50")};
-  target.reaches = "0-1-60";
+  target.reaches = "0-1-99";
   const std::vector<RowHash> rows{row("1", "a"), row("2", "b"), row("3", "c")};
-  source.rows_reads = {RowsRead{rows, at("0-1-55")}, RowsRead{rows, at("0-1-70")}};
-  target.rows_reads = {RowsRead{{row("1", "a"), row("2", "x"), row("4", "d")}, at("0-1-60")}};
+  source.rows_reads = {RowsRead{rows, at("0-1-55")}, RowsRead{rows, at("0-1-70")}, RowsRead{rows, at("0-1-85")}};
+  const std::vector<RowHash> copied{row("1", "a"), row("2", "x"), row("4", "d")};
+  target.rows_reads = {RowsRead{copied, at("0-1-60")}, RowsRead{copied, at("0-1-75")}};
   auto verdict = cdc::verify::verify_chunk({}, source, target, {});
   REQUIRE(verdict.has_value());
   CHECK(verdict->status == Status::differs);
   CHECK(verdict->rounds == 2);  // held still in two rounds in a row
   CHECK(keys_of(verdict->keys) == std::vector<std::string>{"{\"id\":2}+s+t", "{\"id\":3}+s", "{\"id\":4}+t"});
-  CHECK(verdict->source_position == "0-1-55");
-  CHECK(verdict->target_position == "0-1-60");
+  CHECK(verdict->source_position == "0-1-70");  // the deciding round's
+  CHECK(verdict->target_position == "0-1-75");
   CHECK(verdict->rows_source == 3);
   CHECK(verdict->rows_target == 3);
 }
@@ -357,14 +358,16 @@ TEST_CASE("verify: a round again compares only the rows that differed, and finds
   ScriptedTarget target;
   source.digests = {digest_at(3, "1", "0-1-50")};
   target.digests = {digest_at(3, "2", "0-1-50")};
-  target.reaches = "0-1-90";
+  target.reaches = "0-1-99";
   // Round 1: row 1 differs for good, row 2 is in flight (changed on the source meanwhile).
   // Rounds 2 and 3, rows 1 and 2 only: row 2 has arrived, row 1 still differs and held still.
   source.rows_reads = {RowsRead{{row("1", "a"), row("2", "b"), row("3", "c")}, at("0-1-55")},
                        RowsRead{{row("1", "a"), row("2", "b2"), row("3", "c")}, at("0-1-70")},
-                       RowsRead{{row("1", "a"), row("2", "b2"), row("3", "c")}, at("0-1-85")}};
+                       RowsRead{{row("1", "a"), row("2", "b2"), row("3", "c")}, at("0-1-85")},
+                       RowsRead{{row("1", "a"), row("2", "b2"), row("3", "c")}, at("0-1-95")}};
   target.rows_reads = {RowsRead{{row("1", "z"), row("2", "b2"), row("3", "c")}, at("0-1-60")},
-                       RowsRead{{row("1", "z"), row("2", "b2"), row("3", "c")}, at("0-1-75")}};
+                       RowsRead{{row("1", "z"), row("2", "b2"), row("3", "c")}, at("0-1-75")},
+                       RowsRead{{row("1", "z"), row("2", "b2"), row("3", "c")}, at("0-1-90")}};
   auto verdict = cdc::verify::verify_chunk({}, source, target, {});
   REQUIRE(verdict.has_value());
   CHECK(verdict->status == Status::differs);
