@@ -11,16 +11,16 @@
 //  2. Otherwise, the target waits until it has applied S (--verify-wait), and is read again:
 //     equal is equal.
 //  3. Otherwise, rows: the source's (key, hash) at S1, the target's at T >= S1 once it applied
-//     S1, the source's again at S2 (after T was read, so S1 <= T <= S2). A row that differs
-//     between the source at S1 and the target, and is the same on the source at S1 and S2,
-//     held still on the source while the target was read: the target differs from what it
-//     applied. When every differing row held still in two rounds in a row (see the .cpp for
-//     why two), the chunk differs, with those keys; when
-//     some row changed on the source meanwhile, the round is repeated from S2, for the rows
-//     that differed only (the others were equal at S1 and T), up to --verify-rounds, and a
-//     chunk whose differing rows never hold still is "unsettled", not "differs". Narrowing
-//     matters under load: a row in flight in one round (changed between S1 and T) is rarely
-//     in flight again in the next, while the chunk as a whole often is.
+//     S1, the source's again at S2 (after T was read, so S1 <= T <= S2). A target row equal
+//     to the source's at S1 or at S2 is what the source held then: equal. A row that differs
+//     from both, and is the same on the source at S1 and S2, held still on the source while
+//     the target was read: the target differs from what it applied. When every such row
+//     held still in two rounds in a row (see the .cpp for why two), the chunk differs, with
+//     those keys; when some row changed on the source meanwhile, the round is repeated from
+//     S2 for the rows that differed only (the others were equal), up to --verify-rounds, and
+//     a chunk whose differing rows never hold still is "unsettled", not "differs".
+//     Narrowing matters under load: a row in flight in one round is rarely in flight again
+//     in the next, while the chunk as a whole often is.
 //
 // A source row changed and changed back between S1 and S2, in two rounds in a row, would look
 // still; its difference would be reported although the target may only be behind. The next

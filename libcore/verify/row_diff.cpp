@@ -50,6 +50,13 @@ std::unordered_set<std::string> changed_keys(std::vector<RowHash>& before, std::
   return changed;
 }
 
+std::vector<KeyDifference> in_both(std::vector<KeyDifference> first, const std::vector<KeyDifference>& second) {
+  std::unordered_set<std::string> keys;
+  for (const KeyDifference& difference : second) keys.insert(difference.sort_key);
+  std::erase_if(first, [&](const KeyDifference& difference) { return !keys.contains(difference.sort_key); });
+  return first;
+}
+
 void keep_keys(std::vector<RowHash>& rows, const std::vector<KeyDifference>& differences) {
   std::unordered_set<std::string> kept;
   for (const KeyDifference& difference : differences) kept.insert(difference.sort_key);

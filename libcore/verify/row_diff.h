@@ -38,6 +38,12 @@ struct KeyDifference {
 // The sort keys of the rows that changed between two reads of the same side.
 [[nodiscard]] std::unordered_set<std::string> changed_keys(std::vector<RowHash>& before, std::vector<RowHash>& after);
 
+// The differences of `first` whose key is also among `second`'s: the rows of the target that
+// differ from both reads of the source (a row equal to either one is what the source held at
+// that read).
+[[nodiscard]] std::vector<KeyDifference> in_both(std::vector<KeyDifference> first,
+                                                 const std::vector<KeyDifference>& second);
+
 // Keeps the rows whose key is one of the differences' (a later read narrowed to them).
 void keep_keys(std::vector<RowHash>& rows, const std::vector<KeyDifference>& differences);
 
