@@ -34,7 +34,8 @@ Verdict not_reached(const gtid::Position& source, const gtid::Position& target) 
   verdict.source_position = source.to_string();
   verdict.target_position = target.to_string();
   verdict.reason = fmt::format("the target did not apply the source's position {} in time (--verify-wait); it "
-                               "holds {}: is cdc-apply running?",
+                               "holds {}: cdc-apply is not running or lags, or the source's last transactions "
+                               "were to tables the stream does not select (a heartbeat table among them helps)",
                                verdict.source_position, verdict.target_position);
   return verdict;
 }

@@ -184,13 +184,20 @@ Result<RowsRead> MariadbTargetSide::rows(const records::Chunk& chunk, std::span<
 
 Result<std::optional<gtid::Position>> MariadbTargetSide::wait_for(const gtid::Position& wanted) {
   const auto deadline = std::chrono::steady_clock::now() + wait_;
-  for (;;) {
+  for (bool first = true;; first = false) {
     auto held = position();
     if (!held) return fail(held.error());
     auto applied = apply::already_applied(*held, wanted);
     if (!applied) return fail(applied.error());
     if (*applied) return std::optional<gtid::Position>(std::move(*held));
-    if (std::chrono::steady_clock::now() >= deadline) return std::optional<gtid::Position>();
+    if (first && stalled_wanted_ && held->to_string() == stalled_at_ &&
+        gtid::includes(wanted, *stalled_wanted_).value_or(false))
+      return std::optional<gtid::Position>();
+    if (std::chrono::steady_clock::now() >= deadline) {
+      stalled_wanted_ = wanted;
+      stalled_at_ = held->to_string();
+      return std::optional<gtid::Position>();
+    }
     std::this_thread::sleep_for(kPollEvery);
   }
 }

@@ -92,6 +92,12 @@ class MariadbTargetSide final : public TargetSide, public MariadbSide {
   std::string position_table_;
   std::string position_sql_;
   std::chrono::milliseconds wait_;
+  // The last wait that timed out: what it waited for and where the target stood. A later wait
+  // for as much or more, with the target still there, gives up at once: on a source whose
+  // last transactions were not selected the target only moves with the next selected change,
+  // and each differing chunk would otherwise wait --verify-wait again.
+  std::optional<gtid::Position> stalled_wanted_;
+  std::string stalled_at_;
 };
 
 }  // namespace cdc::verify

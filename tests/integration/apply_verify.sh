@@ -135,12 +135,26 @@ assert "  no chunk unsettled, and the summary counts the keys" \
 assert "  the other chunks are equal" \
   test "$(jq -s '[.[] | select(.op == "verify" and .status == "equal")] | length' "$work/out")" -gt 0
 echo "     $(tail -1 "$work/err")"
+differing=$(jq 'select(.op == "verify_summary") | .differs' "$work/out")
 
 expect "--verify-max-keys 1: exit 1" 1 verify --verify-max-keys 1
 assert "  at most one key listed per chunk, all counted" \
   test "$(jq -s '[.[] | select(.op == "verify" and .status == "differs") | (.keys | length) <= 1] | all' \
     "$work/out") $(jq 'select(.op == "verify_summary") | .keys_total' "$work/out")" \
   == "true $(wc -l <"$work/expected_keys")"
+
+# cdc-apply stopped while the source goes on (the heartbeat): a chunk that differs cannot be
+# told from one the target is behind on, so it is unsettled (exit 75), not differs; the equal
+# ones are equal; and only the first waits --verify-wait.
+kill -TERM "$follower" && wait "$follower"
+started=$SECONDS
+expect "cdc-apply stopped: exit 75 (unsettled)" 75 verify --verify-wait 3
+assert "  the $differing chunks that differ are unsettled, the others equal" \
+  test "$(jq -r 'select(.op == "verify_summary") | "\(.unsettled) \(.differs) \(.chunks - .equal)"' "$work/out")" \
+  == "$differing 0 $differing"
+assert "  the reason names the positions" \
+  grep -q '"reason":"the target did not apply the source.s position 0-' "$work/out"
+assert "  one wait of --verify-wait, not one per chunk ($((SECONDS - started)) s)" test $((SECONDS - started)) -lt 9
 
 # The stream, the apply and the heartbeat end by SIGTERM (the apply and cdc-sync save where
 # they are), quietly.
