@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# bench/apply.sh — cdc-apply's rate into MariaDB (issue 32; the goal is 50,000 row changes/s).
+# bench/apply.sh — cdc-apply's rate into MariaDB and into PostgreSQL (issue 32; the goal is
+# 50,000 row changes/s).
 #
 # What it measures: the wall time of applying a stream of sysbench-style row changes (table
 # sbtest1: id, k, c CHAR(120), pad CHAR(60)) to a copy of the table in another database of the
 # same throwaway server, from cdc-stream --file's output on disk: ROWS changes, 60% INSERTs,
 # 25% UPDATEs (k = k + 1 and a new c), 15% DELETEs, in source transactions of TXN rows. Then
-# the copy must equal the source (CHECKSUM TABLE), or the run fails.
+# the copy must equal the source (CHECKSUM TABLE), or the run fails. Then the same stream into
+# a throwaway PostgreSQL (scripts/lib/throwaway_postgres.sh; skipped when PostgreSQL is not
+# installed), into a table of the same shape (schema d; c and pad varchar, the type
+# --create-tables gives a CHAR; an index on k), compared with the source row for row.
 # It is a benchmark, not a test: there is no speed threshold.
 #
 # Usage: bench/apply.sh [--rows N] [--txn N] [--batch-rows N]
@@ -27,8 +31,9 @@ while (($#)); do
   esac
 done
 source "$root_dir/scripts/lib/throwaway_mariadb.sh"
+source "$root_dir/scripts/lib/throwaway_postgres.sh"
 work=$(mktemp -d)
-trap 'throwaway_stop "$work/srv"; rm -rf "$work"' EXIT
+trap 'throwaway_stop "$work/srv"; pg_throwaway_stop "$work/pg"; rm -rf "$work"' EXIT
 throwaway_start "$work/srv" >/dev/null
 sql() { mariadb --no-defaults -S "$THROWAWAY_SOCKET" -uroot "$@"; }
 sql -e "CREATE DATABASE s; CREATE DATABASE d;
@@ -73,4 +78,19 @@ tail -1 "$work/apply.err"
 a=$(sql -N -e "CHECKSUM TABLE s.sbtest1" | cut -f2)
 b=$(sql -N -e "CHECKSUM TABLE d.sbtest1" | cut -f2)
 [[ $a == "$b" ]] || { echo "FAIL: the copy differs from the source (CHECKSUM $a, $b)" && exit 1; }
-python3 -c "s = $end - $begin; print('%d row changes (%d per source transaction) in %.2f s: %.0f changes/s; copy == source' % ($changes, $txn, s, $changes / s))"
+rate() { python3 -c "s = $3 - $2; print('$1: %d row changes (%d per source transaction) in %.2f s: %.0f changes/s; copy == source' % ($changes, $txn, s, $changes / s))"; }
+rate MariaDB "$begin" "$end"
+
+pg_throwaway_bin >/dev/null || { echo "PostgreSQL: skipped (not installed)" && exit 0; }
+pg_throwaway_start "$work/pg" >/dev/null
+pg_throwaway_psql "$work/pg" -U cdc -c "CREATE SCHEMA d; CREATE TABLE d.sbtest1 (id integer NOT NULL PRIMARY KEY,
+  k integer NOT NULL, c varchar(120) NOT NULL, pad varchar(60) NOT NULL); CREATE INDEX ON d.sbtest1 (k)"
+begin=$(date +%s.%N)
+"$tools/cdc-apply" --postgres "$PG_THROWAWAY_CONNINFO" --database d "${batch[@]}" "$work/stream.ndjson" \
+  2>"$work/apply_pg.err" || { cat "$work/apply_pg.err" && exit 1; }
+end=$(date +%s.%N)
+tail -1 "$work/apply_pg.err"
+a=$(sql -N --raw -e "SELECT id, k, c, pad FROM s.sbtest1 ORDER BY id" | md5sum)
+b=$(pg_throwaway_psql "$work/pg" -A -t -F $'\t' -c "SELECT id, k, c, pad FROM d.sbtest1 ORDER BY id" | md5sum)
+[[ $a == "$b" ]] || { echo "FAIL: the PostgreSQL copy differs from the source" && exit 1; }
+rate PostgreSQL "$begin" "$end"

@@ -24,6 +24,9 @@
 #    (a third NULL) and ENUM columns) is read whole over the replication protocol, > /dev/null:
 #      A: mariadb-binlog -v --base64-output=decode-rows --read-from-remote-server FILES...
 #      B: cdc-stream --from FIRST:4 --until now
+#      C: mariadb-binlog --read-from-remote-server --raw FILES...  (the events' bytes copied into
+#         files on tmpfs, nothing decoded: what the server's dump thread and the client library
+#         cost alone, the floor under any reader of this protocol)
 #    after an untimed sanity run of each that checks both printed every row change (cdc-stream:
 #    exactly one c/u/d line per row change plus one commit line per transaction). Then
 #    --rounds timed runs of each, alternating. Wall time from bash, peak RSS and CPU from GNU time.
@@ -108,6 +111,9 @@ binlog_bytes=$(awk '{ s += $2 } END { print s }' "$work/binlogs.txt")
 # --- 3. throughput over the replication protocol ------------------------------------------------
 mb_read=("$mariadb_binlog" --no-defaults "${conn[@]}" --read-from-remote-server -v --base64-output=decode-rows "${names[@]}")
 cdc_read=("$cdc_stream" "${cdc_conn[@]}" --from "${names[0]}:4" --until now)
+raw_dir=$(mktemp -d "$( [[ -d /dev/shm ]] && echo /dev/shm || echo "$work")/cdc-bench-raw.XXXXXX")
+trap 'rm -rf "$raw_dir"; _bench_cleanup' EXIT
+raw_read=("$mariadb_binlog" --no-defaults "${conn[@]}" --read-from-remote-server --raw --result-file="$raw_dir/" "${names[@]}")
 bench_log "throughput: sanity run of each on ${#names[@]} file(s), $binlog_bytes bytes"
 if ! bench_check_decoded "$("${cdc_read[@]}" 2>>"$work/throughput.err" | bench_count_ops)" \
   "$("${mb_read[@]}" 2>>"$work/throughput.err" | bench_count_mb_rows)"; then
@@ -116,14 +122,21 @@ if ! bench_check_decoded "$("${cdc_read[@]}" 2>>"$work/throughput.err" | bench_c
 fi
 : >"$work/A.txt"
 : >"$work/B.txt"
+: >"$work/C.txt"
 for ((round = 1; round <= rounds; round++)); do
   bench_time "$work/t" "${mb_read[@]}" >/dev/null 2>>"$work/throughput.err"
   cat "$work/t" >>"$work/A.txt"
   bench_time "$work/t" "${cdc_read[@]}" >/dev/null 2>>"$work/throughput.err"
   cat "$work/t" >>"$work/B.txt"
+  bench_time "$work/t" "${raw_read[@]}" >/dev/null 2>>"$work/throughput.err"
+  cat "$work/t" >>"$work/C.txt"
+  raw_bytes=$(cat "$raw_dir"/* | wc -c)
+  rm -f "$raw_dir"/*
+  ((raw_bytes >= binlog_bytes)) || bench_die "mariadb-binlog --raw copied $raw_bytes bytes of $binlog_bytes"
   bench_log "throughput round $round/$rounds: mariadb-binlog $(tail -1 "$work/A.txt" | cut -d' ' -f1) s," \
-    "cdc-stream $(tail -1 "$work/B.txt" | cut -d' ' -f1) s"
+    "cdc-stream $(tail -1 "$work/B.txt" | cut -d' ' -f1) s, mariadb-binlog --raw $(tail -1 "$work/C.txt" | cut -d' ' -f1) s"
 done
+rmdir "$raw_dir"
 
 # --- 4. commit-to-line latency ---------------------------------------------------------------------
 bench_sql <<SQL
@@ -176,6 +189,7 @@ cat "$work/lag-series.txt" >&2
 # --- 6. summary ----------------------------------------------------------------------------------------
 read -r a_med a_min a_cpu a_rss < <(bench_stats "$work/A.txt")
 read -r b_med b_min b_cpu b_rss < <(bench_stats "$work/B.txt")
+read -r raw_med raw_min raw_cpu raw_rss < <(bench_stats "$work/C.txt")
 # name commits min p50 p99 max mean rss_kib sent_p50 sent_p99; insert commits min p50 p99 max
 la=$(grep '^mariadb-binlog ' "$work/latency.txt" | cut -d' ' -f2-)
 lb=$(grep '^cdc-stream ' "$work/latency.txt" | cut -d' ' -f2-)
@@ -188,6 +202,7 @@ cpu_model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 awk -v bytes="$binlog_bytes" -v files="${#names[@]}" -v rows="$BENCH_ROW_CHANGES" -v txns="$BENCH_TXNS" -v rounds="$rounds" \
   -v a_med="$a_med" -v a_min="$a_min" -v a_rss="$a_rss" -v a_cpu="$a_cpu" \
   -v b_med="$b_med" -v b_min="$b_min" -v b_rss="$b_rss" -v b_cpu="$b_cpu" \
+  -v raw_med="$raw_med" -v raw_min="$raw_min" -v raw_rss="$raw_rss" -v raw_cpu="$raw_cpu" \
   -v la="$la" -v lb="$lb" -v lrtt="$lrtt" -v pause="$pause_ms" \
   -v clients="$clients" -v lag_s="$(lag load_seconds)" -v inserted="$(lag inserted)" -v cdc_rows="$(lag cdc_rows)" \
   -v load_bytes="$(lag load_bytes)" -v samples="$(lag samples)" \
@@ -221,7 +236,10 @@ awk -v bytes="$binlog_bytes" -v files="${#names[@]}" -v rows="$BENCH_ROW_CHANGES
     printf "%-15s %9s %8s %12s %9s %14s %10s\n", "tool", "median s", "min s", "rows/s", "MB/s", "peak RSS MiB", "median cpu s"
     tp("mariadb-binlog", a_med, a_min, a_rss, a_cpu)
     tp("cdc-stream", b_med, b_min, b_rss, b_cpu)
+    tp("--raw (floor)", raw_med, raw_min, raw_rss, raw_cpu)
     printf "ratio (mariadb-binlog / cdc-stream): %.1fx median, %.1fx min\n", a_med / b_med, a_min / b_min
+    printf "cdc-stream against the floor (mariadb-binlog --raw / cdc-stream): %.2fx median; the most any reader could\n", raw_med / b_med
+    printf "reach against mariadb-binlog here (mariadb-binlog / --raw): %.1fx median\n", a_med / raw_med
     printf "\n3. cdc-stream lag under load: %d clients, single-row autocommit INSERTs for %.1f s\n", clients, lag_s
     printf "load: %s rows (%s rows/s), %.1f MB of binlog; cdc-stream printed %s of them (%s)\n", commas(inserted),
       commas(inserted / lag_s), load_bytes / 1e6, commas(cdc_rows), cdc_rows == inserted ? "all" : "MISSING ROWS"

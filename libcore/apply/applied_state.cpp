@@ -4,12 +4,20 @@
 
 #include <fmt/format.h>
 
+#include "apply/pg_value.h"
 #include "apply/sql_value.h"
 #include "gtid/position.h"
 
 namespace cdc::apply {
 
-std::string create_position_table_sql(std::string_view qualified_table) {
+std::string create_position_table_sql(std::string_view qualified_table, Dialect dialect) {
+  if (dialect == Dialect::postgres)
+    return fmt::format(
+        "CREATE TABLE IF NOT EXISTS {} (applier varchar(64) NOT NULL PRIMARY KEY, position text NOT NULL, "
+        "snapshot_done smallint NOT NULL, snapshot_rows bigint NOT NULL, source_pos varchar(600) NOT NULL, "
+        "gtid varchar(200) NOT NULL, transactions bigint NOT NULL, changes bigint NOT NULL, "
+        "applied_at timestamp(3) NOT NULL)",
+        qualified_table);
   return fmt::format(
       "CREATE TABLE IF NOT EXISTS {} (applier VARCHAR(64) NOT NULL PRIMARY KEY, position TEXT NOT NULL, "
       "snapshot_done TINYINT NOT NULL, snapshot_rows BIGINT UNSIGNED NOT NULL, source_pos VARCHAR(600) NOT NULL, "
@@ -26,18 +34,29 @@ std::string read_position_sql(std::string_view qualified_table) {
   return sql;
 }
 
-void append_write_position_sql(std::string& out, std::string_view qualified_table, const AppliedState& state) {
-  out.append("REPLACE INTO ");
+void append_write_position_sql(std::string& out, std::string_view qualified_table, const AppliedState& state,
+                               Dialect dialect) {
+  const bool pg = dialect == Dialect::postgres;
+  const auto quoted = [&](std::string_view text) { pg ? append_pg_quoted(out, text) : append_quoted(out, text); };
+  out.append(pg ? "INSERT INTO " : "REPLACE INTO ");
   out.append(qualified_table);
   out.append(" (applier,position,snapshot_done,snapshot_rows,source_pos,gtid,transactions,changes,applied_at) VALUES (");
-  append_quoted(out, kApplierName);
+  quoted(kApplierName);
   out.push_back(',');
-  append_quoted(out, state.position);
+  quoted(state.position);
   fmt::format_to(std::back_inserter(out), ",{},{},", state.snapshot_done ? 1 : 0, state.snapshot_rows);
-  append_quoted(out, state.source_pos);
+  quoted(state.source_pos);
   out.push_back(',');
-  append_quoted(out, state.gtid);
-  fmt::format_to(std::back_inserter(out), ",{},{},UTC_TIMESTAMP(3))", state.transactions, state.changes);
+  quoted(state.gtid);
+  fmt::format_to(std::back_inserter(out), ",{},{},", state.transactions, state.changes);
+  if (!pg) {
+    out.append("UTC_TIMESTAMP(3))");
+    return;
+  }
+  out.append(
+      "now() AT TIME ZONE 'UTC') ON CONFLICT (applier) DO UPDATE SET position=EXCLUDED.position,"
+      "snapshot_done=EXCLUDED.snapshot_done,snapshot_rows=EXCLUDED.snapshot_rows,source_pos=EXCLUDED.source_pos,"
+      "gtid=EXCLUDED.gtid,transactions=EXCLUDED.transactions,changes=EXCLUDED.changes,applied_at=EXCLUDED.applied_at");
 }
 
 namespace {

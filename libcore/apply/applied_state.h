@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "apply/sql_dialect.h"
 #include "mysql/connection.h"
 #include "util/result.h"
 
@@ -39,11 +40,15 @@ struct AppliedState {
 inline constexpr std::string_view kDefaultPositionTable = "cdc_apply_position";
 inline constexpr std::string_view kApplierName = "default";
 
-// qualified_table: `db`.`name`.
-[[nodiscard]] std::string create_position_table_sql(std::string_view qualified_table);
+// qualified_table: `db`.`name` (PostgreSQL: "schema"."name"). The same columns in both dialects;
+// PostgreSQL's types are the nearest it has (snapshot_done smallint, the counts bigint).
+[[nodiscard]] std::string create_position_table_sql(std::string_view qualified_table,
+                                                    Dialect dialect = Dialect::mariadb);
 [[nodiscard]] std::string read_position_sql(std::string_view qualified_table);
-// The REPLACE that writes state, appended to out.
-void append_write_position_sql(std::string& out, std::string_view qualified_table, const AppliedState& state);
+// The statement that writes state, appended to out: REPLACE (MariaDB), INSERT ... ON CONFLICT
+// (PostgreSQL).
+void append_write_position_sql(std::string& out, std::string_view qualified_table, const AppliedState& state,
+                               Dialect dialect = Dialect::mariadb);
 // The state in read_position_sql's result: no row is the state of a first run.
 [[nodiscard]] Result<AppliedState> parse_position_rows(const mysql::QueryResult& result);
 

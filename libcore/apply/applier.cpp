@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "mysql/sql_text.h"
 #include "records/kinds.h"
 #include "records/position.h"
 #include "records/snapshot_lines.h"
@@ -19,6 +18,12 @@ std::string_view string_or_empty(simdjson::dom::object record, std::string_view 
 }
 
 }  // namespace
+
+Error target_error(const Error& server_error, std::string_view what) {
+  const Errc code = server_error.code == Errc::unavailable ? Errc::unavailable : Errc::corrupt_input;
+  return Error{code, fmt::format("the target refused the {}: {}; nothing of this target transaction was applied",
+                                 what, server_error.message)};
+}
 
 Result<bool> already_applied(const gtid::Position& stored, const gtid::Position& commit_position) {
   const std::optional<bool> included = gtid::includes(stored, commit_position);
@@ -139,20 +144,20 @@ Result<void> Applier::table_line(simdjson::dom::object record) {
   auto line = records::parse_table_line(record);
   if (!line) return fail(line.error());
   const std::string& target_db = options_.database ? *options_.database : line->db;
-  tables_.push_back(target_table(*line, target_db));
+  tables_.push_back(target_table(*line, target_db, options_.dialect));
   lookup_.assign(line->db).push_back('\0');
   lookup_.append(line->table);
   by_name_[lookup_] = &tables_.back();
   last_table_ = nullptr;
   if (options_.create_tables && created_databases_.insert(target_db).second) {
-    if (auto created = target_.create_table("CREATE DATABASE IF NOT EXISTS " + mysql::quote_identifier(target_db));
+    if (auto created = target_.create_table(create_namespace_sql(options_.dialect, target_db));
         !created) {
       target_failed_ = true;
       return created;
     }
   }
   if (options_.create_tables && created_.insert(tables_.back().qualified).second) {
-    if (auto created = target_.create_table(create_table_sql(*line, target_db)); !created) {
+    if (auto created = target_.create_table(create_table_sql(*line, target_db, options_.dialect)); !created) {
       target_failed_ = true;
       return created;
     }

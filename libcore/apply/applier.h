@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "apply/applied_state.h"
+#include "apply/sql_dialect.h"
 #include "apply/statement_batch.h"
 #include "apply/target_table.h"
 #include "gtid/position.h"
@@ -30,7 +31,8 @@ namespace cdc::apply {
 enum class OnDdl { stop, apply, ignore };
 
 struct ApplyOptions {
-  std::optional<std::string> database;  // every table into it; else each into its source db
+  Dialect dialect = Dialect::mariadb;   // the target's SQL
+  std::optional<std::string> database;  // every table into it (a schema for PostgreSQL); else each into its source db
   std::optional<gtid::Position> until;  // stop after the transaction whose position includes it
   bool create_tables = false;
   OnDdl on_ddl = OnDdl::stop;
@@ -50,6 +52,11 @@ class Target {
   [[nodiscard]] virtual Result<void> create_table(const std::string& sql) = 0;
   [[nodiscard]] virtual Result<void> run_ddl(const std::string& database, std::string_view sql) = 0;
 };
+
+// Server errors as cdc-apply's exit codes: the connection lost stays Errc::unavailable (69),
+// a statement the target refuses (MariaDB or PostgreSQL: a constraint, a value its type cannot hold, a missing table)
+// becomes Errc::corrupt_input (65), with what says which source rows it was.
+[[nodiscard]] Error target_error(const Error& server_error, std::string_view what);
 
 enum class Stop { end_of_input, until, ddl };
 

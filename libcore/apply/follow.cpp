@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -50,15 +52,61 @@ bool FileFollower::send_all(std::string_view bytes) {
   return true;
 }
 
+bool FileFollower::send_discard(std::uint64_t from, std::uint64_t to, std::string_view how) {
+  const std::string reason = fmt::format("cdc-apply --follow: {} was {} at {} bytes (read to {})", name_, how, to, from);
+  ndjson::Writer line;
+  records::write_stream_discard(records::StreamDiscard{"", name_, to, reason, 0}, line);
+  return send_all(line.buffered());
+}
+
+bool FileFollower::unchanged(std::uint64_t offset, std::string_view tail) {
+  if (tail.empty()) return true;
+  check_.resize(tail.size());
+  std::size_t got = 0;
+  while (got < check_.size()) {
+    const ssize_t n = ::pread(file_.get(), check_.data() + got, check_.size() - got,
+                              static_cast<off_t>(offset - tail.size() + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;  // shorter now: cut back (the size check says where)
+    got += static_cast<std::size_t>(n);
+  }
+  return std::string_view(check_) == tail;
+}
+
 void FileFollower::run(const std::atomic<bool>& stop, unsigned poll_ms) {
   std::string carry;  // the bytes after the last newline: a line still being written
+  std::string tail;   // the last bytes read, up to kTailBytes, ending at offset
   std::uint64_t offset = 0;
   char buffer[1 << 16];
+  const auto remember = [&tail](std::string_view bytes) {
+    if (bytes.size() >= kTailBytes) {
+      tail.assign(bytes.substr(bytes.size() - kTailBytes));
+    } else {
+      tail.append(bytes);
+      if (tail.size() > kTailBytes) tail.erase(0, tail.size() - kTailBytes);
+    }
+  };
+  // From the start again: what the applier has is skipped by its position.
+  const auto restart = [&]() {
+    carry.clear();
+    tail.clear();
+    offset = 0;
+    return ::lseek(file_.get(), 0, SEEK_SET) == 0;
+  };
   while (!closing_) {
     const ssize_t got = ::read(file_.get(), buffer, sizeof buffer);
     if (got > 0) {
-      offset += static_cast<std::uint64_t>(got);
-      carry.append(buffer, static_cast<std::size_t>(got));
+      // The bytes before these must still be the ones read: a file cut back and written again
+      // past this offset between two reads (a restarted cdc-stream) would otherwise be read
+      // on from the middle of a line of its new content.
+      if (!unchanged(offset, tail)) {
+        if (!send_discard(offset, 0, "written again") || !restart()) break;
+        continue;
+      }
+      const std::string_view bytes(buffer, static_cast<std::size_t>(got));
+      offset += bytes.size();
+      remember(bytes);
+      carry.append(bytes);
       const std::size_t end = carry.rfind('\n');
       if (end == std::string::npos) continue;
       if (!send_all(std::string_view(carry).substr(0, end + 1))) break;
@@ -71,14 +119,21 @@ void FileFollower::run(const std::atomic<bool>& stop, unsigned poll_ms) {
     struct stat status {};
     if (::fstat(file_.get(), &status) == 0 && static_cast<std::uint64_t>(status.st_size) < offset) {
       // Cut back: what follows the new end comes again. The transaction in flight is void.
-      const std::string reason =
-          fmt::format("cdc-apply --follow: {} was cut back from {} to {} bytes", name_, offset, status.st_size);
-      ndjson::Writer line;
-      records::write_stream_discard(
-          records::StreamDiscard{"", name_, static_cast<std::uint64_t>(status.st_size), reason, 0}, line);
+      const auto size = static_cast<std::uint64_t>(status.st_size);
+      if (!send_discard(offset, size, "cut back")) break;
       carry.clear();
-      offset = static_cast<std::uint64_t>(status.st_size);
-      if (::lseek(file_.get(), static_cast<off_t>(offset), SEEK_SET) < 0 || !send_all(line.buffered())) break;
+      offset = size;
+      // The tail read before the cut is checked against the file's bytes before its new end:
+      // kept up to there, it holds while the file grows again as it was.
+      tail.clear();
+      if (::lseek(file_.get(), static_cast<off_t>(offset), SEEK_SET) < 0) break;
+      if (offset > 0) {
+        const std::size_t keep = static_cast<std::size_t>(std::min<std::uint64_t>(offset, kTailBytes));
+        tail.resize(keep);
+        if (::pread(file_.get(), tail.data(), keep, static_cast<off_t>(offset - keep)) != static_cast<ssize_t>(keep)) {
+          if (!restart()) break;
+        }
+      }
       continue;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms));

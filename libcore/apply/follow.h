@@ -11,7 +11,10 @@
 
 #include <atomic>
 #include <memory>
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "util/result.h"
@@ -37,12 +40,19 @@ class FileFollower {
   FileFollower() = default;
   void run(const std::atomic<bool>& stop, unsigned poll_ms);
   bool send_all(std::string_view bytes);
+  // A discard line: the file was read to `from`, and goes on from `to` ("cut back", "written again").
+  bool send_discard(std::uint64_t from, std::uint64_t to, std::string_view how);
+  // Whether the file still holds `tail` just before `offset`.
+  bool unchanged(std::uint64_t offset, std::string_view tail);
+
+  static constexpr std::size_t kTailBytes = 4096;
 
   UniqueFd file_;
   std::string name_;
   UniqueFd reading_;
   UniqueFd writing_;
   std::atomic<bool> closing_{false};
+  std::string check_;  // unchanged()'s bytes read again
   std::thread thread_;
 };
 

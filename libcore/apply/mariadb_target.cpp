@@ -20,20 +20,7 @@ constexpr std::string_view kSession =
     "SET time_zone='+00:00', sql_mode='STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION', "
     "foreign_key_checks=0";
 
-std::string describe(const StatementInfo& info) {
-  std::string text = fmt::format("{} of {} at {}", info.kind, info.table != nullptr ? info.table->source_name : "?",
-                                 info.first);
-  if (info.rows > 1) text += fmt::format(" (one of {} rows, the last at {})", info.rows, info.last);
-  return text;
-}
-
 }  // namespace
-
-Error target_error(const Error& server_error, std::string_view what) {
-  const Errc code = server_error.code == Errc::unavailable ? Errc::unavailable : Errc::corrupt_input;
-  return Error{code, fmt::format("the target refused the {}: {}; nothing of this target transaction was applied",
-                                 what, server_error.message)};
-}
 
 MariadbTarget::MariadbTarget(mysql::Connection connection, std::string position_table)
     : connection_(std::move(connection)), position_table_(std::move(position_table)) {}

@@ -44,9 +44,4 @@ class MariadbTarget final : public Target {
   std::vector<std::uint64_t> affected_;
 };
 
-// Server errors as cdc-apply's exit codes: the connection lost stays Errc::unavailable (69),
-// a statement the target refuses (a constraint, a value its type cannot hold, a missing table)
-// becomes Errc::corrupt_input (65), with what says which source rows it was.
-[[nodiscard]] Error target_error(const Error& server_error, std::string_view what);
-
 }  // namespace cdc::apply

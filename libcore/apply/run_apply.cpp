@@ -13,8 +13,9 @@
 
 #include "apply/follow.h"
 #include "apply/mariadb_target.h"
-#include "mysql/sql_text.h"
+#include "apply/postgres_target.h"
 #include "ndjson/reader.h"
+#include "postgres/connection.h"
 #include "records/position.h"
 #include "util/unique_fd.h"
 
@@ -44,6 +45,9 @@ Result<ApplyOptions> apply_options(const RunOptions& options) {
     return fail(Errc::usage, "--follow reads a file on as it grows: name the file (standard input waits for more "
                              "lines by itself)");
   ApplyOptions out;
+  out.dialect = options.postgres ? Dialect::postgres : Dialect::mariadb;
+  if (options.postgres && options.postgres->empty())
+    return fail(Errc::usage, "--postgres: give a connection string, such as 'host=/run/postgresql dbname=copy'");
   out.database = options.database;
   if (out.database && out.database->empty()) return fail(Errc::usage, "--database: the name is empty");
   out.create_tables = options.create_tables;
@@ -57,6 +61,9 @@ Result<ApplyOptions> apply_options(const RunOptions& options) {
     out.on_ddl = OnDdl::ignore;
   else
     return fail(Errc::usage, fmt::format("--on-ddl {}: give stop, apply or ignore", options.on_ddl));
+  if (out.on_ddl == OnDdl::apply && options.postgres)
+    return fail(Errc::usage, "--on-ddl apply: a DDL of the MySQL source cannot run on a PostgreSQL target; give "
+                             "--on-ddl stop (and change the target by hand) or ignore");
   if (options.until) {
     auto until = gtid::Position::parse(*options.until);
     if (!until) return fail(Errc::usage, fmt::format("--until: {}", until.error().message));
@@ -80,11 +87,19 @@ Result<PositionTable> position_table_name(const RunOptions& options) {
     if (name.empty() || (database && database->empty()))
       return fail(Errc::usage, fmt::format("--position-table {}: give NAME or DB.NAME", given));
   }
-  if (!database)
-    return fail(Errc::usage,
-                "where to keep the applied position: give --database DB (the position table goes there too) or "
-                "--position-table DB.NAME");
-  return PositionTable{*database, mysql::quote_identifier(*database) + '.' + mysql::quote_identifier(name)};
+  if (!database) {
+    const std::string_view db = options.postgres ? "SCHEMA" : "DB";
+    return fail(Errc::usage, fmt::format("where to keep the applied position: give --database {0} (the position table "
+                                         "goes there too) or --position-table {0}.NAME",
+                                         db));
+  }
+  const Dialect dialect = options.postgres ? Dialect::postgres : Dialect::mariadb;
+  return PositionTable{*database, quote_name(dialect, *database) + '.' + quote_name(dialect, name)};
+}
+
+std::string version_report(std::string text) {
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text + ", " + postgres::library_version() + '\n';
 }
 
 Result<RunOutcome> run(const RunOptions& options) {
@@ -105,13 +120,24 @@ Result<RunOutcome> run(const RunOptions& options) {
     if (fd < 0) return fail(Errc::io, fmt::format("{}: cannot open: {}", name, std::strerror(errno)));
     files.emplace_back(fd);
   }
-  auto target = MariadbTarget::open(options.connection, table->qualified,
-                                    options.create_tables ? std::optional<std::string>(table->database) : std::nullopt);
-  if (!target) return fail(target.error());
-  auto state = (*target)->load_state();
+  const std::optional<std::string> create_namespace =
+      options.create_tables ? std::optional<std::string>(table->database) : std::nullopt;
+  std::unique_ptr<Target> target;
+  Result<AppliedState> state = AppliedState{};
+  if (options.postgres) {
+    auto opened = PostgresTarget::open(*options.postgres, table->qualified, create_namespace);
+    if (!opened) return fail(opened.error());
+    state = (*opened)->load_state();
+    target = std::move(*opened);
+  } else {
+    auto opened = MariadbTarget::open(options.connection, table->qualified, create_namespace);
+    if (!opened) return fail(opened.error());
+    state = (*opened)->load_state();
+    target = std::move(*opened);
+  }
   if (!state) return fail(state.error());
   const auto started = std::chrono::steady_clock::now();
-  Applier applier(**target, std::move(*apply), std::move(*state));
+  Applier applier(*target, std::move(*apply), std::move(*state));
   RunOutcome outcome;
   std::unique_ptr<FileFollower> follower;
   if (options.follow) {

@@ -1,7 +1,7 @@
 #pragma once
 
-// cdc-apply: a merged snapshot, then the stream, applied to a MariaDB/MySQL target exactly
-// once (cdc-apply(1)).
+// cdc-apply: a merged snapshot, then the stream, applied to a MariaDB/MySQL target, or a
+// PostgreSQL one (--postgres), exactly once (cdc-apply(1)).
 
 #include <cstdint>
 #include <optional>
@@ -16,6 +16,9 @@ namespace cdc::apply {
 
 struct RunOptions {
   mysql::ConnectionOptions connection;
+  // --postgres: a libpq connection string or URI; the target is PostgreSQL, --database names
+  // a schema. The MariaDB connection options are then refused (the tool's command line).
+  std::optional<std::string> postgres;
   std::vector<std::string> inputs;  // files in order; none or "-": standard input
   std::optional<std::string> database;
   std::optional<std::string> position_table;  // [DB.]NAME; default cdc_apply_position in --database
@@ -41,10 +44,13 @@ struct RunOutcome {
 // The position table: --position-table's DB, else --database.
 struct PositionTable {
   std::string database;
-  std::string qualified;  // `db`.`name`
+  std::string qualified;  // `db`.`name`, "schema"."name" for PostgreSQL
 };
 [[nodiscard]] Result<PositionTable> position_table_name(const RunOptions& options);
 
 [[nodiscard]] Result<RunOutcome> run(const RunOptions& options);
+
+// --version: the shared text (cli::version_text) with libpq's version added to the libraries.
+[[nodiscard]] std::string version_report(std::string shared_text);
 
 }  // namespace cdc::apply

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "apply/pg_value.h"
 #include "mysql/sql_text.h"
 #include "util/base64.h"
 
@@ -67,11 +68,19 @@ Result<std::string_view> string_of(const ColumnSql& column, simdjson::dom::eleme
 
 }  // namespace
 
-ColumnSql column_sql(const records::TableColumn& column) {
+ColumnSql column_sql(const records::TableColumn& column, Dialect dialect) {
   output::ColumnInfo info;
   info.type = column.type;
   output::classify_column(info, column.charset);
-  return ColumnSql{column.name, mysql::quote_identifier(column.name), column.type, info.kind, info.is_unsigned};
+  ColumnSql sql{column.name, quote_name(dialect, column.name), column.type, info.kind, info.is_unsigned, 0, dialect};
+  if (info.kind == ValueKind::bit) {
+    // "bit(10)"; a bare "bit" is BIT(1).
+    const std::size_t open = column.type.find('(');
+    sql.bits = 1;
+    if (open != std::string::npos)
+      (void)std::from_chars(column.type.data() + open + 1, column.type.data() + column.type.size(), sql.bits);
+  }
+  return sql;
 }
 
 void append_quoted(std::string& out, std::string_view text) {
@@ -105,6 +114,7 @@ void append_hex_literal(std::string& out, std::string_view bytes) {
 
 Result<void> append_literal(std::string& out, const ColumnSql& column, simdjson::dom::element value, LiteralUse use,
                             std::string& scratch) {
+  if (column.dialect == Dialect::postgres) return append_pg_literal(out, column, value, scratch);
   if (value.is_null()) {
     out.append("NULL");
     return {};

@@ -1,7 +1,8 @@
 #pragma once
 
 // A column value of cdc-ndjson(5) (VALUES) as a SQL literal for a MariaDB/MySQL target, by the
-// column's type from its table line. The target session is set up for these literals
+// column's type from its table line (a PostgreSQL target's: pg_value.h, which append_literal
+// hands the columns of that dialect). The target session is set up for these literals
 // (mariadb_target.h): time_zone '+00:00', so a TIMESTAMP's UTC text is taken as UTC, and a
 // sql_mode without NO_BACKSLASH_ESCAPES, so the quoting below holds.
 
@@ -11,6 +12,7 @@
 
 #include <simdjson.h>
 
+#include "apply/sql_dialect.h"
 #include "output/table_columns.h"
 #include "records/table_line.h"
 #include "util/result.h"
@@ -21,13 +23,15 @@ namespace cdc::apply {
 // once) and its quoted name.
 struct ColumnSql {
   std::string name;
-  std::string quoted;  // `name`
+  std::string quoted;  // `name`, or "name" for PostgreSQL
   std::string type;    // the table line's type text, for messages and CREATE TABLE
   output::ValueKind kind = output::ValueKind::other;
   bool is_unsigned = false;
+  unsigned bits = 0;  // BIT(n)'s n
+  Dialect dialect = Dialect::mariadb;
 };
 
-[[nodiscard]] ColumnSql column_sql(const records::TableColumn& column);
+[[nodiscard]] ColumnSql column_sql(const records::TableColumn& column, Dialect dialect = Dialect::mariadb);
 
 // Where the literal goes: a comparison (a WHERE of an update or delete) casts FLOAT and MySQL
 // JSON values to the column's type, which a decimal or string literal would not equal.

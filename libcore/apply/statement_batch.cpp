@@ -6,9 +6,8 @@ namespace cdc::apply {
 
 namespace {
 
-Unexpected bad_row(const TargetTable& table, std::string_view why) {
-  return fail(Errc::corrupt_input, fmt::format("{}: {}", table.source_name, why));
-}
+// What is wrong with a row; the public add_* functions put the table, position and key before it.
+Unexpected bad_row(std::string_view why) { return fail(Errc::corrupt_input, std::string(why)); }
 
 // Whether two values of a column are the same: the same JSON, as the lines write a value one
 // way only.
@@ -27,6 +26,13 @@ bool same_value(simdjson::dom::element a, simdjson::dom::element b) {
 }
 
 }  // namespace
+
+std::string describe(const StatementInfo& info) {
+  std::string text = fmt::format("{} of {} at {}", info.kind, info.table != nullptr ? info.table->source_name : "?",
+                                 info.first);
+  if (info.rows > 1) text += fmt::format(" (one of {} rows, the last at {})", info.rows, info.last);
+  return text;
+}
 
 void StatementBatch::describe(std::string& out, const RowOrigin& origin) const {
   out.assign(origin.position);
@@ -52,12 +58,12 @@ Result<void> StatementBatch::gather(const TargetTable& table, simdjson::dom::obj
   }
   if (index == table.columns.size() && image.size() == index) return {};
   if (image.size() != table.columns.size())
-    return bad_row(table, fmt::format("the {} image has {} columns, the table line {}: a partial image (binlog_row_image "
+    return bad_row(fmt::format("the {} image has {} columns, the table line {}: a partial image (binlog_row_image "
                                       "must be FULL) or a table line of another shape",
                                       image_name, image.size(), table.columns.size()));
   for (; index < table.columns.size(); ++index) {
     if (image.at_key(table.columns[index].name).get(values[index]) != simdjson::SUCCESS)
-      return bad_row(table, fmt::format("the {} image lacks column {}", image_name, table.columns[index].quoted));
+      return bad_row(fmt::format("the {} image lacks column {}", image_name, table.columns[index].quoted));
   }
   return {};
 }
@@ -79,13 +85,36 @@ Result<void> StatementBatch::append_row_values(const TargetTable& table, simdjso
   for (std::size_t i = 0; i < table.columns.size(); ++i) {
     if (i > 0) sql_.push_back(',');
     if (auto done = append_literal(sql_, table.columns[i], values_[i], LiteralUse::value, scratch_); !done)
-      return bad_row(table, done.error().message);
+      return bad_row(done.error().message);
   }
   sql_.push_back(')');
   return {};
 }
 
+Unexpected StatementBatch::row_error(const TargetTable& table, const RowOrigin& origin, const Error& error) {
+  describe(scratch_, origin);
+  return fail(error.code, fmt::format("{} at {}: {}", table.source_name, scratch_, error.message));
+}
+
 Result<void> StatementBatch::add_insert(const TargetTable& table, simdjson::dom::object after, bool upsert,
+                                        const RowOrigin& origin) {
+  if (auto done = insert_row(table, after, upsert, origin); !done) return row_error(table, origin, done.error());
+  return {};
+}
+
+Result<void> StatementBatch::add_update(const TargetTable& table, simdjson::dom::object before,
+                                        simdjson::dom::object after, const RowOrigin& origin) {
+  if (auto done = update_row(table, before, after, origin); !done) return row_error(table, origin, done.error());
+  return {};
+}
+
+Result<void> StatementBatch::add_delete(const TargetTable& table, simdjson::dom::object before,
+                                        const RowOrigin& origin) {
+  if (auto done = delete_row(table, before, origin); !done) return row_error(table, origin, done.error());
+  return {};
+}
+
+Result<void> StatementBatch::insert_row(const TargetTable& table, simdjson::dom::object after, bool upsert,
                                         const RowOrigin& origin) {
   upsert = upsert && !table.keyless();
   const OpenKind kind = upsert ? OpenKind::upsert : OpenKind::insert;
@@ -114,31 +143,32 @@ Result<void> StatementBatch::add_insert(const TargetTable& table, simdjson::dom:
 }
 
 Result<void> StatementBatch::append_where(const TargetTable& table) {
-  sql_.append(" WHERE ");
   if (table.keyless()) {
-    // The whole row, NULLs too; LIMIT 1: of rows alike, any one is the one the source changed.
+    // The whole row, NULLs too; of rows alike, any one is the one the source changed.
+    sql_.append(table.keyless_where);
     for (std::size_t i = 0; i < table.columns.size(); ++i) {
       if (i > 0) sql_.append(" AND ");
       sql_.append(table.columns[i].quoted);
-      sql_.append("<=>");
+      sql_.append(table.row_equals);
       if (auto done = append_literal(sql_, table.columns[i], before_values_[i], LiteralUse::comparison, scratch_); !done)
-        return bad_row(table, done.error().message);
+        return bad_row(done.error().message);
     }
-    sql_.append(" LIMIT 1");
+    sql_.append(table.keyless_end);
     return {};
   }
+  sql_.append(" WHERE ");
   for (std::size_t k = 0; k < table.key_columns.size(); ++k) {
     const std::size_t i = table.key_columns[k];
     if (k > 0) sql_.append(" AND ");
     sql_.append(table.columns[i].quoted);
-    sql_.append("<=>");
+    sql_.append(table.key_equals);
     if (auto done = append_literal(sql_, table.columns[i], before_values_[i], LiteralUse::comparison, scratch_); !done)
-      return bad_row(table, done.error().message);
+      return bad_row(done.error().message);
   }
   return {};
 }
 
-Result<void> StatementBatch::add_update(const TargetTable& table, simdjson::dom::object before,
+Result<void> StatementBatch::update_row(const TargetTable& table, simdjson::dom::object before,
                                         simdjson::dom::object after, const RowOrigin& origin) {
   close();
   const std::size_t rollback = sql_.size();
@@ -163,7 +193,7 @@ Result<void> StatementBatch::add_update(const TargetTable& table, simdjson::dom:
     sql_.append(table.columns[i].quoted);
     sql_.push_back('=');
     if (auto done = append_literal(sql_, table.columns[i], values_[i], LiteralUse::value, scratch_); !done)
-      return failed(bad_row(table, done.error().message));
+      return failed(bad_row(done.error().message));
   }
   if (auto done = append_where(table); !done) return failed(done);
   statements_.back().rows = 1;
@@ -172,7 +202,7 @@ Result<void> StatementBatch::add_update(const TargetTable& table, simdjson::dom:
   return {};
 }
 
-Result<void> StatementBatch::add_delete(const TargetTable& table, simdjson::dom::object before,
+Result<void> StatementBatch::delete_row(const TargetTable& table, simdjson::dom::object before,
                                         const RowOrigin& origin) {
   if (auto gathered = gather(table, before, "before", before_values_); !gathered) return gathered;
   if (table.key_columns.size() == 1) {
@@ -197,7 +227,7 @@ Result<void> StatementBatch::add_delete(const TargetTable& table, simdjson::dom:
         !done) {
       sql_.resize(rollback);
       if (!extend) statements_.pop_back();
-      return bad_row(table, done.error().message);
+      return bad_row(done.error().message);
     }
     if (extend) describe(statements_.back().last, origin);
     open_table_ = &table;

@@ -46,6 +46,10 @@ struct StatementInfo {
   std::string last;            // the last row's, when there are several
 };
 
+// "update of db.t at <position> key {...}" (and "(one of N rows, the last at ...)"): the
+// statement as the target's errors name it.
+[[nodiscard]] std::string describe(const StatementInfo& info);
+
 class StatementBatch {
  public:
   struct Mark {
@@ -63,7 +67,9 @@ class StatementBatch {
   [[nodiscard]] Result<void> add_insert(const TargetTable& table, simdjson::dom::object after, bool upsert,
                                         const RowOrigin& origin);
   // UPDATE ... SET the columns whose value changed WHERE the key (or, keyless, the whole
-  // before image with <=> and LIMIT 1).
+  // before image, one row of those alike: TargetTable's keyless_where).
+  // Each add_* fails with "db.t at <position> key {...}: <why>" (Errc::corrupt_input) for a
+  // row that cannot be written, and leaves the batch as it was.
   [[nodiscard]] Result<void> add_update(const TargetTable& table, simdjson::dom::object before,
                                         simdjson::dom::object after, const RowOrigin& origin);
   [[nodiscard]] Result<void> add_delete(const TargetTable& table, simdjson::dom::object before,
@@ -92,6 +98,12 @@ class StatementBatch {
   Result<void> gather(const TargetTable& table, simdjson::dom::object image, std::string_view image_name,
                       std::vector<simdjson::dom::element>& values);
   void describe(std::string& out, const RowOrigin& origin) const;
+  Result<void> insert_row(const TargetTable& table, simdjson::dom::object after, bool upsert, const RowOrigin& origin);
+  Result<void> update_row(const TargetTable& table, simdjson::dom::object before, simdjson::dom::object after,
+                          const RowOrigin& origin);
+  Result<void> delete_row(const TargetTable& table, simdjson::dom::object before, const RowOrigin& origin);
+  // "db.t at <position> key {...}: <why>": a row that cannot be written names itself.
+  Unexpected row_error(const TargetTable& table, const RowOrigin& origin, const Error& error);
 
   std::string sql_;
   std::vector<StatementInfo> statements_;

@@ -16,22 +16,35 @@ namespace cdc::apply {
 
 struct TargetTable {
   std::string source_name;  // db.table as the lines name it, for messages
-  std::string qualified;    // `target_db`.`table`
+  std::string qualified;    // `target_db`.`table`, or "schema"."table" for PostgreSQL
   std::vector<ColumnSql> columns;
   // The primary key's column indexes; empty for a table without one, whose rows an update or
   // delete finds by their whole image.
   std::vector<std::size_t> key_columns;
   std::string insert_prefix;  // INSERT INTO `d`.`t` (`a`,`b`) VALUES
-  std::string upsert_suffix;  //  ON DUPLICATE KEY UPDATE `a`=VALUES(`a`),...; empty without a key
+  // MariaDB:  ON DUPLICATE KEY UPDATE `a`=VALUES(`a`),...
+  // PostgreSQL:  ON CONFLICT ("k") DO UPDATE SET "a"=EXCLUDED."a",... (DO NOTHING when every
+  // column is in the key). Empty without a key.
+  std::string upsert_suffix;
+  // How an update or delete finds its row: each key column compared with key_equals; a
+  // keyless table's row by every column compared with row_equals (NULL equal to NULL),
+  // between keyless_where and keyless_end, which pick one of rows alike: LIMIT 1 (MariaDB),
+  // ctid=(SELECT ctid ... LIMIT 1) (PostgreSQL has no UPDATE ... LIMIT).
+  std::string_view key_equals;
+  std::string_view row_equals;
+  std::string keyless_where;
+  std::string_view keyless_end;
 
   [[nodiscard]] bool keyless() const noexcept { return key_columns.empty(); }
 };
 
-// target_db: where the table goes (--database, else the line's own db).
-[[nodiscard]] TargetTable target_table(const records::TableLine& line, const std::string& target_db);
+// target_db: where the table goes (--database, else the line's own db; a schema for PostgreSQL).
+[[nodiscard]] TargetTable target_table(const records::TableLine& line, const std::string& target_db,
+                                       Dialect dialect = Dialect::mariadb);
 
 // CREATE TABLE IF NOT EXISTS with the line's column types, nullability, charsets and key
-// (--create-tables).
-[[nodiscard]] std::string create_table_sql(const records::TableLine& line, const std::string& target_db);
+// (--create-tables); for PostgreSQL the types of pg_schema.h's mapping.
+[[nodiscard]] std::string create_table_sql(const records::TableLine& line, const std::string& target_db,
+                                           Dialect dialect = Dialect::mariadb);
 
 }  // namespace cdc::apply

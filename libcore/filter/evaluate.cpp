@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstring>
 #include <optional>
+#include <utility>
 
 #include "ndjson/json_scan.h"
 #include "ndjson/writer.h"
@@ -304,6 +305,9 @@ Result<BoundFilter> BoundFilter::bind(const Expression& e, std::span<const recor
       order.key = *key;
     }
     f.orders_.push_back(order);
+    const bool integer = order.kind == Order::Kind::key && order.key.is_integer(false);
+    const bool unsigned_integer = order.kind == Order::Kind::key && order.key.is_integer(true);
+    f.integer_kind_.push_back(integer ? 1 : (unsigned_integer ? 2 : 0));
   }
 
   // Second pass: the bound tree, each literal as a key in its column's order.
@@ -354,6 +358,11 @@ Result<BoundFilter> BoundFilter::bind(const Expression& e, std::span<const recor
         std::string key;
         if (value.kind != Node::Kind::null)
           if (auto made = literal_key(shape->slot, value, key); !made) return fail(made.error());
+        if (f.integer_kind_[shape->slot] != 0) {
+          std::uint64_t number = 0;
+          for (const char byte : key) number = (number << 8) | static_cast<unsigned char>(byte);
+          bound.numbers.push_back(number);
+        }
         bound.literals.push_back(std::move(key));
       }
     }
@@ -365,27 +374,42 @@ Result<BoundFilter> BoundFilter::bind(const Expression& e, std::span<const recor
   f.root_ = *root;
   f.keys_.resize(f.columns_.size());
   f.key_state_.resize(f.columns_.size());
+  f.given_.resize(f.columns_.size());
   return f;
 }
 
-Result<const std::string*> BoundFilter::sort_key(std::uint32_t slot) {
-  if (key_state_[slot] == 1) return &keys_[slot];
+bool BoundFilter::takes_integer(std::size_t slot, bool is_unsigned) const noexcept {
+  return integer_kind_[slot] == (is_unsigned ? 2 : 1);
+}
+
+void BoundFilter::give_integer(std::size_t slot, std::uint64_t bits) {
+  // The sort key's 8 bytes as one number: a signed value with its sign bit flipped.
+  given_[slot] = integer_kind_[slot] == 1 ? bits ^ (std::uint64_t{1} << 63) : bits;
+  key_state_[slot] = 3;
+}
+
+const std::string* BoundFilter::sort_key(std::uint32_t slot) {
+  if (key_state_[slot] == 1 || key_state_[slot] == 3) return &keys_[slot];
   if (key_state_[slot] == 2) return nullptr;
   const std::string_view value = ndjson::trim_json_space(values_[slot]);
-  if (value == "null") {
-    key_state_[slot] = 2;
-    return nullptr;
-  }
+  key_state_[slot] = 2;  // NULL, or a value that fails: unknown, the failure kept
+  if (value == "null") return nullptr;
   std::string& key = keys_[slot];
   key.clear();
   const Order& order = orders_[slot];
   if (order.kind == Order::Kind::float32 || order.kind == Order::Kind::float64) {
     const auto number = parse_double(value, order.kind == Order::Kind::float32);
-    if (!number)
-      return fail(Errc::corrupt_input, fmt::format("column `{}`: {} is not a number", names_[slot], value.substr(0, 80)));
+    if (!number) {
+      if (!failure_)
+        failure_ = Error{Errc::corrupt_input,
+                         fmt::format("column `{}`: {} is not a number", names_[slot], value.substr(0, 80))};
+      return nullptr;
+    }
     append_double_key(*number, key);
   } else if (auto made = order.key.append_sort_key(value, key); !made) {
-    return fail(Errc::corrupt_input, fmt::format("column `{}`: {}", names_[slot], made.error().message));
+    if (!failure_)
+      failure_ = Error{Errc::corrupt_input, fmt::format("column `{}`: {}", names_[slot], made.error().message)};
+    return nullptr;
   }
   key_state_[slot] = 1;
   return &key;
@@ -395,43 +419,46 @@ Result<Truth> BoundFilter::evaluate(std::span<const std::string_view> values) {
   if (values.size() != columns_.size())
     return fail(Errc::internal, fmt::format("--where wants {} values, was given {}", columns_.size(), values.size()));
   values_ = values;
+  for (std::uint8_t& state : key_state_)
+    if (state != 3) state = 0;
+  const Truth result = truth(root_);
+  // What was given holds for this evaluation only.
   std::fill(key_state_.begin(), key_state_.end(), std::uint8_t{0});
-  return truth(root_);
+  if (failure_) return fail(*std::exchange(failure_, std::nullopt));
+  return result;
 }
 
-Result<Truth> BoundFilter::truth(std::uint32_t index) {
+// The truth of one node; a value that does not fit its column counts as unknown here, and
+// evaluate() fails with failure_.
+Truth BoundFilter::truth(std::uint32_t index) {
   const Bound& node = nodes_[index];
   switch (node.kind) {
-    case Node::Kind::logical_not: {
-      auto inner = truth(node.children[0]);
-      if (!inner) return inner;
-      return negate(*inner);
-    }
+    case Node::Kind::logical_not: return negate(truth(node.children[0]));
     case Node::Kind::logical_and:
     case Node::Kind::logical_or: {
       const bool is_and = node.kind == Node::Kind::logical_and;
-      auto left = truth(node.children[0]);
-      if (!left) return left;
+      const Truth left = truth(node.children[0]);
       // FALSE AND x, TRUE OR x: x cannot change the outcome.
-      if (*left == (is_and ? Truth::is_false : Truth::is_true)) return *left;
-      auto right = truth(node.children[1]);
-      if (!right) return right;
-      if (is_and) return both(*left, *right);
-      return negate(both(negate(*left), negate(*right)));
+      if (left == (is_and ? Truth::is_false : Truth::is_true)) return left;
+      const Truth right = truth(node.children[1]);
+      if (is_and) return both(left, right);
+      return negate(both(negate(left), negate(right)));
     }
     case Node::Kind::is_null: {
-      auto key = sort_key(node.slot);
-      if (!key) return fail(key.error());
-      const bool is_null = *key == nullptr;
+      const bool is_null = sort_key(node.slot) == nullptr && !failure_;
       return (is_null != node.negated) ? Truth::is_true : Truth::is_false;
     }
     default: break;
   }
-  auto key = sort_key(node.slot);
-  if (!key) return fail(key.error());
-  const std::string* value = *key;
+  const std::string* value = sort_key(node.slot);
+  const bool given = key_state_[node.slot] == 3;
+  const std::uint64_t number = given_[node.slot];
   const auto compare = [&](Compare op, std::size_t literal) {
     if (value == nullptr || node.literal_null[literal]) return Truth::unknown;
+    if (given) {
+      const std::uint64_t other = node.numbers[literal];
+      return holds(op, number < other ? -1 : (number > other ? 1 : 0));
+    }
     return holds(op, compare_keys(*value, node.literals[literal]));
   };
   switch (node.kind) {
@@ -454,7 +481,7 @@ Result<Truth> BoundFilter::truth(std::uint32_t index) {
     }
     default: break;
   }
-  return fail(Errc::internal, "a --where node of no known kind");
+  return Truth::unknown;  // bind() makes no other kind
 }
 
 }  // namespace cdc::filter

@@ -22,6 +22,7 @@
 // with no order here (JSON, GEOMETRY, BIT, ...).
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -51,6 +52,13 @@ class BoundFilter {
   // thread-safe (scratch buffers): one BoundFilter per thread.
   [[nodiscard]] Result<Truth> evaluate(std::span<const std::string_view> values);
 
+  // cdc-stream reads an integer column's value from the binlog's bytes instead of writing it
+  // as text: whether slot takes one (give_integer) — a TINYINT..BIGINT column of this
+  // signedness compared as an integer, not by DECIMAL value —, and the value (two's complement
+  // bits when signed) given for the next evaluate(), which then ignores values[slot].
+  [[nodiscard]] bool takes_integer(std::size_t slot, bool is_unsigned) const noexcept;
+  void give_integer(std::size_t slot, std::uint64_t bits);
+
   // One way a column's values are compared, and the value turned into its comparable form.
   struct Order {
     enum class Kind : std::uint8_t { key, integer_as_decimal, float32, float64 };
@@ -64,13 +72,16 @@ class BoundFilter {
     bool negated = false;
     std::uint32_t slot = 0;              // compare/between/in/is_null: the column's slot
     std::vector<std::string> literals;   // compare: 1; between: low, high; in: each member
+    // An integer slot's literals as the numbers given values are compared with (give_integer).
+    std::vector<std::uint64_t> numbers;
     std::vector<bool> literal_null;      // which of literals is NULL
     std::vector<std::uint32_t> children;  // and/or/not
   };
 
  private:
-  Result<Truth> truth(std::uint32_t index);
-  Result<const std::string*> sort_key(std::uint32_t slot);
+  Truth truth(std::uint32_t index);
+  // The slot's sort key; nullptr for NULL, and for a value that does not fit (failure_ set).
+  const std::string* sort_key(std::uint32_t slot);
 
   std::vector<std::size_t> columns_;
   std::vector<Order> orders_;       // per slot
@@ -80,7 +91,12 @@ class BoundFilter {
   // The row being evaluated: each slot's value, and its sort key once worked out.
   std::span<const std::string_view> values_;
   std::vector<std::string> keys_;
-  std::vector<std::uint8_t> key_state_;  // 0: not yet, 1: worked out, 2: NULL
+  std::vector<std::uint8_t> key_state_;  // 0: not yet, 1: worked out, 2: NULL, 3: given
+  // Per slot: 0, or the integer order its values may be given in (1 signed, 2 unsigned); and
+  // the value given, as a number in the order of the column's sort keys.
+  std::vector<std::uint8_t> integer_kind_;
+  std::vector<std::uint64_t> given_;
+  std::optional<Error> failure_;  // the first value of this evaluation that did not fit
   std::string scratch_;
 };
 

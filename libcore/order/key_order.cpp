@@ -539,6 +539,10 @@ Result<KeyColumnOrder> KeyColumnOrder::make(std::string_view key_type, std::uint
   return order;
 }
 
+bool KeyColumnOrder::is_integer(bool is_unsigned) const noexcept {
+  return kind == (is_unsigned ? Kind::unsigned_integer : Kind::signed_integer);
+}
+
 Result<void> KeyColumnOrder::append_sort_key(std::string_view json_value, std::string& out) const {
   switch (kind) {
     case Kind::signed_integer:

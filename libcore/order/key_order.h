@@ -40,6 +40,10 @@ class KeyColumnOrder {
   // A value that does not fit the type is Errc::corrupt_input, naming the value.
   [[nodiscard]] Result<void> append_sort_key(std::string_view json_value, std::string& out) const;
 
+  // Whether the order is an integer one (TINYINT..BIGINT, YEAR) of this signedness: its sort
+  // keys are 8 bytes big-endian, a signed value's sign bit flipped.
+  [[nodiscard]] bool is_integer(bool is_unsigned) const noexcept;
+
   // Implementation details are the .cpp's; kept as data so KeyColumnOrder is cheap to copy.
   enum class Kind : std::uint8_t;
   Kind kind{};

@@ -4,12 +4,17 @@
 CDC_PACKAGES=(
   cmake g++ make pkg-config
   libcli11-dev default-libmysqlclient-dev libsimdjson-dev libzstd-dev zlib1g-dev libdeflate-dev libssl-dev libfmt-dev doctest-dev
+  libpq-dev
   mariadb-server mariadb-client
   mandoc jq procps python3
 )
+# libpq-dev: cdc-apply --postgres (libpq, PostgreSQL's own client library; the binaries need its
+# runtime, libpq5, which it brings).
 # What only the tests use (scripts/test.sh and scripts/fault-proof.sh add them): Prometheus' and
-# YAML's Python parsers, and sshd with GNU parallel for the snapshot across hosts.
-CDC_TEST_PACKAGES=(python3-prometheus-client python3-yaml openssh-server parallel)
+# YAML's Python parsers, sshd with GNU parallel for the snapshot across hosts, and PostgreSQL's
+# server for cdc-apply --postgres (tests/integration/apply_postgres.sh starts its own; the
+# package's own cluster is left alone).
+CDC_TEST_PACKAGES=(python3-prometheus-client python3-yaml openssh-server parallel postgresql)
 
 cdc_install_packages() {
   local missing=()

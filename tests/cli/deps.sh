@@ -43,6 +43,9 @@ run() { # run NAME BASH-CODE: sources deps.sh with the stubs first in PATH
 run install cdc_install_packages
 check "install: says it installs and that it takes a few minutes" grep -q "installing .* a few minutes" "$work/install.err"
 check "install: names the packages" grep -q "mariadb-server" "$work/install.err"
+check "install: libpq-dev (cdc-apply --postgres) among them" grep -q "libpq-dev" "$work/install.err"
+check "test.sh: the test packages bring PostgreSQL's server (apply_postgres.sh)" \
+  bash -c "source '$source_dir/scripts/lib/deps.sh'; [[ \" \${CDC_TEST_PACKAGES[*]} \" == *' postgresql '* ]]"
 check "install: runs apt-get update, then install" grep -q "^apt-get install .*mariadb-server" "$work/calls"
 check "install: apt-get is not silenced (-qq)" test "$(grep -c -- '-qq' "$work/calls")" = 0
 check "install: stdout stays empty (the demo's stdout is NDJSON)" test ! -s "$work/install.out"

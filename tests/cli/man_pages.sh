@@ -7,7 +7,9 @@
 #   3. every command line in EXAMPLES that starts with the tool's name passes its option parser.
 # For 3, the example's words (up to the first |, ;, && or redirection) run without a terminal,
 # with the connection made impossible: -h/-P/--connect-timeout values are replaced, or added,
-# as 127.0.0.1, port 1 and 1 second (and cdc-sync's --retry-for as 1 second). Exit 0 (--help, --version), 1 (not in this version yet)
+# as 127.0.0.1, port 1 and 1 second (and cdc-sync's --retry-for as 1 second); cdc-apply's
+# --postgres CONNINFO is replaced by a socket directory that does not exist, and the MariaDB
+# options are then not added (they exclude each other). Exit 0 (--help, --version), 1 (not in this version yet)
 # 69 (server unavailable), 65 (input is not a binlog) or 74 (input missing) means the options
 # parsed; 2 means the example is a usage error.
 # A bare -p or --password is dropped (it would prompt). HOME is a scratch directory, and the
@@ -83,7 +85,7 @@ for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync cdc-apply; do
       fail "$tool: cannot split this example into words: $line" && continue
     fi
     mapfile -d '' words <"$work/words"
-    args=() pending="" host=false port=false timeout=false retry=false
+    args=() pending="" host=false port=false timeout=false retry=false postgres=false
     for ((i = 1; i < ${#words[@]}; i++)); do
       word=${words[i]}
       case $word in
@@ -106,6 +108,8 @@ for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync cdc-apply; do
           -P?*) word=-P1 port=true ;;
           --connect-timeout=*) word=--connect-timeout=1 timeout=true ;;
           --retry-for) pending=1 retry=true ;;
+          --postgres) pending="host=$work/none port=1 dbname=none" postgres=true ;;
+          --postgres=*) word="--postgres=host=$work/none port=1 dbname=none" postgres=true ;;
           --retry-for=*) word=--retry-for=1 retry=true ;;
         esac
       fi
@@ -116,7 +120,7 @@ for tool in cdc-plan cdc-snapshot cdc-merge cdc-stream cdc-sync cdc-apply; do
       fi
       args+=("$word")
     done
-    if $connects; then
+    if $connects && ! $postgres; then
       $host || args+=(-h 127.0.0.1)
       $port || args+=(-P 1)
       $timeout || args+=(--connect-timeout 1)

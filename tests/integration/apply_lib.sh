@@ -1,10 +1,22 @@
-# Shared by the cdc-apply tests (apply_mariadb.sh, apply_verify.sh): the source tables, with
-# most column types (a keyed table, a composite key, a keyless table with duplicates), and the
-# random load over them. Sourced after lib.sh and live_lib.sh, with $work set.
+# Shared by the cdc-apply tests (apply_mariadb.sh, apply_postgres.sh, apply_verify.sh): the source tables, a
+# random load over most column types (a keyed table a.t, a composite key a.c, a keyless table
+# a.k with duplicates), and cdc-sync --output reading them under that load. Not a test itself.
+# Usage, after lib.sh and live_lib.sh, with the throwaway MariaDB started:
+#   source "$(dirname "$0")/apply_lib.sh"
+#   apply_make_source SEED ZERO_DATES    ZERO_DATES 1: the load writes MariaDB's zero dates too
+# It sets apply_bin, sync_bin, inputs (the snapshot, then the stream file), changes (the
+# stream's row changes) and last (the stream's last commit position).
+#   apply_interrupted_runs SEED          the runs interrupted at random points (below)
 
-# apply_create_source_tables: database a with a.t, a.c and a.k on the throwaway server.
-apply_create_source_tables() {
-  root <<'SQL' >/dev/null
+apply_bin="$tools_dir/cdc-apply"
+sync_bin="$tools_dir/cdc-sync"
+sync() {
+  MYSQL_PWD=$THROWAWAY_CDC_PASSWORD CDC_TOOLS_DIR=$tools_dir timeout -k 5 180 \
+    "$sync_bin" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"
+}
+
+apply_source_schema() {
+  root <<'SQL' >/dev/null || exit 1
 CREATE DATABASE a;
 CREATE TABLE a.t (
   id INT NOT NULL PRIMARY KEY,
@@ -19,17 +31,17 @@ CREATE TABLE a.k (v INT, w VARCHAR(10), f FLOAT) ENGINE=InnoDB;
 SQL
 }
 
-# apply_write_load: writes $work/load.py, which prints the load as SQL:
-#   python3 "$work/load.py" SEED 0 0       the initial rows
-#   python3 "$work/load.py" SEED PART N    N transactions of 1 to 5 statements (PART: its own ids)
+# apply_write_load: $work/load.py, which prints the load as SQL (apply_verify.sh runs it its
+# own way): python3 "$work/load.py" SEED PART COUNT ZERO_DATES, PART 0 the initial rows.
 apply_write_load() {
-  # Statements in transactions of 1 to 5, over every type's edge values.
+  # The load: statements in transactions of 1 to 5, over every type's edge values.
   cat >"$work/load.py" <<'PY'
 import random, sys
-seed, part, count = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+seed, part, count, zero = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 rng = random.Random(seed * 10 + part)
 def q(s): return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
 def pick(*values): return rng.choice(values)
+def zero_date(value, other): return value if zero else other
 def row(i):
     return "(%d,%s)" % (i, ",".join([
         pick("NULL", "-128", "127", "0", str(rng.randint(-128, 127))),
@@ -42,10 +54,10 @@ def row(i):
         pick("NULL", "0.1", "1.7976931348623157e308", "-5e-324", repr(rng.uniform(-1e300, 1e300))),
         pick("NULL", "b'1111111111'", "0", str(rng.randint(0, 1023))),
         pick("NULL", "0", "1901", "2155", str(rng.randint(1901, 2155))),
-        pick("NULL", "'0000-00-00'", "'1000-01-01'", "'9999-12-31'", "'2024-02-29'"),
+        pick("NULL", zero_date("'0000-00-00'", "'0001-01-01'"), "'1000-01-01'", "'9999-12-31'", "'2024-02-29'"),
         pick("NULL", "'-838:59:59.000'", "'838:59:59.999'", "'00:00:00'", "'%02d:%02d:%02d.%03d'" % (rng.randint(0, 99), rng.randint(0, 59), rng.randint(0, 59), rng.randint(0, 999))),
-        pick("NULL", "'0000-00-00 00:00:00'", "'1000-01-01 00:00:00.000001'", "'9999-12-31 23:59:59.999999'", "NOW(6)"),
-        pick("NULL", "'1970-01-01 03:00:01.000'", "'2038-01-19 03:14:07.999'", "CURRENT_TIMESTAMP(3)", "'0000-00-00 00:00:00'"),
+        pick("NULL", zero_date("'0000-00-00 00:00:00'", "'0001-01-01 00:00:00'"), "'1000-01-01 00:00:00.000001'", "'9999-12-31 23:59:59.999999'", "NOW(6)"),
+        pick("NULL", "'1970-01-01 03:00:01.000'", "'2038-01-19 03:14:07.999'", "CURRENT_TIMESTAMP(3)", zero_date("'0000-00-00 00:00:00'", "'1970-01-02 00:00:00.001'")),
         pick("NULL", "''", "'a'", "'abcde'", "'é☃'"),
         pick("NULL", "''", q("it's a \\ back\\slash"), q("tab\tnew\nline"), q("😀 emoji %d" % rng.randint(0, 99))),
         pick("NULL", q("x" * rng.randint(0, 300)), q("quote ' and \" and ` and ;")),
@@ -90,4 +102,74 @@ for _ in range(count):
     out.append("COMMIT;")
 print("\n".join(out))
 PY
+}
+
+apply_make_source() {
+  local seed=$1 zero_dates=$2 loader syncer until
+  apply_source_schema
+  apply_write_load
+  python3 "$work/load.py" "$seed" 0 0 "$zero_dates" >"$work/initial.sql" && root <"$work/initial.sql" >/dev/null ||
+    fail "the initial load"
+  python3 "$work/load.py" "$seed" 1 1500 "$zero_dates" >"$work/load.sql"
+
+  # The load runs while cdc-sync reads the snapshot and streams on; then a bounded rerun reaches
+  # the end of the load.
+  root <"$work/load.sql" >/dev/null 2>"$work/load.err" &
+  loader=$!
+  MYSQL_PWD=$THROWAWAY_CDC_PASSWORD CDC_TOOLS_DIR=$tools_dir "$sync_bin" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc \
+    --tables 'a.*' --dir "$work/dir" --chunk-size 50 --output "$work/stream.ndjson" >/dev/null 2>"$work/sync1.err" &
+  syncer=$!
+  bg_pids+=("$syncer")
+  wait "$loader" || fail "the load: $(head -c 300 "$work/load.err")"
+  until=$(gtid_pos)
+  kill -TERM "$syncer" 2>/dev/null
+  wait "$syncer"
+  bg_pids=()
+  sync --tables 'a.*' --dir "$work/dir" --chunk-size 50 --output "$work/stream.ndjson" --until "$until" \
+    >/dev/null 2>"$work/sync2.err"
+  assert "cdc-sync reaches the end of the load (exit 0)" test "$?" == 0 || cat "$work/sync2.err"
+  inputs=("$work/dir/snapshot.ndjson" "$work/stream.ndjson")
+  changes=$(grep -c '"op":"[cud]"' "$work/stream.ndjson")
+  echo "     $(grep -c '"op":"r"' "$work/dir/snapshot.ndjson") snapshot rows, $changes changes in $(grep -c '"op":"commit"' "$work/stream.ndjson") transactions"
+  last=$(grep '"op":"commit"' "$work/stream.ndjson" | tail -1 | jq -r .position)
+}
+
+# apply_interrupted_runs SEED: six runs of `"${apply_cmd[@]}" --batch-rows 1 "${inputs[@]}"` (each
+# target transaction small, so that an interruption finds one in flight), each interrupted once
+# `applied` (what the position table says: transactions + snapshot rows) has grown by a random
+# amount, the first right at its start. The test defines apply_cmd (cdc-apply and its target
+# options: an array, so that the background job is cdc-apply itself, which kill -9 reaches),
+# applied and apply_fault ROUND: a fault of its own for that round (the connection or the
+# server), made while the run is frozen (SIGSTOP, then SIGCONT), which sets fault_name and
+# returns 0, the run then expected to end with exit 69; every other round is kill -9. Sets kills, midway (kills after some was
+# committed) and faults (the rounds apply_fault interrupted: those whose run had not ended).
+apply_interrupted_runs() {
+  local seed=$1 round applier before goal status
+  kills=0 midway=0 faults=0
+  for round in 1 2 3 4 5 6; do
+    "${apply_cmd[@]}" --batch-rows 1 "${inputs[@]}" >/dev/null 2>"$work/apply.err" &
+    applier=$!
+    bg_pids+=("$applier")
+    before=$(applied)
+    goal=$((before + (round == 1 ? 0 : (seed * round) % 60 + 1)))
+    while kill -0 "$applier" 2>/dev/null && (($(applied) < goal)); do sleep 0.005; done
+    # Frozen where it is (SIGSTOP), unless it has ended: the fault or the kill finds it there.
+    if kill -STOP "$applier" 2>/dev/null && apply_fault "$round" "$applier"; then
+      faults=$((faults + 1))
+      kill -CONT "$applier"
+      status=0
+      wait "$applier" 2>/dev/null || status=$?
+      bg_pids=()
+      assert "$fault_name: exit 69 (or the run had ended: 0), got $status" test "$status" == 69 -o "$status" == 0
+      continue
+    fi
+    if kill -9 "$applier" 2>/dev/null; then
+      kills=$((kills + 1))
+      wait "$applier" 2>/dev/null
+      [[ $(applied) != "$before" ]] && midway=$((midway + 1))
+    else
+      wait "$applier" 2>/dev/null
+    fi
+    bg_pids=()
+  done
 }

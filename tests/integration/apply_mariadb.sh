@@ -16,45 +16,14 @@
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 source "$(dirname "$0")/live_lib.sh"
-source "$(dirname "$0")/apply_lib.sh"
 command -v python3 >/dev/null || { echo "skipped: python3 (the load) is not installed" && exit 77; }
 require_live_mode
 throwaway_start "$srv" || exit 1
 seed=${CDC_APPLY_SEED:-$RANDOM}
 echo "     seed $seed (CDC_APPLY_SEED=$seed replays it)"
-apply_bin="$tools_dir/cdc-apply"
-sync_bin="$tools_dir/cdc-sync"
 # The target is a second database of the same server; the apply connects as root by socket.
-sync() {
-  MYSQL_PWD=$THROWAWAY_CDC_PASSWORD CDC_TOOLS_DIR=$tools_dir timeout -k 5 180 \
-    "$sync_bin" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc "$@"
-}
-
-apply_create_source_tables || exit 1
-apply_write_load
-python3 "$work/load.py" "$seed" 0 0 >"$work/initial.sql" && root <"$work/initial.sql" >/dev/null ||
-  fail "the initial load"
-python3 "$work/load.py" "$seed" 1 1500 >"$work/load.sql"
-
-# The load runs while cdc-sync reads the snapshot and streams on; then a bounded rerun reaches
-# the end of the load.
-root <"$work/load.sql" >/dev/null 2>"$work/load.err" &
-loader=$!
-MYSQL_PWD=$THROWAWAY_CDC_PASSWORD CDC_TOOLS_DIR=$tools_dir "$sync_bin" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc \
-  --tables 'a.*' --dir "$work/dir" --chunk-size 50 --output "$work/stream.ndjson" >/dev/null 2>"$work/sync1.err" &
-syncer=$!
-bg_pids+=("$syncer")
-wait "$loader" || fail "the load: $(head -c 300 "$work/load.err")"
-until=$(gtid_pos)
-kill -TERM "$syncer" 2>/dev/null
-wait "$syncer"
-bg_pids=()
-sync --tables 'a.*' --dir "$work/dir" --chunk-size 50 --output "$work/stream.ndjson" --until "$until" \
-  >/dev/null 2>"$work/sync2.err"
-assert "cdc-sync reaches the end of the load (exit 0)" test "$?" == 0 || cat "$work/sync2.err"
-inputs=("$work/dir/snapshot.ndjson" "$work/stream.ndjson")
-changes=$(grep -c '"op":"[cud]"' "$work/stream.ndjson")
-echo "     $(grep -c '"op":"r"' "$work/dir/snapshot.ndjson") snapshot rows, $changes changes in $(grep -c '"op":"commit"' "$work/stream.ndjson") transactions"
+source "$(dirname "$0")/apply_lib.sh"
+apply_make_source "$seed" 1
 
 # kill -9 at random moments, then run again, until a run ends by itself.
 # First the stream cut inside a transaction, as a file still being written: that transaction
@@ -69,45 +38,24 @@ assert "  the incomplete transaction is left out" grep -q "dropped 1 incomplete"
 assert "  the position is that of the last whole one" test "$(root -N -e "SELECT position FROM b.cdc_apply_position")" \
   == "$(grep '"op":"commit"' "$work/cut.ndjson" | tail -1 | jq -r .position)"
 
-# Then runs killed with kill -9 at random points of their progress (what the position table
-# says they applied: the first right at its start), each target transaction small
-# (--batch-rows 1 during the kills) so that a kill finds one in flight; then a run to the end.
-kills=0 midway=0
+# Then runs killed with kill -9 at random points of their progress, and the connection killed
+# once on the server (apply_lib.sh, apply_interrupted_runs); then a run to the end.
 applied() {
   local count
   count=$(root -N -e "SELECT transactions + snapshot_rows FROM b.cdc_apply_position" 2>/dev/null)
   echo "${count:-0}"
 }
-for round in 1 2 3 4 5 6; do
-  "$apply_bin" -S "$THROWAWAY_SOCKET" -u root --database b --create-tables --batch-rows 1 "${inputs[@]}" \
-    >/dev/null 2>"$work/apply.err" &
-  applier=$!
-  bg_pids+=("$applier")
-  before=$(applied)
-  goal=$((before + (round == 1 ? 0 : (seed * round) % 60 + 1)))
-  while kill -0 "$applier" 2>/dev/null && (($(applied) < goal)); do sleep 0.005; done
-  if ((round == 4)) && kill -0 "$applier" 2>/dev/null; then
-    # The connection dropped instead (KILL on the server): exit 69, and the next run goes on.
-    root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = 'root' AND ID <> CONNECTION_ID()
-                AND COMMAND <> 'Binlog Dump'" | while read -r id; do root -e "KILL $id" 2>/dev/null; done
-    status=0
-    wait "$applier" 2>/dev/null || status=$?
-    bg_pids=()
-    assert "the connection killed on the server: exit 69 (or the run had ended: 0), got $status" \
-      test "$status" == 69 -o "$status" == 0
-    continue
-  fi
-  if kill -9 "$applier" 2>/dev/null; then
-    kills=$((kills + 1))
-    wait "$applier" 2>/dev/null
-    [[ $(applied) != "$before" ]] && midway=$((midway + 1))
-  else
-    wait "$applier" 2>/dev/null
-  fi
-  bg_pids=()
-done
+apply_cmd=("$apply_bin" -S "$THROWAWAY_SOCKET" -u root --database b --create-tables)
+# Round 4: the connection dropped instead (KILL on the server): exit 69, and the next run goes on.
+apply_fault() {
+  (($1 == 4)) || return 1
+  root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = 'root' AND ID <> CONNECTION_ID()
+              AND COMMAND <> 'Binlog Dump'" | while read -r id; do root -e "KILL $id" 2>/dev/null; done
+  fault_name="the connection killed on the server"
+}
+apply_interrupted_runs "$seed"
 expect "after $kills runs killed with kill -9 ($midway after they had committed some), a run to the end: exit 0" 0 \
-  "$apply_bin" -S "$THROWAWAY_SOCKET" -u root --database b --create-tables "${inputs[@]}"
+  "${apply_cmd[@]}" "${inputs[@]}"
 echo "     $(tail -1 "$work/err")"
 assert "at least three runs were killed after they had applied some" test "$midway" -ge 3
 

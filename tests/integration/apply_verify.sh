@@ -21,17 +21,16 @@ require_live_mode
 throwaway_start "$srv" || exit 1
 seed=${CDC_VERIFY_SEED:-$RANDOM}
 echo "     seed $seed (CDC_VERIFY_SEED=$seed replays it)"
-apply_bin="$tools_dir/cdc-apply"
 
-apply_create_source_tables || exit 1
+apply_source_schema
 root -e "CREATE TABLE a.hb (id INT PRIMARY KEY, n BIGINT NOT NULL)" || exit 1
 apply_write_load
-python3 "$work/load.py" "$seed" 0 0 >"$work/initial.sql" && root <"$work/initial.sql" >/dev/null ||
+python3 "$work/load.py" "$seed" 0 0 1 >"$work/initial.sql" && root <"$work/initial.sql" >/dev/null ||
   fail "the initial load"
-python3 "$work/load.py" "$seed" 1 600 >"$work/load.sql"
+python3 "$work/load.py" "$seed" 1 600 1 >"$work/load.sql"
 
 # The stream, and the apply following it.
-MYSQL_PWD=$THROWAWAY_CDC_PASSWORD CDC_TOOLS_DIR=$tools_dir "$tools_dir/cdc-sync" -h 127.0.0.1 \
+MYSQL_PWD=$THROWAWAY_CDC_PASSWORD CDC_TOOLS_DIR=$tools_dir "$sync_bin" -h 127.0.0.1 \
   -P "$THROWAWAY_PORT" -u cdc --tables 'a.*' --dir "$work/dir" --chunk-size 50 --output "$work/stream.ndjson" \
   >/dev/null 2>"$work/sync.err" &
 bg_pids+=($!)

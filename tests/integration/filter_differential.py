@@ -3,11 +3,14 @@
 type class --where compares, random expressions over them; for each expression the rows the
 server's `SELECT id ... WHERE EXPR` returns must be the rows the evaluator (cdc-test-where, on
 cdc-snapshot's NDJSON of the same table) finds TRUE, and the server must return the same rows
-for the SQL the filter writes back (filter::to_sql, what cdc-snapshot will send). No expected
+for the SQL the filter writes back (filter::to_sql, what cdc-snapshot will send). Then the rows
+are deleted, and for a sample of the expressions `cdc-stream --file --where` over the binlog must
+write a "c" line for each row the server matched and a "d" line for each too (cdc-stream judges
+the binlog's row images, some values from their bytes rather than their text). No expected
 value is written by hand: the server decides.
 
 Usage: filter_differential.py --socket S --port P --password PW --tools DIR --test-tools DIR
-       --work DIR [--seed N] [--rows 80] [--expressions 3000]
+       --work DIR [--seed N] [--rows 80] [--expressions 3000] [--streamed 200]
 Prints the seed; exit 0 when every expression agrees, 1 with the first disagreements (the
 expression, the rows only one side has, with their values).
 """
@@ -27,6 +30,18 @@ COLUMNS = [
     ("u", "BIGINT UNSIGNED", ["0", "1", "9223372036854775808", "18446744073709551615", "42"],
      ["0", "1", "-1", "9223372036854775807", "9223372036854775808", "18446744073709551615", "42.5", "41.99"]),
     ("ti", "TINYINT", ["-128", "0", "127", "5"], ["-128", "0", "127", "5", "1000", "-1000", "4.9"]),
+    # Every integer width, signed and unsigned: cdc-stream compares them from the binlog's
+    # bytes (a MEDIUMINT's three, sign-extended), cdc-snapshot's lines from their text.
+    ("tu", "TINYINT UNSIGNED", ["0", "255", "128", "127"], ["0", "255", "128", "127", "-1", "256", "127.5"]),
+    ("sm", "SMALLINT", ["-32768", "32767", "-1", "0", "300"], ["-32768", "32767", "-1", "0", "300", "-32769", "299.9"]),
+    ("mi", "MEDIUMINT", ["-8388608", "8388607", "-1", "0", "65536"],
+     ["-8388608", "8388607", "-1", "0", "65536", "8388608", "-8388609", "-0.5"]),
+    ("mu", "MEDIUMINT UNSIGNED", ["0", "16777215", "8388608", "8388607"],
+     ["0", "16777215", "8388608", "8388607", "-1", "16777216"]),
+    ("iu", "INT UNSIGNED", ["0", "4294967295", "2147483648", "2147483647"],
+     ["0", "4294967295", "2147483648", "2147483647", "-5", "4294967296", "2147483647.5"]),
+    ("bi", "BIGINT", ["-9223372036854775808", "9223372036854775807", "-1", "0"],
+     ["-9223372036854775808", "9223372036854775807", "-1", "0", "9223372036854775808", "-9223372036854775809"]),
     ("d", "DECIMAL(10,3)", ["0", "-0.001", "12.5", "12.500", "9999999.999", "-9999999.999", "3.141"],
      ["0", "-0.001", "12.5", "12.50", "12.5001", "9999999.999", "10000000", "3", "3.1415", "-0.0005"]),
     ("f", "FLOAT", ["0.1", "1.5", "-2.25", "1e-5", "3.4e38", "0", "100"],
@@ -151,6 +166,30 @@ def server_matches(args, expressions):
     return [set(line.split()) for line in lines]
 
 
+def stream_matches(args, texts, connection, env):
+    """For each expression, the ids of the "c" lines and of the "d" lines cdc-stream --file
+    --where writes for the table's inserts and deletes, from the server's binlog files."""
+    lines = run_sql(args, "DELETE FROM wherediff.t; FLUSH BINARY LOGS; SELECT @@log_bin_basename; SHOW BINARY LOGS;")
+    directory = os.path.dirname(lines[0])
+    files = [os.path.join(directory, line.split("\t")[0]) for line in lines[1:]]
+    answers = []
+    for text in texts:
+        # The catalog: the binlog alone does not tell INET4 and INET6 from BINARY(4) and BINARY(16).
+        done = subprocess.run([os.path.join(args.tools, "cdc-stream"), "--file", *files, "--catalog", *connection,
+                               "--tables", f"{DB}.t", "--where", f"{DB}.t:{text}"], capture_output=True, env=env)
+        if done.returncode != 0:
+            sys.exit(f"filter_differential: cdc-stream --where '{text}' failed: {done.stderr.decode(errors='replace')[:600]}")
+        inserted, deleted = set(), set()
+        for line in done.stdout.decode().splitlines():
+            record = json.loads(line)
+            if record.get("op") == "c":
+                inserted.add(str(record["after"]["id"]))
+            elif record.get("op") == "d":
+                deleted.add(str(record["before"]["id"]))
+        answers.append((inserted, deleted))
+    return answers
+
+
 def main():
     parser = argparse.ArgumentParser()
     for name in ("--socket", "--password", "--tools", "--test-tools", "--work"):
@@ -159,6 +198,7 @@ def main():
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--rows", type=int, default=80)
     parser.add_argument("--expressions", type=int, default=3000)
+    parser.add_argument("--streamed", type=int, default=200)
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
     print(f"seed {seed} (--seed {seed} replays it)", flush=True)
@@ -224,7 +264,22 @@ def main():
     matched = sum(len(s) for s in server)
     print(f"{len(texts)} expressions over {args.rows} rows ({matched} matches in all): "
           f"{len(texts) - failures} agree with the server, {failures} do not")
-    return 0 if failures == 0 else 1
+
+    streamed = min(args.streamed, len(texts))
+    stream_failures = 0
+    for text, theirs, (inserted, deleted) in zip(texts, server, stream_matches(args, texts[:streamed], connection, env)):
+        for what, mine in (("inserts (c)", inserted), ("deletes (d)", deleted)):
+            if mine != theirs:
+                stream_failures += 1
+                if stream_failures <= 10:
+                    print(f"FAIL cdc-stream --where {text}: its {what}")
+                    for row_id in sorted(theirs - mine, key=int)[:3]:
+                        print(f"  the server matches id {row_id}, cdc-stream does not: {json.dumps(by_id.get(row_id))}")
+                    for row_id in sorted(mine - theirs, key=int)[:3]:
+                        print(f"  cdc-stream matches id {row_id}, the server does not: {json.dumps(by_id.get(row_id))}")
+    print(f"cdc-stream --file --where on {streamed} of them: {streamed * 2 - stream_failures} of {streamed * 2} "
+          f"inserts and deletes agree with the server")
+    return 0 if failures == 0 and stream_failures == 0 else 1
 
 
 if __name__ == "__main__":

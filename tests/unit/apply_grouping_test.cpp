@@ -312,7 +312,8 @@ TEST_CASE("apply grouping: input errors name the line") {
   const std::string partial =
       R"({"op":"c","v":1,"db":"s","table":"t","key":{"id":1},"before":null,"after":{"id":1},)" + pos(10, 0) +
       R"(,"server_id":1,"thread":null,"ts_ms":0})";
-  CHECK(error_of({kTable, partial, commit(20)}).starts_with("lines:2: s.t: the after image has 1 columns"));
+  CHECK(error_of({kTable, partial, commit(20)})
+            .starts_with("lines:2: s.t at binlog.000001:10#0 key {\"id\":1}: the after image has 1 columns"));
   CHECK(error_of({R"({"op":"low","v":1})"}).starts_with("lines:1: an op:\"low\" line"));
   AppliedState stored;
   stored.position = "0-1-5";

@@ -1,5 +1,6 @@
 // cdc-apply: apply a merged snapshot and the stream's transactions to a MariaDB/MySQL target,
-// exactly once: the position applied is kept in the target, in the same transactions.
+// or a PostgreSQL one (--postgres), exactly once: the position applied is kept in the target,
+// in the same transactions.
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -14,7 +15,10 @@
 int main(int argc, char** argv) {
   cdc::cli::ToolCli cli("cdc-apply",
                         "cdc-apply - apply cdc's lines (a merged snapshot, then the stream) to a MariaDB/MySQL "
-                        "target,\ntransaction by transaction, exactly once: the applied position is kept in the target.");
+                        "or PostgreSQL\ntarget, transaction by transaction, exactly once: the applied position is kept in the target.");
+  cli.set_version_text([]() -> cdc::Result<std::string> {
+    return cdc::apply::version_report(cdc::cli::version_text("cdc-apply"));
+  });
   cdc::apply::RunOptions options;
   cli.add_connection_options(options.connection);
   CLI::App& app = cli.app();
@@ -29,9 +33,18 @@ int main(int argc, char** argv) {
                  "Stop after the source transaction whose commit position includes POSITION (exit 0)")
       ->type_name("POSITION")
       ->group("Input");
+  CLI::Option* postgres =
+      app.add_option("--postgres", options.postgres,
+                     "Apply to PostgreSQL: a libpq connection string or URI ('host=/run/postgresql dbname=copy "
+                     "user=cdc'); the password from PGPASSWORD or ~/.pgpass. Not with the MariaDB connection options")
+          ->type_name("CONNINFO")
+          ->group("Target");
+  for (const char* name : {"--host", "--port", "--user", "--password", "--socket", "--defaults-file",
+                           "--defaults-group", "--ssl-mode", "--ssl-ca", "--ssl-cert", "--ssl-key", "--connect-timeout"})
+    postgres->excludes(app.get_option(name));
   app.add_option("--database", options.database,
-                 "Apply every table into this target database (default: each into its source database's name); "
-                 "the position table goes there too")
+                 "Apply every table into this target database, or PostgreSQL schema (default: each into its source "
+                 "database's name); the position table goes there too")
       ->type_name("DB")
       ->group("Target");
   app.add_option("--position-table", options.position_table,
@@ -59,7 +72,8 @@ int main(int argc, char** argv) {
                                    "Compare the target's tables with the source's, chunk by chunk, while changes "
                                    "flow; one verify line per chunk (exit 0 equal, 1 differs, 75 unsettled)")
                           ->group("Verify");
-  verify_flag->excludes(inputs)->excludes(follow)->excludes(until)->excludes(create_tables);
+  // The digests are MariaDB's SQL (verify/digest_sql.h): a PostgreSQL target needs its own.
+  verify_flag->excludes(inputs)->excludes(follow)->excludes(until)->excludes(create_tables)->excludes(postgres);
   app.add_option("--source-defaults-file", source_file,
                  "The source's connection options: an option file ([client] and --source-defaults-group)")
       ->check(cdc::cli::readable_file())
@@ -107,6 +121,8 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  cdc-apply -h replica2 -u apply --database shop_copy shop.sync/snapshot.ndjson shop.ndjson\n"
       "  cdc-stream --from \"$POS\" | cdc-apply -h replica2 -u apply --database shop_copy\n"
+      "  cdc-apply --postgres 'host=pg1 dbname=copy user=cdc' --database shop --create-tables shop.sync/snapshot.ndjson "
+      "shop.ndjson\n"
       "  cdc-apply -h replica2 -u apply --database shop_copy --verify --source-defaults-file ~/source.cnf "
       "--tables 'shop.*'\n");
   if (const auto code = cli.parse(argc, argv)) return *code;
