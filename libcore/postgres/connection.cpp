@@ -33,11 +33,13 @@ std::string one_line(std::string_view text) {
 }
 
 // SQLSTATE 08xxx (connection exception) and 57P01..57P05 (the server shutting down, the
-// backend terminated): the connection is gone, whatever PQstatus says yet.
+// backend terminated): the connection is gone, whatever PQstatus says yet. So is it for an
+// error without SQLSTATE: the server gives every error of its own one, so that one is libpq's
+// ("server closed the connection unexpectedly", read before PQstatus turns bad).
 bool connection_lost(PGconn* conn, const PGresult* result) {
   if (PQstatus(conn) != CONNECTION_OK) return true;
   const char* state = result != nullptr ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
-  if (state == nullptr) return result == nullptr;
+  if (state == nullptr) return true;
   return std::strncmp(state, "08", 2) == 0 || std::strncmp(state, "57P", 3) == 0;
 }
 
@@ -103,6 +105,7 @@ Result<Rows> Connection::query(const std::string& sql) {
     }
     PQclear(result);
   }
+  if (error && PQstatus(conn) != CONNECTION_OK) error->code = Errc::unavailable;
   if (error) return fail(*error);
   if (PQstatus(conn) != CONNECTION_OK) return fail(error_of(conn, nullptr));
   return rows;
@@ -130,6 +133,8 @@ Result<void> Connection::execute_batch(const char* sql, std::size_t count, std::
     }
     PQclear(result);
   }
+  // Gone by the last result: whatever error came first is the connection's.
+  if (error && PQstatus(conn) != CONNECTION_OK) error->code = Errc::unavailable;
   if (error) return fail(*error);
   if (PQstatus(conn) != CONNECTION_OK) return fail(error_of(conn, nullptr));
   if (seen != count)

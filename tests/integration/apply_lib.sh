@@ -31,10 +31,9 @@ CREATE TABLE a.k (v INT, w VARCHAR(10), f FLOAT) ENGINE=InnoDB;
 SQL
 }
 
-# apply_write_load: $work/load.py, which prints the load as SQL (apply_verify.sh runs it its
-# own way): python3 "$work/load.py" SEED PART COUNT ZERO_DATES, PART 0 the initial rows.
+# apply_write_load: $work/load.py SEED PART COUNT ZERO_DATES prints the load's SQL: part 0 the
+# initial rows, part N COUNT transactions of 1 to 5 statements over every type's edge values.
 apply_write_load() {
-  # The load: statements in transactions of 1 to 5, over every type's edge values.
   cat >"$work/load.py" <<'PY'
 import random, sys
 seed, part, count, zero = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
@@ -172,4 +171,43 @@ apply_interrupted_runs() {
     fi
     bg_pids=()
   done
+}
+
+# The PostgreSQL target's check (after pg_throwaway_start, with psql_copy defined): pg_check_target
+# WHEN asserts that the schema b holds a.t, a.c and a.k row for row.
+# Each value as one canonical text on both sides; the documented mapping decides which pairs
+# of expressions render the same value the same way.
+t_maria=(id ti su mi bu bs de "CAST(fl AS DOUBLE)" '`do`' "LPAD(BIN(bi),10,'0')" "ye+0" da
+  "ROUND(TIME_TO_SEC(tm)*1000000)" dt ts "LOWER(HEX(ch))" "LOWER(HEX(vc))" "LOWER(HEX(tx))" en st
+  "LOWER(HEX(bn))" "LOWER(HEX(vb))" "LOWER(HEX(bl))" "LOWER(HEX(js))" i6 uu "LOWER(HEX(gm))")
+t_pg=(id ti su mi bu bs de "fl::float8" '"do"' "bi::text" ye da
+  "round(extract(epoch from tm)*1000000)" "to_char(dt,'YYYY-MM-DD HH24:MI:SS.US')"
+  "to_char(ts AT TIME ZONE 'UTC','YYYY-MM-DD HH24:MI:SS.MS')" "encode(convert_to(ch,'UTF8'),'hex')"
+  "encode(convert_to(vc,'UTF8'),'hex')" "encode(convert_to(tx,'UTF8'),'hex')" en st "encode(bn,'hex')"
+  "encode(vb,'hex')" "encode(bl,'hex')" "encode(convert_to(js,'UTF8'),'hex')" "host(i6)" uu "encode(gm,'hex')")
+joined() { local IFS=,; echo "$*"; }
+# Floating-point columns (by position, from 1) as Python's repr of the double: MariaDB writes
+# 1e308, PostgreSQL 1e+308.
+pg_canonical() {
+  python3 -c '
+import sys
+floats = {int(i) for i in sys.argv[1].split(",") if i}
+for line in sys.stdin:
+    cells = line.rstrip("\n").split("\t")
+    print("\t".join(repr(float(c)) if i + 1 in floats and c != "NULL" else c for i, c in enumerate(cells)))
+' "$1" | LC_ALL=C sort
+}
+pg_source_rows() { root -N --raw -e "SET time_zone='+00:00'; SELECT $2 FROM a.$1" | pg_canonical "$3"; }
+pg_target_rows() { psql_copy -c "SELECT $2 FROM b.$1" | pg_canonical "$3"; }
+pg_same_rows() {
+  pg_source_rows "$@" >"$work/source.$1"
+  pg_target_rows "$1" "$4" "$3" >"$work/target.$1"
+  cmp -s "$work/source.$1" "$work/target.$1" ||
+    { diff "$work/source.$1" "$work/target.$1" | head -6 >&2; return 1; }
+}
+pg_check_target() {
+  local when=$1
+  assert "$when: a.t == b.t, row for row, every column" pg_same_rows t "$(joined "${t_maria[@]}")" 8,9 "$(joined "${t_pg[@]}")"
+  assert "$when: a.c == b.c (composite key)" pg_same_rows c "k1,k2,v" "" "k1,k2,v"
+  assert "$when: a.k == b.k as a multiset (no key)" pg_same_rows k "v,w,CAST(f AS DOUBLE)" 3 "v,w,f::float8"
 }

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# cdc-apply's exactly-once under faults that coincide (issue 32): a random load runs on the
+# source while cdc-sync --output streams it and two `cdc-apply --follow` feed on that file, one
+# into a MariaDB database, one into a throwaway PostgreSQL. Every round of a seeded schedule
+# makes two faults at once, drawn from: kill -9 of cdc-sync (which cuts its output back and
+# writes it again when it runs again), SIGTERM to it, kill -9 of either cdc-apply, PostgreSQL
+# stopped with -m immediate and started again, the MariaDB applier's connection killed on the
+# server, and the PostgreSQL applier's backend terminated. After each round every process that
+# ended is checked (kill -9, 0 after SIGTERM, 69 after its target went away; anything else
+# fails the test with its message) and run again as the same command. Once the load is done,
+# cdc-sync runs to its end, the appliers stop at SIGTERM and run once more to the end; then
+#   both targets equal the source row for row (PostgreSQL through cdc-apply(1)'s mapping, as
+#   apply_postgres.sh compares), and both position tables hold the stream's last commit.
+# CDC_APPLY_SEED replays a run (the schedule and the load); CDC_APPLY_ROUNDS sets the rounds.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh" "$@"
+source "$source_dir/scripts/lib/throwaway_postgres.sh"
+pg_throwaway_bin >/dev/null || { echo "skipped: PostgreSQL is not installed (Debian's postgresql)" && exit 77; }
+command -v python3 >/dev/null || { echo "skipped: python3 (the load) is not installed" && exit 77; }
+source "$(dirname "$0")/live_lib.sh"
+pg="$work/pg"
+trap 'exit_status=$?; live_cleanup; pg_throwaway_stop "$pg"; remove_work' EXIT
+require_live_mode
+throwaway_start "$srv" || exit 1
+pg_throwaway_start "$pg" || exit 1
+seed=${CDC_APPLY_SEED:-$RANDOM}
+rounds=${CDC_APPLY_ROUNDS:-12}
+echo "     seed $seed (CDC_APPLY_SEED=$seed replays it), $rounds rounds of two faults"
+RANDOM=$seed
+source "$(dirname "$0")/apply_lib.sh"
+psql_copy() { pg_throwaway_psql "$pg" -A -t -F $'\t' -P null=NULL "$@"; }
+
+apply_source_schema
+apply_write_load
+python3 "$work/load.py" "$seed" 0 0 0 | root >/dev/null || fail "the initial load"
+for part in 1 2 3 4 5 6 7 8; do python3 "$work/load.py" "$seed" "$part" 120 0 >"$work/load.$part.sql"; done
+
+# The processes, each run again as the same command: cdc-sync, and the two appliers.
+stream=$work/stream.ndjson
+declare -A pid started
+start_sync() {
+  MYSQL_PWD=$THROWAWAY_CDC_PASSWORD CDC_TOOLS_DIR=$tools_dir "$sync_bin" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u cdc \
+    --tables 'a.*' --dir "$work/dir" --chunk-size 40 --output "$stream" >>"$work/sync.out" 2>>"$work/sync.err" &
+  pid[sync]=$!
+}
+root -e "CREATE USER applier@'127.0.0.1' IDENTIFIED BY 'applier-secret'; GRANT ALL ON *.* TO applier@'127.0.0.1'"
+start_maria() {
+  MYSQL_PWD=applier-secret "$apply_bin" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u applier --database b --create-tables --batch-rows 3 --follow \
+    "$work/dir/snapshot.ndjson" "$stream" >/dev/null 2>>"$work/maria.err" &
+  pid[maria]=$!
+}
+start_pg() {
+  "$apply_bin" --postgres "$PG_THROWAWAY_CONNINFO" --database b --create-tables --batch-rows 3 --follow \
+    "$work/dir/snapshot.ndjson" "$stream" >/dev/null 2>>"$work/pg.err" &
+  pid[pg]=$!
+}
+start() { "start_$1"; started[$1]=$((${started[$1]:-0} + 1)); bg_pids+=("${pid[$1]}"); }
+
+# The load, in parts with pauses, beside everything else.
+(for part in 1 2 3 4 5 6 7 8; do root <"$work/load.$part.sql" >/dev/null || exit 1; sleep 0.4; done) \
+  2>"$work/load.err" &
+loader=$!
+bg_pids+=("$loader")
+start sync
+wait_until 60 test -s "$work/dir/snapshot.ndjson" || fail "cdc-sync wrote no snapshot: $(tail -3 "$work/sync.err")"
+wait_until 10 test -e "$stream" || fail "cdc-sync wrote no stream file"
+start maria
+start pg
+
+# A process that ended: how is fine, by the faults made to it since it started (kill -9: 137;
+# SIGTERM: 0 or 143; its target gone: 69); a process no fault reached must not end.
+declare -A expected_end
+reap() {  # reap NAME: when NAME has ended, checks how, and runs it again
+  local name=$1 status=0
+  kill -0 "${pid[$name]}" 2>/dev/null && return 0
+  wait "${pid[$name]}" 2>/dev/null || status=$?
+  if [[ " ${expected_end[$name]:-} " != *" $status "* ]]; then
+    fail "$name ended with exit $status in round $round (fine: ${expected_end[$name]:-none}): $(tail -2 "$work/$name.err")"
+  fi
+  expected_end[$name]=
+  start "$name"
+}
+# The MariaDB applier's connection: the applier account's (cdc-sync and the load use others).
+kill_maria_connection() {
+  root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = 'applier'" 2>/dev/null |
+    while read -r id; do root -e "KILL $id" 2>/dev/null; done
+}
+faults=(kill_sync term_sync kill_maria kill_pg restart_pg maria_connection pg_backend)
+fault() {  # fault NAME: makes it, and says what each process may end with
+  case $1 in
+    kill_sync) kill -9 "${pid[sync]}" 2>/dev/null; expected_end[sync]+=" 137" ;;
+    term_sync) kill -TERM "${pid[sync]}" 2>/dev/null; expected_end[sync]+=" 0 143" ;;
+    kill_maria) kill -9 "${pid[maria]}" 2>/dev/null; expected_end[maria]+=" 137" ;;
+    kill_pg) kill -9 "${pid[pg]}" 2>/dev/null; expected_end[pg]+=" 137" ;;
+    restart_pg)
+      pg_throwaway_restart "$pg" immediate >/dev/null || fail "PostgreSQL restarts"
+      expected_end[pg]+=" 69" ;;
+    maria_connection) kill_maria_connection; expected_end[maria]+=" 69" ;;
+    pg_backend)
+      psql_copy -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'cdc-apply'" \
+        >/dev/null 2>&1
+      expected_end[pg]+=" 69" ;;
+  esac
+}
+made=()
+for ((round = 1; round <= rounds; round++)); do
+  sleep "0.$((RANDOM % 6 + 2))"
+  first=${faults[RANDOM % ${#faults[@]}]}
+  second=${faults[RANDOM % ${#faults[@]}]}
+  while [[ $second == "$first" ]]; do second=${faults[RANDOM % ${#faults[@]}]}; done
+  fault "$first"
+  fault "$second"
+  made+=("$first+$second")
+  # A process whose target went away may notice only when it next writes: what it may end
+  # with stays allowed until it has ended and run again.
+  sleep 0.5
+  for name in sync maria pg; do reap "$name"; done
+done
+echo "     faults: ${made[*]}"
+wait "$loader" || fail "the load: $(head -c 300 "$work/load.err")"
+until=$(gtid_pos)
+
+# To the end: cdc-sync past the load, then each applier stopped (SIGTERM: exit 0) and run once
+# more without --follow, to the end of the stream.
+kill -TERM "${pid[sync]}" 2>/dev/null
+wait "${pid[sync]}" 2>/dev/null
+sync --tables 'a.*' --dir "$work/dir" --chunk-size 40 --output "$stream" --until "$until" >/dev/null 2>>"$work/sync.err"
+assert "cdc-sync reaches the end of the load (exit 0)" test "$?" == 0 || tail -3 "$work/sync.err"
+for name in maria pg; do
+  wait_until 30 grep -q -F "\"position\":\"$until\"" "$stream"
+  kill -TERM "${pid[$name]}" 2>/dev/null
+  status=0
+  wait "${pid[$name]}" 2>/dev/null || status=$?
+  assert "the $name applier stops at SIGTERM (exit 0, or 69 if a fault had just cut it off), got $status" \
+    test "$status" == 0 -o "$status" == 69
+done
+bg_pids=()
+expect "the MariaDB applier, once more to the end: exit 0" 0 \
+  env MYSQL_PWD=applier-secret "$apply_bin" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u applier --database b \
+  "$work/dir/snapshot.ndjson" "$stream"
+expect "the PostgreSQL applier, once more to the end: exit 0" 0 \
+  "$apply_bin" --postgres "$PG_THROWAWAY_CONNINFO" --database b "$work/dir/snapshot.ndjson" "$stream"
+echo "     started: cdc-sync ${started[sync]} times, the MariaDB applier ${started[maria]}, the PostgreSQL one ${started[pg]}"
+echo "     $(grep -c '"op":"r"' "$work/dir/snapshot.ndjson") snapshot rows, $(grep -c '"op":"[cud]"' "$stream") changes in" \
+  "$(grep -c '"op":"commit"' "$stream") transactions"
+
+last=$(grep '"op":"commit"' "$stream" | tail -1 | jq -r .position)
+maria_same() {
+  local table=$1 order=$2
+  [[ "$(root -N -e "SELECT * FROM a.$table ORDER BY $order")" == "$(root -N -e "SELECT * FROM b.$table ORDER BY $order")" ]]
+}
+assert "MariaDB: a.t == b.t, row for row, every column" maria_same t id
+assert "MariaDB: a.c == b.c (composite key)" maria_same c "k1, k2"
+assert "MariaDB: a.k == b.k as a multiset (no key)" maria_same k "v, w, f"
+assert "MariaDB: the position table holds the last commit's position ($last)" \
+  test "$(root -N -e "SELECT position FROM b.cdc_apply_position")" == "$last"
+pg_check_target "PostgreSQL"
+assert "PostgreSQL: the position table holds the last commit's position ($last)" \
+  test "$(psql_copy -c "SELECT position FROM b.cdc_apply_position")" == "$last"
+assert "the source tables are not empty" test "$(root -N -e 'SELECT COUNT(*) FROM a.t')" -gt 100
+finish
