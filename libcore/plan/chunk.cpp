@@ -24,6 +24,8 @@ bool all_of_chars(std::string_view text, std::string_view allowed) {
   });
 }
 
+}  // namespace
+
 void write_value(const KeyColumn& column, std::string_view value, ndjson::Writer& out) {
   switch (column.kind) {
     case KeyKind::signed_integer:
@@ -44,8 +46,6 @@ void write_value(const KeyColumn& column, std::string_view value, ndjson::Writer
       return;
   }
 }
-
-}  // namespace
 
 std::uint64_t bias_signed(std::int64_t value) noexcept { return static_cast<std::uint64_t>(value) ^ kSignBit; }
 

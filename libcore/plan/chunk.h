@@ -107,6 +107,10 @@ struct IntegerKeyRange {
 // The WHERE condition selecting a chunk's rows ("TRUE" for null/null).
 [[nodiscard]] Result<std::string> chunk_condition_sql(const std::vector<KeyColumn>& key, const KeyRange& chunk);
 
+// One key value as the chunk lines write it (see KeyKind), from the server's text of it (its
+// bytes for binary); cdc-apply --verify writes the keys it reports so too.
+void write_value(const KeyColumn& column, std::string_view value, ndjson::Writer& out);
+
 // The op:"chunk" line of plan.chunks[index], its bounds as JSON by the key columns' kinds.
 [[nodiscard]] records::Chunk chunk_record(const TableSplit& plan, std::size_t index);
 // One op:"chunk" line (ending the record) for plan.chunks[index].

@@ -37,10 +37,16 @@ constexpr std::array<F, 3> kSpanStartFields{"op", "v", "position"};
 constexpr std::array<F, 7> kSpanEndFields{"op", "v", "position", "pos", "pos.file", "pos.offset", "until"};
 constexpr std::array<F, 8> kStreamDiscardFields{"op", "v", "gtid", "pos", "pos.file", "pos.offset", "reason",
                                                 "ts_ms"};
+constexpr std::array<F, 20> kVerifyFields{"op", "v", "db", "table", "index", "count", "start", "end", "status",
+                                          "rows_source", "rows_target", "source_position", "target_position",
+                                          "rounds", "keys", "keys[].key", "keys[].source", "keys[].target",
+                                          "keys_total", "reason"};
+constexpr std::array<F, 9> kVerifySummaryFields{"op",      "v",         "tables",     "chunks",    "equal",
+                                                 "differs", "unsettled", "keys_total", "seconds"};
 constexpr std::array<F, 10> kStateFields{"v", "position", "file", "offset", "gtid", "output_bytes", "span", "server",
                                          "server_id", "saved_at"};
 
-constexpr std::array<KindInfo, 19> kKinds{{
+constexpr std::array<KindInfo, 21> kKinds{{
     {Kind::chunk, "chunk", op::chunk, "cdc-plan", kChunkFields},
     {Kind::check, "check", op::check, "cdc-plan", kCheckFields},
     {Kind::check_summary, "check_summary", op::check_summary, "cdc-plan", kCheckSummaryFields},
@@ -59,6 +65,8 @@ constexpr std::array<KindInfo, 19> kKinds{{
     {Kind::span_start, "span_start", op::span_start, "cdc-stream", kSpanStartFields},
     {Kind::span_end, "span_end", op::span_end, "cdc-stream", kSpanEndFields},
     {Kind::stream_discard, "cdc-stream discard", op::discard, "cdc-stream", kStreamDiscardFields},
+    {Kind::verify, "verify", op::verify, "cdc-apply --verify", kVerifyFields},
+    {Kind::verify_summary, "verify_summary", op::verify_summary, "cdc-apply --verify", kVerifySummaryFields},
     {Kind::stream_state, "cdc-stream state file", "", "cdc-stream", kStateFields},
 }};
 

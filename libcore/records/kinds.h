@@ -30,6 +30,8 @@ inline constexpr std::string_view span_end = "span_end";
 inline constexpr std::string_view check = "check";
 inline constexpr std::string_view check_summary = "check_summary";
 inline constexpr std::string_view table = "table";
+inline constexpr std::string_view verify = "verify";
+inline constexpr std::string_view verify_summary = "verify_summary";
 }  // namespace op
 
 // The member names. A nested member is written "pos.file" in the field lists below.
@@ -114,6 +116,8 @@ enum class Kind : std::uint8_t {
   span_start,        // cdc-stream --until: where the span starts, first line
   span_end,          // cdc-stream --until: the span reached --until, last line
   stream_discard,    // cdc-stream: the transaction in flight is read again
+  verify,            // cdc-apply --verify: one chunk compared between source and target
+  verify_summary,    // cdc-apply --verify: the counts, last line
   stream_state,      // cdc-stream --state: the state file (one object, no "op")
 };
 

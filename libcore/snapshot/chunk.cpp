@@ -135,23 +135,11 @@ Result<std::string> bound_literal(simdjson::dom::element value, std::string_view
   }
 }
 
-Result<std::string> select_sql(const records::Chunk& chunk) {
+Result<std::string> condition_sql(const records::Chunk& chunk) {
   auto start = bound_literals(chunk.start, "start", chunk.key_types);
   if (!start) return fail(start.error());
   auto end = bound_literals(chunk.end, "end", chunk.key_types);
   if (!end) return fail(end.error());
-  std::string sql = "SELECT ";
-  for (std::size_t i = 0; i < chunk.columns.size(); ++i) {
-    if (i != 0) sql += ',';
-    sql += mysql::quote_identifier(chunk.columns[i].name);
-  }
-  sql += " FROM " + mysql::quote_identifier(chunk.db) + "." + mysql::quote_identifier(chunk.table);
-  if (chunk.all_versions) sql += " FOR SYSTEM_TIME ALL";
-  std::string key_list;
-  for (std::size_t i = 0; i < chunk.key.size(); ++i) {
-    if (i != 0) key_list += ',';
-    key_list += mysql::quote_identifier(chunk.key[i]);
-  }
   // Written out, not as (k1, k2) >= (s1, s2): MariaDB reads a range of the index only for the
   // former (mysql::row_comparison).
   std::vector<std::string> keys;
@@ -163,7 +151,25 @@ Result<std::string> select_sql(const records::Chunk& chunk) {
   auto filtered = filter::chunk_where_sql(chunk);
   if (!filtered) return fail(filtered.error());
   if (!filtered->empty()) where += (where.empty() ? "" : " AND ") + *filtered;
-  if (!where.empty()) sql += " WHERE " + where;
+  return where;
+}
+
+Result<std::string> select_sql(const records::Chunk& chunk) {
+  auto where = condition_sql(chunk);
+  if (!where) return fail(where.error());
+  std::string sql = "SELECT ";
+  for (std::size_t i = 0; i < chunk.columns.size(); ++i) {
+    if (i != 0) sql += ',';
+    sql += mysql::quote_identifier(chunk.columns[i].name);
+  }
+  sql += " FROM " + mysql::quote_identifier(chunk.db) + "." + mysql::quote_identifier(chunk.table);
+  if (chunk.all_versions) sql += " FOR SYSTEM_TIME ALL";
+  if (!where->empty()) sql += " WHERE " + *where;
+  std::string key_list;
+  for (std::size_t i = 0; i < chunk.key.size(); ++i) {
+    if (i != 0) key_list += ',';
+    key_list += mysql::quote_identifier(chunk.key[i]);
+  }
   if (!key_list.empty()) sql += " ORDER BY " + key_list;
   return sql;
 }

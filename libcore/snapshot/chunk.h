@@ -45,4 +45,8 @@ namespace cdc::snapshot {
 // The errors of check_bounds() for a chunk that was not checked.
 [[nodiscard]] Result<std::string> select_sql(const records::Chunk& chunk);
 
+// The WHERE condition of select_sql() alone (the key range, then cdc-plan --where), without
+// the WHERE; "" for a chunk of every row. cdc-apply --verify reads the same rows with it.
+[[nodiscard]] Result<std::string> condition_sql(const records::Chunk& chunk);
+
 }  // namespace cdc::snapshot

@@ -1,6 +1,7 @@
-# Shared by the cdc-apply tests (apply_mariadb.sh, apply_postgres.sh): the source tables, a
-# random load over most column types (a keyed table a.t, a composite key a.c, a keyless table
-# a.k with duplicates), and cdc-sync --output reading them under that load. Not a test itself.
+# Shared by the cdc-apply tests (apply_mariadb.sh, apply_postgres.sh, apply_verify.sh): the
+# source tables, a random load over most column types (a keyed table a.t, a composite key a.c,
+# a keyless table a.k with duplicates), and cdc-sync --output reading them under that load.
+# Not a test itself.
 # Usage, after lib.sh and live_lib.sh, with the throwaway MariaDB started:
 #   source "$(dirname "$0")/apply_lib.sh"
 #   apply_make_source SEED ZERO_DATES    ZERO_DATES 1: the load writes MariaDB's zero dates too

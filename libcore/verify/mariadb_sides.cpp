@@ -1,0 +1,205 @@
+#include "verify/mariadb_sides.h"
+
+#include <fmt/format.h>
+
+#include <thread>
+
+#include "apply/applied_state.h"
+#include "apply/applier.h"
+#include "snapshot/chunk.h"
+
+namespace cdc::verify {
+
+namespace {
+
+// Short: the target is read as soon as it has applied the source's position, so that few
+// changes after that position are in it (each one a row compared again).
+constexpr auto kPollEvery = std::chrono::milliseconds(20);
+
+std::string first_value(const mysql::QueryResult& result) {
+  if (result.rows.empty() || result.rows[0].empty() || !result.rows[0][0]) return {};
+  return *result.rows[0][0];
+}
+
+// The server's position in the form kind, from what position_sql_for(kind) answered.
+Result<gtid::Position> source_position(const mysql::QueryResult& result, gtid::Position::Kind kind) {
+  std::string text;
+  if (kind == gtid::Position::Kind::file) {
+    if (result.rows.empty() || result.rows[0].size() < 2 || !result.rows[0][0] || !result.rows[0][1])
+      return fail(Errc::config, "the source's binary log is off (SHOW MASTER STATUS is empty)");
+    text = fmt::format("{}:{}", *result.rows[0][0], *result.rows[0][1]);
+  } else {
+    text = first_value(result);
+  }
+  // The server's GTID set may hold newlines (MySQL); parse() reads them.
+  auto position = gtid::Position::parse(text);
+  if (!position) return fail(Errc::corrupt_input, fmt::format("the source's position '{}': {}", text,
+                                                              position.error().message));
+  if (position->kind != kind)
+    return fail(Errc::corrupt_input, fmt::format("the source's position {} is of another form than the target's "
+                                                 "position table: the target was applied from another source",
+                                                 text));
+  return std::move(*position);
+}
+
+std::string position_sql_for(gtid::Position::Kind kind) {
+  switch (kind) {
+    case gtid::Position::Kind::mariadb_gtids: return "SELECT @@global.gtid_binlog_pos";
+    case gtid::Position::Kind::mysql_gtids: return "SELECT @@global.gtid_executed";
+    case gtid::Position::Kind::file: return "SHOW MASTER STATUS";
+  }
+  return "SHOW MASTER STATUS";
+}
+
+}  // namespace
+
+Result<void> prepare_verify_session(mysql::Connection& connection) {
+  for (const char* sql : {"SET SESSION time_zone = '+00:00'", "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ"})
+    if (auto done = connection.query(sql); !done) return fail(done.error());
+  return {};
+}
+
+Result<MariadbSide::Answers> MariadbSide::read(const records::Chunk& chunk, bool digest, bool position_first,
+                                               const std::string& position_sql,
+                                               std::span<const KeyDifference> only) {
+  if (keys_ == nullptr) return fail(Errc::internal, "the table's key columns were not set before its chunks");
+  auto condition = snapshot::condition_sql(chunk);
+  if (!condition) return fail(condition.error());
+  auto narrowed = keys_->only_sql(only);
+  if (!narrowed) return fail(narrowed.error());
+  if (!narrowed->empty()) *condition = condition->empty() ? *narrowed : *condition + " AND " + *narrowed;
+  const std::string& db = database_ ? *database_ : chunk.db;
+  std::string query = digest ? sql_.digest_sql(db, chunk.table, chunk.columns, *condition)
+                             : sql_.rows_sql(db, chunk.table, chunk.columns, keys_->listed(), *condition);
+  std::vector<std::string> statements{"START TRANSACTION WITH CONSISTENT SNAPSHOT"};
+  Answers answers;
+  if (position_first) {
+    answers.position = statements.size();
+    statements.push_back(position_sql);
+  }
+  answers.query = statements.size();
+  statements.push_back(std::move(query));
+  if (!position_first) {
+    answers.position = statements.size();
+    statements.push_back(position_sql);
+  }
+  statements.emplace_back("COMMIT");
+  auto results = connection_.query_batch(statements);
+  if (!results) return fail(results.error());
+  answers.results = std::move(*results);
+  return answers;
+}
+
+Result<Digest> MariadbSide::digest_of(const mysql::QueryResult& result) {
+  if (result.rows.size() != 1 || result.rows[0].size() != 3 || !result.rows[0][0] || !result.rows[0][1] ||
+      !result.rows[0][2])
+    return fail(Errc::internal, "the digest query did not answer one row of three values");
+  Digest digest;
+  digest.rows = std::stoull(*result.rows[0][0]);
+  digest.high = *result.rows[0][1];
+  digest.low = *result.rows[0][2];
+  return digest;
+}
+
+Result<std::vector<RowHash>> MariadbSide::rows_of(const mysql::QueryResult& result) const {
+  std::vector<RowHash> rows;
+  rows.reserve(result.rows.size());
+  for (const auto& values : result.rows) {
+    auto row = keys_->row(values);
+    if (!row) return fail(row.error());
+    rows.push_back(std::move(*row));
+  }
+  return rows;
+}
+
+MariadbSource::MariadbSource(mysql::Connection connection, gtid::Position::Kind kind)
+    : MariadbSide(std::move(connection), std::nullopt), kind_(kind), position_sql_(position_sql_for(kind)) {}
+
+Result<gtid::Position> MariadbSource::position_of(const mysql::QueryResult& result) const {
+  return source_position(result, kind_);
+}
+
+Result<DigestRead> MariadbSource::digest(const records::Chunk& chunk) {
+  auto answers = read(chunk, true, false, position_sql_);
+  if (!answers) return fail(answers.error());
+  auto digest = digest_of(answers->results[answers->query]);
+  if (!digest) return fail(digest.error());
+  auto position = position_of(answers->results[answers->position]);
+  if (!position) return fail(position.error());
+  return DigestRead{std::move(*digest), std::move(*position)};
+}
+
+Result<RowsRead> MariadbSource::rows(const records::Chunk& chunk, std::span<const KeyDifference> only) {
+  auto answers = read(chunk, false, false, position_sql_, only);
+  if (!answers) return fail(answers.error());
+  auto rows = rows_of(answers->results[answers->query]);
+  if (!rows) return fail(rows.error());
+  auto position = position_of(answers->results[answers->position]);
+  if (!position) return fail(position.error());
+  return RowsRead{std::move(*rows), std::move(*position)};
+}
+
+MariadbTargetSide::MariadbTargetSide(mysql::Connection connection, std::optional<std::string> database,
+                                     std::string position_table, std::chrono::milliseconds wait)
+    : MariadbSide(std::move(connection), std::move(database)),
+      position_table_(std::move(position_table)),
+      position_sql_(apply::read_position_sql(position_table_)),
+      wait_(wait) {}
+
+Result<gtid::Position> MariadbTargetSide::position_of(const mysql::QueryResult& result) const {
+  auto state = apply::parse_position_rows(result);
+  if (!state) return fail(state.error());
+  if (state->position.empty())
+    return fail(Errc::config, fmt::format("the target's position table {} holds no position: cdc-apply has applied "
+                                          "nothing there yet, so there is nothing to verify",
+                                          position_table_));
+  return gtid::Position::parse(state->position);
+}
+
+Result<gtid::Position> MariadbTargetSide::position() {
+  auto result = connection_.query(position_sql_);
+  if (!result) return fail(result.error());
+  return position_of(*result);
+}
+
+Result<DigestRead> MariadbTargetSide::digest(const records::Chunk& chunk) {
+  auto answers = read(chunk, true, true, position_sql_);
+  if (!answers) return fail(answers.error());
+  auto digest = digest_of(answers->results[answers->query]);
+  if (!digest) return fail(digest.error());
+  auto position = position_of(answers->results[answers->position]);
+  if (!position) return fail(position.error());
+  return DigestRead{std::move(*digest), std::move(*position)};
+}
+
+Result<RowsRead> MariadbTargetSide::rows(const records::Chunk& chunk, std::span<const KeyDifference> only) {
+  auto answers = read(chunk, false, true, position_sql_, only);
+  if (!answers) return fail(answers.error());
+  auto rows = rows_of(answers->results[answers->query]);
+  if (!rows) return fail(rows.error());
+  auto position = position_of(answers->results[answers->position]);
+  if (!position) return fail(position.error());
+  return RowsRead{std::move(*rows), std::move(*position)};
+}
+
+Result<std::optional<gtid::Position>> MariadbTargetSide::wait_for(const gtid::Position& wanted) {
+  const auto deadline = std::chrono::steady_clock::now() + wait_;
+  for (bool first = true;; first = false) {
+    auto held = position();
+    if (!held) return fail(held.error());
+    auto applied = apply::already_applied(*held, wanted);
+    if (!applied) return fail(applied.error());
+    if (*applied) return std::optional<gtid::Position>(std::move(*held));
+    if (first && stalled_wanted_ && held->to_string() == stalled_at_ &&
+        gtid::includes(wanted, *stalled_wanted_).value_or(false))
+      return std::optional<gtid::Position>();
+    if (std::chrono::steady_clock::now() >= deadline) {
+      stalled_wanted_ = wanted;
+      stalled_at_ = held->to_string();
+      return std::optional<gtid::Position>();
+    }
+    std::this_thread::sleep_for(kPollEvery);
+  }
+}
+
+}  // namespace cdc::verify
