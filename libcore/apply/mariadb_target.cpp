@@ -76,10 +76,13 @@ Result<void> MariadbTarget::run_statements(const StatementBatch& batch) {
     if (!done) return fail(target_error(done.error(), describe(statements[std::min(first + affected_.size(), last - 1)])));
     for (std::size_t i = first; i < last; ++i) {
       const StatementInfo& info = statements[i];
-      if (info.exact && affected_[i - first] != info.rows)
+      if (info.exact && affected_[i - first] != info.expected)
         return fail(Errc::corrupt_input,
-                    fmt::format("the target has no row for the {}: the target differs from the source; nothing of "
-                                "this target transaction was applied",
+                    fmt::format("{} for the {}: the target differs from the source; nothing of this target "
+                                "transaction was applied",
+                                info.kind == "insert or update"
+                                    ? "the target has no row to update, or already a row to insert,"
+                                    : "the target has no row",
                                 describe(info)));
     }
     begin = statements[last - 1].end + 1;  // past the ';'

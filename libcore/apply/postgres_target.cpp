@@ -85,10 +85,13 @@ Result<void> PostgresTarget::run_statements(const StatementBatch& batch) {
     begun = true;
     for (std::size_t i = first; i < last; ++i) {
       const StatementInfo& info = statements[i];
-      if (info.exact && affected_[i - first + skip] != info.rows)
+      if (info.exact && affected_[i - first + skip] != info.expected)
         return fail(Errc::corrupt_input,
-                    fmt::format("the target has no row for the {}: the target differs from the source; nothing of "
-                                "this target transaction was applied",
+                    fmt::format("{} for the {}: the target differs from the source; nothing of this target "
+                                "transaction was applied",
+                                info.kind == "insert or update"
+                                    ? "the target has no row to update, or already a row to insert,"
+                                    : "the target has no row",
                                 describe(info)));
     }
     begin = end + 1;  // past the ';'

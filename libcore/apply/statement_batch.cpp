@@ -118,7 +118,10 @@ Result<void> StatementBatch::insert_row(const TargetTable& table, simdjson::dom:
                                         const RowOrigin& origin) {
   upsert = upsert && !table.keyless();
   const OpenKind kind = upsert ? OpenKind::upsert : OpenKind::insert;
-  const bool extend = open_table_ == &table && open_kind_ == kind && sql_.size() - open_start_ < kMaxStatementBytes;
+  // A "c" line also extends a run of changes: one more row counted 1.
+  const bool into_changes = !upsert && open_kind_ == OpenKind::changes;
+  const bool extend = open_table_ == &table && (open_kind_ == kind || into_changes) &&
+                      sql_.size() - open_start_ < kMaxStatementBytes;
   if (!extend) close();
   const std::size_t rollback = sql_.size();
   if (extend) {
@@ -135,10 +138,49 @@ Result<void> StatementBatch::insert_row(const TargetTable& table, simdjson::dom:
   }
   if (extend) describe(statements_.back().last, origin);
   open_table_ = &table;
-  open_kind_ = kind;
+  if (!(extend && into_changes)) open_kind_ = kind;
   ++statements_.back().rows;
+  ++statements_.back().expected;
   ++rows_;
   statements_.back().end = sql_.size();
+  return {};
+}
+
+Result<void> StatementBatch::update_as_upsert(const TargetTable& table, const RowOrigin& origin) {
+  const bool extend = open_table_ == &table &&
+                      (open_kind_ == OpenKind::insert || open_kind_ == OpenKind::changes) &&
+                      sql_.size() - open_start_ < kMaxStatementBytes;
+  if (!extend) close();
+  const std::size_t rollback = sql_.size();
+  if (extend) {
+    sql_.push_back(',');
+  } else {
+    begin_statement(table, "insert or update", true, origin);
+    open_start_ = sql_.size();
+    sql_.append(table.insert_prefix);
+  }
+  sql_.push_back('(');
+  for (std::size_t i = 0; i < table.columns.size(); ++i) {
+    if (i > 0) sql_.push_back(',');
+    if (auto done = append_literal(sql_, table.columns[i], values_[i], LiteralUse::value, scratch_); !done) {
+      sql_.resize(rollback);
+      if (!extend) statements_.pop_back();
+      return bad_row(done.error().message);
+    }
+  }
+  sql_.push_back(')');
+  StatementInfo& info = statements_.back();
+  if (extend) describe(info.last, origin);
+  // The run of inserts becomes a run of changes: its inserts must insert (1 each), its updates
+  // find their row (2 each), so that nothing is inserted where an update found no row.
+  info.kind = "insert or update";
+  info.exact = true;
+  info.expected += 2;
+  ++info.rows;
+  info.end = sql_.size();
+  open_table_ = &table;
+  open_kind_ = OpenKind::changes;
+  ++rows_;
   return {};
 }
 
@@ -170,6 +212,17 @@ Result<void> StatementBatch::append_where(const TargetTable& table) {
 
 Result<void> StatementBatch::update_row(const TargetTable& table, simdjson::dom::object before,
                                         simdjson::dom::object after, const RowOrigin& origin) {
+  if (table.updates_as_upserts) {
+    if (auto gathered = gather(table, after, "after", values_); !gathered) return gathered;
+    if (auto gathered = gather(table, before, "before", before_values_); !gathered) return gathered;
+    bool same_key = true;
+    for (const std::size_t k : table.key_columns) same_key = same_key && same_value(before_values_[k], values_[k]);
+    bool changed = false;
+    for (std::size_t i = 0; i < table.columns.size() && !changed; ++i)
+      changed = !same_value(before_values_[i], values_[i]);
+    // A row whose values stay is counted 1, like an insert: only a change tells the two apart.
+    if (same_key && changed) return update_as_upsert(table, origin);
+  }
   close();
   const std::size_t rollback = sql_.size();
   begin_statement(table, "update", true, origin);
@@ -197,6 +250,7 @@ Result<void> StatementBatch::update_row(const TargetTable& table, simdjson::dom:
   }
   if (auto done = append_where(table); !done) return failed(done);
   statements_.back().rows = 1;
+  statements_.back().expected = 1;
   statements_.back().end = sql_.size();
   ++rows_;
   return {};
@@ -233,6 +287,7 @@ Result<void> StatementBatch::delete_row(const TargetTable& table, simdjson::dom:
     open_table_ = &table;
     open_kind_ = OpenKind::delete_in;
     ++statements_.back().rows;
+    ++statements_.back().expected;
     ++rows_;
     statements_.back().end = sql_.size();
     return {};
@@ -248,6 +303,7 @@ Result<void> StatementBatch::delete_row(const TargetTable& table, simdjson::dom:
     return done;
   }
   statements_.back().rows = 1;
+  statements_.back().expected = 1;
   statements_.back().end = sql_.size();
   ++rows_;
   return {};
@@ -255,7 +311,7 @@ Result<void> StatementBatch::delete_row(const TargetTable& table, simdjson::dom:
 
 void StatementBatch::close() {
   if (open_table_ == nullptr) return;
-  if (open_kind_ == OpenKind::upsert) sql_.append(open_table_->upsert_suffix);
+  if (open_kind_ == OpenKind::upsert || open_kind_ == OpenKind::changes) sql_.append(open_table_->upsert_suffix);
   if (open_kind_ == OpenKind::delete_in) sql_.push_back(')');
   statements_.back().end = sql_.size();
   open_table_ = nullptr;
@@ -271,6 +327,9 @@ StatementBatch::Mark StatementBatch::mark() const {
   at.open_start = open_start_;
   if (open_table_ != nullptr) {
     at.open_rows = statements_.back().rows;
+    at.open_expected = statements_.back().expected;
+    at.open_exact = statements_.back().exact;
+    at.open_name = statements_.back().kind;
     at.open_last = statements_.back().last;
   }
   return at;
@@ -284,7 +343,11 @@ void StatementBatch::rewind(const Mark& mark) {
   open_kind_ = static_cast<OpenKind>(mark.open_kind);
   open_start_ = mark.open_start;
   if (open_table_ != nullptr) {
+    // A run of inserts that the rewound transaction made a run of changes is one again.
     statements_.back().rows = mark.open_rows;
+    statements_.back().expected = mark.open_expected;
+    statements_.back().exact = mark.open_exact;
+    statements_.back().kind = mark.open_name;
     statements_.back().last = mark.open_last;
     statements_.back().end = sql_.size();
   }

@@ -39,7 +39,11 @@ struct RowOrigin {
 struct StatementInfo {
   std::size_t end = 0;         // where its text ends in sql()
   std::uint64_t rows = 0;      // source rows it applies
-  bool exact = false;          // an update or delete: it must find exactly `rows` rows
+  // An update or delete: it must find exactly `rows` rows; a run of inserts and updates
+  // (changes), as one INSERT ... ON DUPLICATE KEY UPDATE: the server must count 1 for each row
+  // inserted and 2 for each updated (CLIENT_FOUND_ROWS), `expected` in all.
+  bool exact = false;
+  std::uint64_t expected = 0;
   std::string_view kind;       // "insert", "upsert", "update", "delete"
   const TargetTable* table = nullptr;
   std::string first;           // the first row's origin and key, for messages
@@ -57,6 +61,9 @@ class StatementBatch {
     std::size_t statements = 0;
     std::uint64_t rows = 0;
     std::uint64_t open_rows = 0;  // the rows of an open INSERT
+    std::uint64_t open_expected = 0;
+    bool open_exact = false;
+    std::string_view open_name;
     std::string open_last;
     const TargetTable* open_table = nullptr;
     int open_kind = 0;
@@ -67,7 +74,10 @@ class StatementBatch {
   [[nodiscard]] Result<void> add_insert(const TargetTable& table, simdjson::dom::object after, bool upsert,
                                         const RowOrigin& origin);
   // UPDATE ... SET the columns whose value changed WHERE the key (or, keyless, the whole
-  // before image, one row of those alike: TargetTable's keyless_where).
+  // before image, one row of those alike: TargetTable's keyless_where). For a table with
+  // updates_as_upserts, an update that keeps the key and changes a column is instead one more
+  // row of the open run of inserts of its table (which then ends as an upsert), or starts one:
+  // fewer statements where inserts and updates alternate.
   // Each add_* fails with "db.t at <position> key {...}: <why>" (Errc::corrupt_input) for a
   // row that cannot be written, and leaves the batch as it was.
   [[nodiscard]] Result<void> add_update(const TargetTable& table, simdjson::dom::object before,
@@ -93,6 +103,8 @@ class StatementBatch {
   void begin_statement(const TargetTable& table, std::string_view kind, bool exact, const RowOrigin& origin);
   Result<void> append_row_values(const TargetTable& table, simdjson::dom::object image, std::string_view image_name);
   Result<void> append_where(const TargetTable& table);  // by before_values_
+  // update_row's other way: the after image (values_) as a row of a run of changes.
+  Result<void> update_as_upsert(const TargetTable& table, const RowOrigin& origin);
   // The image's values in the table's column order (the lines write them so; a name out of
   // place is looked up): a column the image lacks is an error (a partial image).
   Result<void> gather(const TargetTable& table, simdjson::dom::object image, std::string_view image_name,
@@ -109,7 +121,9 @@ class StatementBatch {
   std::vector<StatementInfo> statements_;
   std::uint64_t rows_ = 0;
   // The multi-row statement that the next row of this table and kind extends.
-  enum class OpenKind : int { insert, upsert, delete_in };
+  // changes: a run of "c" and "u" lines of a table with updates_as_upserts, once it holds an
+  // update; it ends with the upsert clause.
+  enum class OpenKind : int { insert, upsert, delete_in, changes };
   const TargetTable* open_table_ = nullptr;
   OpenKind open_kind_ = OpenKind::insert;
   std::size_t open_start_ = 0;

@@ -55,6 +55,7 @@ TargetTable target_table(const records::TableLine& line, const std::string& targ
   table.keyless_where = " WHERE ";
   table.keyless_end = " LIMIT 1";
   if (!table.keyless()) {
+    table.updates_as_upserts = true;
     table.upsert_suffix = " ON DUPLICATE KEY UPDATE ";
     for (std::size_t i = 0; i < table.columns.size(); ++i) {
       if (i > 0) table.upsert_suffix += ',';

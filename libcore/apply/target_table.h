@@ -26,6 +26,10 @@ struct TargetTable {
   // PostgreSQL:  ON CONFLICT ("k") DO UPDATE SET "a"=EXCLUDED."a",... (DO NOTHING when every
   // column is in the key). Empty without a key.
   std::string upsert_suffix;
+  // MariaDB/MySQL: an update that keeps the key goes into the run of inserts as one more row of
+  // an INSERT ... ON DUPLICATE KEY UPDATE (statement_batch.h). Not for PostgreSQL, whose row
+  // count does not tell an inserted row from an updated one.
+  bool updates_as_upserts = false;
   // How an update or delete finds its row: each key column compared with key_equals; a
   // keyless table's row by every column compared with row_equals (NULL equal to NULL),
   // between keyless_where and keyless_end, which pick one of rows alike: LIMIT 1 (MariaDB),

@@ -28,6 +28,7 @@ struct Recorded {
   struct Commit {
     std::string sql;
     AppliedState state;
+    std::string checks;  // each exact statement's kind and the rows the server must count: "update 1;..."
   };
   std::vector<Commit> commits;
   std::vector<std::string> created;
@@ -39,7 +40,10 @@ struct RecordingTarget final : cdc::apply::Target {
   Recorded& recorded;
 
   cdc::Result<void> commit(const cdc::apply::StatementBatch& batch, const AppliedState& state) override {
-    recorded.commits.push_back({std::string(batch.sql()), state});
+    std::string checks;
+    for (const cdc::apply::StatementInfo& info : batch.statements())
+      if (info.exact) checks += fmt::format("{}{} {}", checks.empty() ? "" : ";", info.kind, info.expected);
+    recorded.commits.push_back({std::string(batch.sql()), state, checks});
     return {};
   }
   cdc::Result<void> create_table(const std::string& sql) override {
@@ -169,15 +173,35 @@ TEST_CASE("apply grouping: a snapshot is one multi-row upsert committed with its
   CHECK(run.target.commits[0].state.position == "binlog.000001:100");
   CHECK(run.target.commits[0].state.snapshot_done);
   CHECK(run.target.commits[0].state.snapshot_rows == 2);
+  // The update joins the inserts' run, which ends as an upsert the server must count 1 + 1 + 2.
   CHECK(run.target.commits[1].sql ==
-        "INSERT INTO `s`.`t` (`id`,`v`) VALUES (3,'c'),(4,'d');UPDATE `s`.`t` SET `v`='A' WHERE `id`<=>1;"
-        "DELETE FROM `s`.`t` WHERE `id` IN (2)");
+        "INSERT INTO `s`.`t` (`id`,`v`) VALUES (3,'c'),(4,'d'),(1,'A') ON DUPLICATE KEY UPDATE `id`=VALUES(`id`),"
+        "`v`=VALUES(`v`);DELETE FROM `s`.`t` WHERE `id` IN (2)");
+  CHECK(run.target.commits[1].checks == "insert or update 4;delete 1");
   CHECK(run.state.position == "binlog.000001:400");
   CHECK(run.state.source_pos == "binlog.000001:400");
   CHECK(run.state.transactions == 3);
   CHECK(run.state.changes == 6);
   CHECK(run.stats.transactions == 3);
   CHECK(run.stats.rows == 6);
+}
+
+TEST_CASE("apply grouping: updates that keep their key join the run of inserts, others stay updates") {
+  // A key that changes, and an update whose values stay, are UPDATEs of their own; a discarded
+  // transaction's update leaves the run a plain INSERT again.
+  const std::string moved = fmt::format(
+      R"({{"op":"u","v":1,"db":"s","table":"t","key":{{"id":5}},"before":{{"id":5,"v":"x"}},"after":{{"id":6,"v":"x"}},{},)"
+      R"("server_id":1,"thread":null,"ts_ms":0}})",
+      pos(90, 0));
+  const Run run = apply({kTable, update(1, "a", "b", 10), insert(2, "c", 10, 1), update(1, "b", "c", 10), commit(20),
+                         moved, update(3, "same", "same", 90), commit(100), insert(7, "d", 110), update(7, "d", "e", 110),
+                         discard(105), insert(8, "e", 120), commit(130)});
+  REQUIRE(run.target.commits.size() == 1);
+  CHECK(run.target.commits[0].sql ==
+        "INSERT INTO `s`.`t` (`id`,`v`) VALUES (1,'b'),(2,'c'),(1,'c') ON DUPLICATE KEY UPDATE `id`=VALUES(`id`),"
+        "`v`=VALUES(`v`);UPDATE `s`.`t` SET `id`=6 WHERE `id`<=>5;UPDATE `s`.`t` SET `v`='same' WHERE `id`<=>3;"
+        "INSERT INTO `s`.`t` (`id`,`v`) VALUES (8,'e')");
+  CHECK(run.target.commits[0].checks == "insert or update 5;update 1;update 1");
 }
 
 TEST_CASE("apply grouping: --batch-rows cuts target transactions at source transaction boundaries only") {
@@ -331,7 +355,7 @@ TEST_CASE("apply grouping: before the input waits, the whole transactions are co
   struct CountingTarget final : cdc::apply::Target {
     CountingTarget(Recorded& into, std::atomic<std::size_t>& count) : recording(into), counted(count) {}
     cdc::Result<void> commit(const cdc::apply::StatementBatch& batch, const AppliedState& state) override {
-      recording.commits.push_back({std::string(batch.sql()), state});
+      recording.commits.push_back({std::string(batch.sql()), state, {}});
       ++counted;
       return {};
     }
@@ -446,4 +470,12 @@ TEST_CASE("apply grouping: --retry-for commits a target transaction again after 
     CHECK(error.code == cdc::Errc::unavailable);
     CHECK(target.reconnects == 0);
   }
+}
+
+TEST_CASE("apply grouping: a discarded transaction whose update joined a run of inserts leaves the run as it was") {
+  const Run run = apply({kTable, insert(10, "a", 10), commit(20), update(10, "a", "b", 30), discard(25),
+                         insert(11, "c", 40), commit(50)});
+  REQUIRE(run.target.commits.size() == 1);
+  CHECK(run.target.commits[0].sql == "INSERT INTO `s`.`t` (`id`,`v`) VALUES (10,'a'),(11,'c')");
+  CHECK(run.target.commits[0].checks.empty());
 }
