@@ -114,73 +114,57 @@ Result<void> StatementBatch::add_delete(const TargetTable& table, simdjson::dom:
   return {};
 }
 
-Result<void> StatementBatch::insert_row(const TargetTable& table, simdjson::dom::object after, bool upsert,
-                                        const RowOrigin& origin) {
-  upsert = upsert && !table.keyless();
-  const OpenKind kind = upsert ? OpenKind::upsert : OpenKind::insert;
-  // A "c" line also extends a run of changes: one more row counted 1.
-  const bool into_changes = !upsert && open_kind_ == OpenKind::changes;
-  const bool extend = open_table_ == &table && (open_kind_ == kind || into_changes) &&
-                      sql_.size() - open_start_ < kMaxStatementBytes;
+Result<bool> StatementBatch::add_values_row(const TargetTable& table, simdjson::dom::object after, bool joins,
+                                            std::string_view name, bool exact, const RowOrigin& origin) {
+  const bool extend = joins && open_table_ == &table && sql_.size() - open_start_ < kMaxStatementBytes;
   if (!extend) close();
   const std::size_t rollback = sql_.size();
   if (extend) {
     sql_.push_back(',');
   } else {
-    begin_statement(table, upsert ? "upsert" : "insert", false, origin);
+    begin_statement(table, name, exact, origin);
     open_start_ = sql_.size();
     sql_.append(table.insert_prefix);
   }
   if (auto done = append_row_values(table, after, "after"); !done) {
     sql_.resize(rollback);
     if (!extend) statements_.pop_back();
-    return done;
+    return fail(std::move(done).error());
   }
   if (extend) describe(statements_.back().last, origin);
   open_table_ = &table;
-  if (!(extend && into_changes)) open_kind_ = kind;
   ++statements_.back().rows;
-  ++statements_.back().expected;
   ++rows_;
   statements_.back().end = sql_.size();
+  return extend;
+}
+
+Result<void> StatementBatch::insert_row(const TargetTable& table, simdjson::dom::object after, bool upsert,
+                                        const RowOrigin& origin) {
+  upsert = upsert && !table.keyless();
+  const OpenKind kind = upsert ? OpenKind::upsert : OpenKind::insert;
+  // A "c" line also extends a run of changes: one more row counted 1.
+  const bool into_changes = !upsert && open_kind_ == OpenKind::changes;
+  auto extended = add_values_row(table, after, open_kind_ == kind || into_changes, upsert ? "upsert" : "insert",
+                                 false, origin);
+  if (!extended) return fail(std::move(extended).error());
+  if (!(*extended && into_changes)) open_kind_ = kind;
+  ++statements_.back().expected;
   return {};
 }
 
-Result<void> StatementBatch::update_as_upsert(const TargetTable& table, const RowOrigin& origin) {
-  const bool extend = open_table_ == &table &&
-                      (open_kind_ == OpenKind::insert || open_kind_ == OpenKind::changes) &&
-                      sql_.size() - open_start_ < kMaxStatementBytes;
-  if (!extend) close();
-  const std::size_t rollback = sql_.size();
-  if (extend) {
-    sql_.push_back(',');
-  } else {
-    begin_statement(table, "insert or update", true, origin);
-    open_start_ = sql_.size();
-    sql_.append(table.insert_prefix);
-  }
-  sql_.push_back('(');
-  for (std::size_t i = 0; i < table.columns.size(); ++i) {
-    if (i > 0) sql_.push_back(',');
-    if (auto done = append_literal(sql_, table.columns[i], values_[i], LiteralUse::value, scratch_); !done) {
-      sql_.resize(rollback);
-      if (!extend) statements_.pop_back();
-      return bad_row(done.error().message);
-    }
-  }
-  sql_.push_back(')');
-  StatementInfo& info = statements_.back();
-  if (extend) describe(info.last, origin);
+Result<void> StatementBatch::update_as_upsert(const TargetTable& table, simdjson::dom::object after,
+                                              const RowOrigin& origin) {
+  auto extended = add_values_row(table, after, open_kind_ == OpenKind::insert || open_kind_ == OpenKind::changes,
+                                 "insert or update", true, origin);
+  if (!extended) return fail(std::move(extended).error());
   // The run of inserts becomes a run of changes: its inserts must insert (1 each), its updates
   // find their row (2 each), so that nothing is inserted where an update found no row.
+  StatementInfo& info = statements_.back();
   info.kind = "insert or update";
   info.exact = true;
   info.expected += 2;
-  ++info.rows;
-  info.end = sql_.size();
-  open_table_ = &table;
   open_kind_ = OpenKind::changes;
-  ++rows_;
   return {};
 }
 
@@ -221,7 +205,7 @@ Result<void> StatementBatch::update_row(const TargetTable& table, simdjson::dom:
     for (std::size_t i = 0; i < table.columns.size() && !changed; ++i)
       changed = !same_value(before_values_[i], values_[i]);
     // A row whose values stay is counted 1, like an insert: only a change tells the two apart.
-    if (same_key && changed) return update_as_upsert(table, origin);
+    if (same_key && changed) return update_as_upsert(table, after, origin);
   }
   close();
   const std::size_t rollback = sql_.size();

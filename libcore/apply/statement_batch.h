@@ -103,8 +103,13 @@ class StatementBatch {
   void begin_statement(const TargetTable& table, std::string_view kind, bool exact, const RowOrigin& origin);
   Result<void> append_row_values(const TargetTable& table, simdjson::dom::object image, std::string_view image_name);
   Result<void> append_where(const TargetTable& table);  // by before_values_
-  // update_row's other way: the after image (values_) as a row of a run of changes.
-  Result<void> update_as_upsert(const TargetTable& table, const RowOrigin& origin);
+  // The after image as one more row of the open run of the table's INSERT when `joins` says
+  // that run takes it (and it is not full), else as the first row of a new INSERT statement
+  // `name`: whether it extended. Nothing changed on failure.
+  Result<bool> add_values_row(const TargetTable& table, simdjson::dom::object after, bool joins,
+                              std::string_view name, bool exact, const RowOrigin& origin);
+  // update_row's other way: the after image as a row of a run of changes.
+  Result<void> update_as_upsert(const TargetTable& table, simdjson::dom::object after, const RowOrigin& origin);
   // The image's values in the table's column order (the lines write them so; a name out of
   // place is looked up): a column the image lacks is an error (a partial image).
   Result<void> gather(const TargetTable& table, simdjson::dom::object image, std::string_view image_name,
