@@ -13,48 +13,6 @@ namespace {
 
 using output::ValueKind;
 
-Unexpected bad_value(const ColumnSql& column, std::string_view why) {
-  return fail(Errc::corrupt_input, fmt::format("column {} ({}): {}", column.quoted, column.type, why));
-}
-
-template <typename Number>
-void append_number(std::string& out, Number number) {
-  char digits[24];
-  const auto [end, error] = std::to_chars(digits, digits + sizeof digits, number);
-  (void)error;  // 24 bytes hold every 64-bit integer
-  out.append(digits, end);
-}
-
-// A JSON number as the integer or shortest double text it is ("1e+300", "0.1").
-bool append_json_number(std::string& out, simdjson::dom::element value) {
-  switch (value.type()) {
-    case simdjson::dom::element_type::INT64: append_number(out, value.get_int64().value_unsafe()); return true;
-    case simdjson::dom::element_type::UINT64: append_number(out, value.get_uint64().value_unsafe()); return true;
-    case simdjson::dom::element_type::DOUBLE:
-      fmt::format_to(std::back_inserter(out), "{}", value.get_double().value_unsafe());
-      return true;
-    default: return false;
-  }
-}
-
-bool is_decimal_text(std::string_view text) noexcept {
-  if (!text.empty() && text.front() == '-') text.remove_prefix(1);
-  if (text.empty()) return false;
-  bool point = false;
-  bool digit = false;
-  for (const char c : text) {
-    if (c == '.') {
-      if (point) return false;
-      point = true;
-    } else if (c >= '0' && c <= '9') {
-      digit = true;
-    } else {
-      return false;
-    }
-  }
-  return digit;
-}
-
 // "YYYY-MM-DD..." with a zero year, month or day: PostgreSQL has no year 0 and no zero parts.
 bool has_zero_date_part(std::string_view text) noexcept {
   if (text.size() < 10 || text[4] != '-' || text[7] != '-') return false;  // the server's input function decides

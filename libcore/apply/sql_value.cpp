@@ -15,10 +15,6 @@ namespace {
 
 using output::ValueKind;
 
-Unexpected bad_value(const ColumnSql& column, std::string_view why) {
-  return fail(Errc::corrupt_input, fmt::format("column {} ({}): {}", column.quoted, column.type, why));
-}
-
 template <typename Number>
 void append_number(std::string& out, Number number) {
   char digits[24];
@@ -27,21 +23,37 @@ void append_number(std::string& out, Number number) {
   out.append(digits, end);
 }
 
-// A JSON number as the integer or shortest double text it is.
-Result<void> append_json_number(std::string& out, const ColumnSql& column, simdjson::dom::element value) {
+// A number the column's literal is: as append_json_number() writes it, else the row's error.
+Result<void> append_number_literal(std::string& out, const ColumnSql& column, simdjson::dom::element value) {
+  if (append_json_number(out, value)) return {};
+  return bad_value(column, "expected a number");
+}
+
+
+Result<std::string_view> string_of(const ColumnSql& column, simdjson::dom::element value) {
+  std::string_view text;
+  if (value.get_string().get(text) != simdjson::SUCCESS) return bad_value(column, "expected a string");
+  return text;
+}
+
+}  // namespace
+
+Unexpected bad_value(const ColumnSql& column, std::string_view why) {
+  return fail(Errc::corrupt_input, fmt::format("column {} ({}): {}", column.quoted, column.type, why));
+}
+
+bool append_json_number(std::string& out, simdjson::dom::element value) {
   switch (value.type()) {
-    case simdjson::dom::element_type::INT64: append_number(out, value.get_int64().value_unsafe()); return {};
-    case simdjson::dom::element_type::UINT64: append_number(out, value.get_uint64().value_unsafe()); return {};
-    case simdjson::dom::element_type::DOUBLE: {
+    case simdjson::dom::element_type::INT64: append_number(out, value.get_int64().value_unsafe()); return true;
+    case simdjson::dom::element_type::UINT64: append_number(out, value.get_uint64().value_unsafe()); return true;
+    case simdjson::dom::element_type::DOUBLE:
       // fmt's "{}" is the shortest text that reads back as the same double ("1e+300", "0.1").
       fmt::format_to(std::back_inserter(out), "{}", value.get_double().value_unsafe());
-      return {};
-    }
-    default: return bad_value(column, "expected a number");
+      return true;
+    default: return false;
   }
 }
 
-// A DECIMAL's text: digits, one point, a leading minus; nothing a literal could hide.
 bool is_decimal_text(std::string_view text) noexcept {
   if (!text.empty() && text.front() == '-') text.remove_prefix(1);
   if (text.empty()) return false;
@@ -59,14 +71,6 @@ bool is_decimal_text(std::string_view text) noexcept {
   }
   return digit;
 }
-
-Result<std::string_view> string_of(const ColumnSql& column, simdjson::dom::element value) {
-  std::string_view text;
-  if (value.get_string().get(text) != simdjson::SUCCESS) return bad_value(column, "expected a string");
-  return text;
-}
-
-}  // namespace
 
 ColumnSql column_sql(const records::TableColumn& column, Dialect dialect) {
   output::ColumnInfo info;
@@ -124,7 +128,7 @@ Result<void> append_literal(std::string& out, const ColumnSql& column, simdjson:
     case ValueKind::bit:
     case ValueKind::year:
       if (!value.is_int64() && !value.is_uint64()) return bad_value(column, "expected an integer");
-      return append_json_number(out, column, value);
+      return append_number_literal(out, column, value);
     case ValueKind::float32:
     case ValueKind::float64: {
       if (!value.is_number()) return bad_value(column, "expected a number");
@@ -132,7 +136,7 @@ Result<void> append_literal(std::string& out, const ColumnSql& column, simdjson:
       // is another number, so the comparison casts the text back to FLOAT first.
       const bool cast = use == LiteralUse::comparison && column.kind == ValueKind::float32;
       if (cast) out.append("CAST(");
-      if (auto done = append_json_number(out, column, value); !done) return done;
+      if (auto done = append_number_literal(out, column, value); !done) return done;
       if (cast) out.append(" AS FLOAT)");
       return {};
     }
@@ -165,7 +169,7 @@ Result<void> append_literal(std::string& out, const ColumnSql& column, simdjson:
     case ValueKind::set:
       // Without the labels in the binlog, the member's index or the set's bitmask: the
       // server takes those numbers too.
-      if (value.is_int64() || value.is_uint64()) return append_json_number(out, column, value);
+      if (value.is_int64() || value.is_uint64()) return append_number_literal(out, column, value);
       {
         auto text = string_of(column, value);
         if (!text) return fail(text.error());
@@ -206,7 +210,7 @@ Result<void> append_literal(std::string& out, const ColumnSql& column, simdjson:
     append_quoted(out, value.get_string().value_unsafe());
     return {};
   }
-  if (value.is_number()) return append_json_number(out, column, value);
+  if (value.is_number()) return append_number_literal(out, column, value);
   if (value.is_bool()) {
     out.push_back(value.get_bool().value_unsafe() ? '1' : '0');
     return {};

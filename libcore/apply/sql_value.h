@@ -46,6 +46,15 @@ enum class LiteralUse { value, comparison };
 [[nodiscard]] Result<void> append_literal(std::string& out, const ColumnSql& column, simdjson::dom::element value,
                                           LiteralUse use, std::string& scratch);
 
+// What the literals of both dialects share (pg_value.cpp too):
+// "column `c` (type): why", Errc::corrupt_input.
+[[nodiscard]] Unexpected bad_value(const ColumnSql& column, std::string_view why);
+// A JSON number as the integer or shortest double text it is; false, nothing written, for a
+// value of another JSON type.
+[[nodiscard]] bool append_json_number(std::string& out, simdjson::dom::element value);
+// A DECIMAL's text: digits, one point, a leading minus; nothing a literal could hide.
+[[nodiscard]] bool is_decimal_text(std::string_view text) noexcept;
+
 // '...' with quote, backslash and NUL escaped.
 void append_quoted(std::string& out, std::string_view text);
 // X'..' of the bytes.

@@ -112,15 +112,9 @@ Result<std::vector<RowHash>> MariadbSide::rows_of(const mysql::QueryResult& resu
   return rows;
 }
 
-MariadbSource::MariadbSource(mysql::Connection connection, gtid::Position::Kind kind)
-    : MariadbSide(std::move(connection), std::nullopt), kind_(kind), position_sql_(position_sql_for(kind)) {}
-
-Result<gtid::Position> MariadbSource::position_of(const mysql::QueryResult& result) const {
-  return source_position(result, kind_);
-}
-
-Result<DigestRead> MariadbSource::digest(const records::Chunk& chunk) {
-  auto answers = read(chunk, true, false, position_sql_);
+Result<DigestRead> MariadbSide::read_digest(const records::Chunk& chunk, bool position_first,
+                                            const std::string& position_sql, const PositionOf& position_of) {
+  auto answers = read(chunk, true, position_first, position_sql);
   if (!answers) return fail(answers.error());
   auto digest = digest_of(answers->results[answers->query]);
   if (!digest) return fail(digest.error());
@@ -129,14 +123,30 @@ Result<DigestRead> MariadbSource::digest(const records::Chunk& chunk) {
   return DigestRead{std::move(*digest), std::move(*position)};
 }
 
-Result<RowsRead> MariadbSource::rows(const records::Chunk& chunk, std::span<const KeyDifference> only) {
-  auto answers = read(chunk, false, false, position_sql_, only);
+Result<RowsRead> MariadbSide::read_rows(const records::Chunk& chunk, bool position_first, const std::string& position_sql,
+                                        std::span<const KeyDifference> only, const PositionOf& position_of) {
+  auto answers = read(chunk, false, position_first, position_sql, only);
   if (!answers) return fail(answers.error());
   auto rows = rows_of(answers->results[answers->query]);
   if (!rows) return fail(rows.error());
   auto position = position_of(answers->results[answers->position]);
   if (!position) return fail(position.error());
   return RowsRead{std::move(*rows), std::move(*position)};
+}
+
+MariadbSource::MariadbSource(mysql::Connection connection, gtid::Position::Kind kind)
+    : MariadbSide(std::move(connection), std::nullopt), kind_(kind), position_sql_(position_sql_for(kind)) {}
+
+Result<gtid::Position> MariadbSource::position_of(const mysql::QueryResult& result) const {
+  return source_position(result, kind_);
+}
+
+Result<DigestRead> MariadbSource::digest(const records::Chunk& chunk) {
+  return read_digest(chunk, false, position_sql_, [this](const mysql::QueryResult& r) { return position_of(r); });
+}
+
+Result<RowsRead> MariadbSource::rows(const records::Chunk& chunk, std::span<const KeyDifference> only) {
+  return read_rows(chunk, false, position_sql_, only, [this](const mysql::QueryResult& r) { return position_of(r); });
 }
 
 MariadbTargetSide::MariadbTargetSide(mysql::Connection connection, std::optional<std::string> database,
@@ -163,23 +173,11 @@ Result<gtid::Position> MariadbTargetSide::position() {
 }
 
 Result<DigestRead> MariadbTargetSide::digest(const records::Chunk& chunk) {
-  auto answers = read(chunk, true, true, position_sql_);
-  if (!answers) return fail(answers.error());
-  auto digest = digest_of(answers->results[answers->query]);
-  if (!digest) return fail(digest.error());
-  auto position = position_of(answers->results[answers->position]);
-  if (!position) return fail(position.error());
-  return DigestRead{std::move(*digest), std::move(*position)};
+  return read_digest(chunk, true, position_sql_, [this](const mysql::QueryResult& r) { return position_of(r); });
 }
 
 Result<RowsRead> MariadbTargetSide::rows(const records::Chunk& chunk, std::span<const KeyDifference> only) {
-  auto answers = read(chunk, false, true, position_sql_, only);
-  if (!answers) return fail(answers.error());
-  auto rows = rows_of(answers->results[answers->query]);
-  if (!rows) return fail(rows.error());
-  auto position = position_of(answers->results[answers->position]);
-  if (!position) return fail(position.error());
-  return RowsRead{std::move(*rows), std::move(*position)};
+  return read_rows(chunk, true, position_sql_, only, [this](const mysql::QueryResult& r) { return position_of(r); });
 }
 
 Result<std::optional<gtid::Position>> MariadbTargetSide::wait_for(const gtid::Position& wanted) {

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <memory>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -56,6 +57,14 @@ class MariadbSide {
                                      const std::string& position_sql, std::span<const KeyDifference> only = {});
   [[nodiscard]] static Result<Digest> digest_of(const mysql::QueryResult& result);
   [[nodiscard]] Result<std::vector<RowHash>> rows_of(const mysql::QueryResult& result) const;
+  // The digest, or the rows, with the position the view holds: position_sql's answer, which
+  // each side reads its own way (position_of).
+  using PositionOf = std::function<Result<gtid::Position>(const mysql::QueryResult&)>;
+  [[nodiscard]] Result<DigestRead> read_digest(const records::Chunk& chunk, bool position_first,
+                                               const std::string& position_sql, const PositionOf& position_of);
+  [[nodiscard]] Result<RowsRead> read_rows(const records::Chunk& chunk, bool position_first,
+                                           const std::string& position_sql, std::span<const KeyDifference> only,
+                                           const PositionOf& position_of);
 
   mysql::Connection connection_;
   std::optional<std::string> database_;
