@@ -171,7 +171,7 @@ Result<void> ChangePipeline::handle_rows(const binlog::RowsEvent& rows, const bi
   if (!filter_.selects(map->database, map->table)) return {};
   const ChangePosition position{file_,         payload_offset_ ? *payload_offset_ : offset,
                                 tracker_.gtid(), payload_rows_,
-                                event.header.server_id, transaction_thread_};
+                                event.header.server_id, transaction_thread_, payload_offset_.has_value()};
   auto written = writer_.write_rows(rows, *map, position, event.header.timestamp);
   if (!written) return fail(std::move(written).error());
   summary_.rows += *written;
@@ -184,6 +184,7 @@ Result<void> ChangePipeline::handle_rows(const binlog::RowsEvent& rows, const bi
   // "index"): every row read counts, also one --where dropped, so that an index names one row.
   if (payload_offset_) payload_rows_ += writer_.rows_read(*written);
   tracker_.count_rows(*written);
+  if (writer_.rows_pending()) tracker_.expect_lines();
   return {};
 }
 
@@ -314,9 +315,10 @@ Result<Step> ChangePipeline::end_transaction(std::uint64_t end_offset, std::uint
   const TransactionEnd end = tracker_.end(end_offset);
   transaction_thread_.reset();
   writer_.forget_query();
-  if (end.lines > 0) {
-    writer_.write_commit(end.gtid, file_, end_offset, end.position, timestamp, end.rows, xid);
-    ++summary_.transactions;
+  if (end.lines > 0 || writer_.rows_pending()) {  // rows_pending: end.position is set too
+    // Rows judged on the rows thread: it counts the transaction if it writes its line.
+    if (!writer_.rows_pending()) ++summary_.transactions;
+    writer_.write_commit(end.gtid, file_, end_offset, end.position, timestamp, end.rows, end.lines, xid);
   }
   if (auto flushed = writer_.flush_if_large(); !flushed) return fail(std::move(flushed).error());
   return Step{true, false};

@@ -166,11 +166,41 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
   const std::size_t sizes_from = work_.row_sizes.size();
   std::vector<rowimage::RowSizes>* const sizes =
       to_rows_thread && rows.remaining() <= RowsWorker::kWorkBytes ? &work_.row_sizes : nullptr;
-  // --where: each row judged before anything of the event is written, so that dropped rows
-  // are never formatted and the count of lines is known here, whichever thread writes them.
+  const records::ChangeOp op = change_op(event.kind);
+  head_members_.assign(records::change_op_member(op));
+  head_members_ += ',';
+  head_members_ += table.table_members;
+  const EventLines lines{head_members_,         pos_members_, gtid_member_, tail_members_,
+                         position.first_index, partial,      query_member_};
   verdicts_.clear();
   filter_conversions_ = {};
   judged_rows_.reset();
+  if (table.filter && judge_on_rows_thread_ && rows_worker_ && !rows.empty()) {
+    // The rows thread writes the table line and the commit line, and judges the rows unless
+    // it has more work queued than this thread: then this one judges them, so that neither
+    // thread bounds the run alone.
+    std::vector<rowimage::RowSizes>* const noted =
+        rows.remaining() <= RowsWorker::kWorkBytes ? &work_.row_sizes : nullptr;
+    if (rows_worker_->in_flight() >= judge_here_in_flight_) {
+      auto judged = table.filter->judge(event.rows, event.rows_offset, plan, shape, source, scratch_, verdicts_, noted);
+      if (!judged) return fail(std::move(judged).error());
+      if (!judged->complete) {
+        verdicts_.clear();  // the rows thread fails on the row as it judges it
+      } else if (judged->kept == 0) {
+        if (noted != nullptr) noted->resize(sizes_from);
+        judged_rows_ = verdicts_.size();
+        return 0;  // nothing of the event, as the rows thread would have it
+      }
+    }
+    if (verdicts_.empty() && position.in_payload)
+      judged_rows_ = rowimage::count_rows(ByteReader(event.rows, event.rows_offset), plan, shape, scratch_, nullptr);
+    else if (!verdicts_.empty())
+      judged_rows_ = verdicts_.size();
+    rows_pending_ = true;
+    return defer_rows(event, table, map, lines, 0, Span{sizes_from, work_.row_sizes.size()}, &position, timestamp);
+  }
+  // --where: each row judged before anything of the event is written, so that dropped rows
+  // are never formatted and the count of lines is known here, whichever thread writes them.
   std::optional<std::uint64_t> count;
   if (table.filter && !rows.empty()) {
     auto judged = table.filter->judge(event.rows, event.rows_offset, plan, shape, source, scratch_, verdicts_, sizes);
@@ -189,14 +219,8 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
     count = rowimage::count_rows(ByteReader(event.rows, event.rows_offset), plan, shape, scratch_, sizes);
   }
   if (!rows.empty()) describe(table, position, timestamp);  // a line only before a change
-  const records::ChangeOp op = change_op(event.kind);
-  head_members_.assign(records::change_op_member(op));
-  head_members_ += ',';
-  head_members_ += table.table_members;
-  const EventLines lines{head_members_,         pos_members_, gtid_member_, tail_members_,
-                         position.first_index, partial,      query_member_};
   if (to_rows_thread && count)
-    return defer_rows(event, table, map, lines, *count, Span{sizes_from, work_.row_sizes.size()});
+    return defer_rows(event, table, map, lines, *count, Span{sizes_from, work_.row_sizes.size()}, nullptr, timestamp);
   if (sizes != nullptr) sizes->resize(sizes_from);
   // With a converter, each row line goes through it as it ends, after the lines before it.
   if (converter_ && !worker_ && !rows.empty())
@@ -228,12 +252,18 @@ Result<std::uint64_t> ChangeWriter::write_rows(const binlog::RowsEvent& event, c
 
 Result<std::uint64_t> ChangeWriter::defer_rows(const binlog::RowsEvent& event, TableEntry& table,
                                                const binlog::TableMap& map, const EventLines& lines,
-                                               std::uint64_t count, Span row_sizes) {
+                                               std::uint64_t count, Span row_sizes, const ChangePosition* judged,
+                                               std::uint32_t timestamp) {
   if (!table.rows_table) {
     auto made = std::make_shared<RowsTable>();
     made->map = map;
     made->plan.build(made->map);
     made->plan.keep_columns_of(table.plan);  // --columns
+    if (judged != nullptr) {
+      made->filter = table.filter->copy();
+      made->line = table.line;
+      made->description = table.description;
+    }
     table.rows_table = std::move(made);
   }
   DeferredRows job;
@@ -266,6 +296,10 @@ Result<std::uint64_t> ChangeWriter::defer_rows(const binlog::RowsEvent& event, T
   job.first_index = lines.first_index;
   job.partial = lines.partial;
   job.row_sizes = row_sizes;
+  if (judged != nullptr) {
+    job.gtid = work_.add_members(judged->gtid);
+    job.ts_ms = std::uint64_t{timestamp} * 1000U;
+  }
   job.verdicts = Span{work_.verdicts.size(), work_.verdicts.size() + verdicts_.size()};
   work_.verdicts.insert(work_.verdicts.end(), verdicts_.begin(), verdicts_.end());
   work_.jobs.push_back(std::move(job));
@@ -293,7 +327,20 @@ void ChangeWriter::write_ddl(std::string_view database, std::string_view sql, co
 
 void ChangeWriter::write_commit(std::string_view gtid, std::string_view file, std::uint64_t end_offset,
                                 std::string_view position, std::uint32_t timestamp, std::uint64_t rows,
-                                std::optional<std::uint64_t> xid) {
+                                std::uint64_t lines, std::optional<std::uint64_t> xid) {
+  if (rows_pending_) {
+    // The rows thread adds the rows it kept, and writes the line if the transaction has any.
+    rows_pending_ = false;
+    DeferredRows job;
+    job.at = out_.bytes_buffered();
+    job.gtid = work_.add_members(gtid);
+    job.file = work_.add_members(file);
+    job.offset = end_offset;
+    job.ts_ms = std::uint64_t{timestamp} * 1000U;
+    job.commit = DeferredRows::Commit{work_.add_members(position), lines, rows, xid};
+    work_.jobs.push_back(std::move(job));
+    return;
+  }
   records::write_commit({gtid, file, end_offset, position, rows, xid, std::uint64_t{timestamp} * 1000U}, out_);
 }
 
@@ -401,7 +448,9 @@ void ChangeWriter::discard() noexcept {
       rows_handed_over_ = false;
     }
     work_.clear();
+    work_.forget_described = true;  // the rows thread's table lines are cut back too
     work_rows_bytes_ = 0;
+    rows_pending_ = false;
   }
   out_.clear();
   forget_described();

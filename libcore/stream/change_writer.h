@@ -38,6 +38,9 @@ struct ChangePosition {
   // The thread id of the transaction's BEGIN query event; nullopt when it has none (MariaDB
   // writes no BEGIN event after its GTID event).
   std::optional<std::uint32_t> thread;
+  // Inside a TRANSACTION_PAYLOAD, whose rows are numbered across its events: rows_read() must
+  // count the rows of an event --where drops, wherever they are judged.
+  bool in_payload = false;
 };
 
 // Writes cdc-stream's lines (man/cdc-ndjson.5; records/row.h, records/stream_lines.h): data
@@ -90,8 +93,11 @@ class ChangeWriter {
   void write_ddl(std::string_view database, std::string_view sql, const ChangePosition& position,
                  std::uint32_t timestamp);
   // `xid`: the XID event's; nullopt for a transaction that ends with a COMMIT query (or a DDL).
+  // `lines`: the transaction's lines written so far (rows and DDL), `rows` of them rows; with
+  // rows_pending() the rows thread adds its own and writes the line only if there are any.
   void write_commit(std::string_view gtid, std::string_view file, std::uint64_t end_offset, std::string_view position,
-                    std::uint32_t timestamp, std::uint64_t rows, std::optional<std::uint64_t> xid);
+                    std::uint32_t timestamp, std::uint64_t rows, std::uint64_t lines,
+                    std::optional<std::uint64_t> xid);
   // A bounded run's first and last lines (--until; cdc-stream(1), SPAN LINES): where the
   // stream started, and that it reached --until, so that a reader such as cdc-merge can
   // prove the output covers a span.
@@ -125,6 +131,24 @@ class ChangeWriter {
   // worker with every event the one-thread writer covers).
   static constexpr std::size_t kRowsThreadMinBytes = 2048;
   void use_rows_thread(std::size_t min_event_bytes = kRowsThreadMinBytes);
+  // With the rows thread: the rows of tables under --where are judged there, not here (every
+  // event of such a table goes to it, however small), so that this thread, which bounds a
+  // decode from files, does no more with a filter than without; unless it has
+  // `judge_here_in_flight` pieces of work or more in flight: then this thread judges, so that
+  // the work is shared. Then this thread does not know
+  // how many lines such an event has: write_rows() returns 0 for it and rows_pending() is true
+  // until the transaction's write_commit(), whose line the rows thread writes when the
+  // transaction has lines; judged_counts() says, after flush(), what it kept and wrote. For a
+  // run from files, which reads the counts at its end; a live run checkpoints by them.
+  static constexpr std::size_t kJudgeHereInFlight = 2;
+  void judge_rows_on_rows_thread(std::size_t judge_here_in_flight = kJudgeHereInFlight) noexcept {
+    judge_on_rows_thread_ = true;
+    judge_here_in_flight_ = judge_here_in_flight;
+  }
+  [[nodiscard]] bool rows_pending() const noexcept { return rows_pending_; }
+  [[nodiscard]] JudgedCounts judged_counts() const noexcept {
+    return rows_worker_ ? rows_worker_->judged_counts() : JudgedCounts{};
+  }
   // The block the events written next are read from (binlog::FileReader::block), or null. A
   // rows event handed to the rows thread whose bytes all lie in it is taken in place, the
   // work holding a copy of the block, instead of being copied; any other (decompressed, or
@@ -199,8 +223,10 @@ class ChangeWriter {
   void prepare_event(const ChangePosition& position, std::uint32_t timestamp);
   // The event's rows, `count` of them, handed to the rows thread: their lines go where the
   // lines written so far end. `row_sizes`: their sizes in work_.row_sizes, if counting noted them.
+  // `judged`: the event's position when the rows thread judges it (then `count` is 0).
   Result<std::uint64_t> defer_rows(const binlog::RowsEvent& event, TableEntry& table, const binlog::TableMap& map,
-                                   const EventLines& lines, std::uint64_t count, Span row_sizes);
+                                   const EventLines& lines, std::uint64_t count, Span row_sizes,
+                                   const ChangePosition* judged, std::uint32_t timestamp);
   // out_'s ended lines and the events deferred among them to the rows thread.
   Result<void> hand_off_rows();
 
@@ -263,6 +289,9 @@ class ChangeWriter {
   std::size_t work_rows_bytes_ = 0;
   const std::shared_ptr<std::vector<std::uint8_t>>* input_ = nullptr;
   bool rows_handed_over_ = false;
+  bool judge_on_rows_thread_ = false;
+  std::size_t judge_here_in_flight_ = kJudgeHereInFlight;
+  bool rows_pending_ = false;  // this transaction has rows the rows thread judges
   bool event_in_batch_ = false;
   std::uint64_t bytes_flushed_ = 0;
   bool partial_images_seen_ = false;

@@ -33,7 +33,11 @@ class FileRun {
     if (options_.output.include_query) writer_.include_queries();
     if (!options_.wheres.empty()) writer_.set_row_filters(options_.wheres);
     if (!options_.columns.empty()) writer_.set_column_choices(options_.columns);
-    if (options_.rows_thread_min_bytes) writer_.use_rows_thread(*options_.rows_thread_min_bytes);
+    if (options_.rows_thread_min_bytes) {
+      writer_.use_rows_thread(*options_.rows_thread_min_bytes);
+      // Its counts are read at the end (run()).
+      writer_.judge_rows_on_rows_thread(options_.judge_here_in_flight);
+    }
     if (options_.from_time || options_.until_time)
       pipeline_.set_transaction_gate([this](const TransactionStart& start) { return pass_gate(start); });
     before_from_ = options_.from_time.has_value();
@@ -59,10 +63,15 @@ class FileRun {
     pipeline_.warn_at_end();
     if (before_from_)
       notify(fmt::format("--from {}: nothing in the files was committed at or after it", format_time(*options_.from_time)));
-    if (auto open = pipeline_.open_transaction(); open && !stopped)
+    // What the rows thread judged under --where, and wrote, is known now that it is drained.
+    const JudgedCounts judged = writer_.judged_counts();
+    if (auto open = pipeline_.open_transaction(); open && !stopped) {
+      open->rows += judged.open_rows;
       if (auto ended = end_inside_transaction(*open); !ended) return fail(std::move(ended).error());
+    }
     const StreamSummary& summary = pipeline_.summary();
-    return FileSummary{summary.events, summary.rows, summary.transactions, summary.skipped_events};
+    return FileSummary{summary.events, summary.rows + judged.rows, summary.transactions + judged.transactions,
+                       summary.skipped_events};
   }
 
  private:

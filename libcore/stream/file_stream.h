@@ -40,6 +40,9 @@ struct FileOptions {
   // a second thread (ChangeWriter::use_rows_thread); nullopt writes everything in one. The
   // tests set 0 and nullopt to compare the two writers on every event.
   std::optional<std::size_t> rows_thread_min_bytes = ChangeWriter::kRowsThreadMinBytes;
+  // With the second thread, --where's rows are judged on this one from this many pieces of work
+  // in flight (ChangeWriter::judge_rows_on_rows_thread); the tests set 0 to judge all here.
+  std::size_t judge_here_in_flight = ChangeWriter::kJudgeHereInFlight;
 };
 
 struct FileSummary {

@@ -1,9 +1,10 @@
 #pragma once
 
 // cdc-stream --where 'DB.TABLE:EXPR' (issue 31): which row images of a rows event its filter
-// keeps, judged on the reading thread before any line is written, so that rows it drops are
-// never formatted, and the count of an event's lines (the commit line's "rows") is known
-// whichever thread writes them.
+// keeps, judged before any line of the event is written, so that rows it drops are never
+// formatted. On the reading thread, which then knows the count of an event's lines (the commit
+// line's "rows") whichever thread writes them; or, reading files, mostly on the rows thread,
+// which then writes the commit line (ChangeWriter::judge_rows_on_rows_thread).
 //
 // An insert is kept when its after image matches (the expression is TRUE on it), a delete when
 // its before image does. An update whose images both match stays an update; one whose before
@@ -53,6 +54,11 @@ struct Verdicts {
 class RowFilter {
  public:
   RowFilter(filter::BoundFilter bound, const filter::WhereOption& option, std::string db, std::string table);
+  // The same filter with scratch buffers of its own, for another thread (judge() is not
+  // thread-safe).
+  [[nodiscard]] std::shared_ptr<RowFilter> copy() const {
+    return std::make_shared<RowFilter>(bound_, *option_, db_, table_);
+  }
 
   // One verdict per row of a rows event's `rows` (at `rows_offset`, for messages) appended to
   // `verdicts`. With `sizes`, rows of FULL images also append their image sizes, as

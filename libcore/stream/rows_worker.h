@@ -7,6 +7,11 @@
 // writes the lines of each piece of work in order, and the rows' lines where their event was,
 // so the output is byte for byte what one thread writes (ChangeWriter::use_rows_thread).
 //
+// A --where (stream/row_filter.h) is judged here too when the reading thread leaves it to this
+// one (ChangeWriter::judge_rows_on_rows_thread): then it also writes the table line before an
+// event's first kept row and the commit lines of the transactions with such events, whose row
+// counts only this thread knows.
+//
 // At most kMaxInFlight pieces of work are handed over and not yet written (each about
 // kWorkBytes of row images), so memory stays bounded and a slow output slows the reading.
 // drain() waits until everything handed over is written: a checkpoint's flush, after which the
@@ -16,7 +21,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,7 +33,9 @@
 #include "records/row.h"
 #include "rowimage/row_change.h"
 #include "rowimage/row_image.h"
+#include "records/table_line.h"
 #include "stream/row_batch.h"
+#include "stream/row_filter.h"
 #include "stream/row_lines.h"
 #include "util/ordered_worker.h"
 #include "util/result.h"
@@ -39,10 +48,16 @@ namespace cdc::stream {
 struct RowsTable {
   binlog::TableMap map;
   rowimage::TablePlan plan;
+  // Judged on the rows thread: the thread's own copy of the table's filter, and the table line
+  // it writes before the first row it keeps when the output does not describe the table so.
+  std::shared_ptr<RowFilter> filter;
+  records::TableLine line;
+  std::string description;
 };
 
 // One rows event handed over: its bitmaps and rows in RowsWork::bytes, or in place in a block
-// of input that RowsWork::held keeps; its lines' members in RowsWork::members.
+// of input that RowsWork::held keeps; its lines' members in RowsWork::members. Or the commit line
+// of a transaction whose rows this thread judged (`commit`).
 struct DeferredRows {
   std::shared_ptr<const RowsTable> table;
   std::size_t at = 0;  // where its lines go in RowsWork::text
@@ -58,6 +73,27 @@ struct DeferredRows {
   std::uint64_t offset = 0;       // the event's (or its payload's), for messages
   std::uint64_t first_index = 0;
   bool partial = false;
+  // Judged here (table->filter): the event's GTID and time, for its table line.
+  Span gtid;  // in members: the GTID as text, "" for none
+  std::uint64_t ts_ms = 0;
+  // A commit line, written when the transaction has lines: `lines` the reading thread wrote
+  // and `rows` of them rows, plus the rows this thread kept since the last commit; `offset` is
+  // where the transaction ends, `file` its file, `gtid`, `ts_ms`, and `position` where to resume.
+  struct Commit {
+    Span position;  // in members
+    std::uint64_t lines = 0;
+    std::uint64_t rows = 0;
+    std::optional<std::uint64_t> xid;
+  };
+  std::optional<Commit> commit;
+};
+
+// What the rows thread judged and wrote (read after a drain): rows kept, commit lines written,
+// and the rows kept since the last commit line (of a transaction the input ends inside).
+struct JudgedCounts {
+  std::uint64_t rows = 0;
+  std::uint64_t transactions = 0;
+  std::uint64_t open_rows = 0;
 };
 
 // A piece of work: whole lines, and the rows events whose lines go between them.
@@ -72,8 +108,12 @@ struct RowsWork {
   // which the worker does not call): the reader reuses a block once nobody else holds it
   // (binlog::FileReader::block), and may count its holders on its own thread alone.
   std::vector<std::shared_ptr<const void>> held;
+  // The output was cut back (ChangeWriter::discard): the table lines the thread wrote are gone,
+  // and the rows it kept of the transaction in flight.
+  bool forget_described = false;
 
   void clear() noexcept {
+    forget_described = false;
     text.clear();
     bytes.clear();
     members.clear();
@@ -118,10 +158,17 @@ class RowsWorker {
   // "db.table" of the first row the worker wrote that had binary data in a column without
   // charset metadata; read after drain().
   [[nodiscard]] const std::string& lossy_text_table() const noexcept { return lossy_text_table_; }
+  // Read after drain().
+  [[nodiscard]] const JudgedCounts& judged_counts() const noexcept { return judged_; }
 
  private:
   // On the thread: writes the work's lines, adding to `bytes` what went out.
   Result<void> write(const RowsWork& work, std::uint64_t& bytes);
+
+  // One rows event's lines into out_, counting those kept under the table's filter.
+  Result<void> write_rows(const RowsWork& work, const DeferredRows& job);
+  // The commit line of a transaction whose rows this thread judged, when it has lines.
+  void write_commit(const RowsWork& work, const DeferredRows& job);
 
   // A stretch of the output: of the work's text, or of the lines written into out_.
   struct Piece {
@@ -137,6 +184,13 @@ class RowsWorker {
   std::vector<Piece> pieces_;
   std::vector<iovec> vectors_;
   std::string lossy_text_table_;
+  // Judging (RowsTable::filter): each row's verdict and sizes, reused; the description of each
+  // table the output has last (key: database '\0' table), as ChangeWriter's own for the rest.
+  std::vector<RowVerdict> verdicts_;
+  std::vector<rowimage::RowSizes> sizes_;
+  std::map<std::string, std::string, std::less<>> described_;
+  std::string described_key_;
+  JudgedCounts judged_;
   OrderedWorker<RowsWork> worker_;  // last: its thread uses the members above
 };
 

@@ -81,9 +81,10 @@ TransactionEnd TransactionTracker::end(std::uint64_t end_offset) {
   if (have_mysql_gtid_) (void)mysql_executed_.add(mysql_gtid_);
   if (have_mariadb_gtid_) mariadb_state_.advance(mariadb_gtid_);
   have_mysql_gtid_ = have_mariadb_gtid_ = false;
-  if (end.lines > 0) end.position = position_text(end_offset);
+  if (end.lines > 0 || lines_expected_) end.position = position_text(end_offset);
   gtid_text_.clear();
   explicit_ = false;
+  lines_expected_ = false;
   lines_ = rows_ = 0;
   return end;
 }

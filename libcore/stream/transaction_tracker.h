@@ -49,6 +49,9 @@ class TransactionTracker {
     lines_ += rows;
     rows_ += rows;
   }
+  // Rows whose lines another thread counts (ChangeWriter::rows_pending): the transaction may
+  // have lines, so end() says where to resume after it even with none counted here.
+  void expect_lines() noexcept { lines_expected_ = true; }
 
   // Closes the transaction (XID, COMMIT, or an implicitly committing statement).
   TransactionEnd end(std::uint64_t end_offset);
@@ -80,6 +83,7 @@ class TransactionTracker {
   bool explicit_ = false;
   std::uint64_t lines_ = 0;
   std::uint64_t rows_ = 0;
+  bool lines_expected_ = false;
 };
 
 }  // namespace cdc::stream

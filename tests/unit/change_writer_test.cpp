@@ -88,7 +88,7 @@ class PrefixConverter final : public cdc::output::Converter {
 constexpr int kManyLines = 4000;
 void write_many_lines(cdc::stream::ChangeWriter& writer) {
   for (int i = 0; i < kManyLines; ++i) {
-    writer.write_commit("0-1-1", "binlog.000001", static_cast<std::uint64_t>(i), "0-1-1", 1, 1, std::nullopt);
+    writer.write_commit("0-1-1", "binlog.000001", static_cast<std::uint64_t>(i), "0-1-1", 1, 1, 1, std::nullopt);
     REQUIRE(writer.flush_if_large());
   }
 }
@@ -227,7 +227,7 @@ std::string formatted(cdc::output::Format format, bool on_thread, bool with_disc
         REQUIRE(writer.flush_if_large());
       }
     }
-    writer.write_commit(gtid, "binlog.000001", offset + 50, gtid, 1700000000 + transaction, 30, transaction);
+    writer.write_commit(gtid, "binlog.000001", offset + 50, gtid, 1700000000 + transaction, 30, 30, transaction);
     if (with_discard && transaction == 201) {
       // A lost connection: what came after the last flush() goes, and the output is cut back
       // to it, as stream::Checkpoint::roll_back does.

@@ -86,7 +86,7 @@ Written write_events(std::optional<std::size_t> rows_thread_min_bytes, int event
       result.rows += *written;
       if (e % 3 == 2) {
         writer.write_commit("0-1-5", "binlog.000003", position.offset + 500, "0-1-5", 1700000000, result.rows,
-                            std::nullopt);
+                            result.rows, std::nullopt);
         if (auto flushed = writer.flush_if_large(); !flushed) result.error = flushed.error().message;
       }
     }
