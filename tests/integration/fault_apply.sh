@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # cdc-apply's exactly-once under faults that coincide (issue 32): a random load runs on the
 # source while cdc-sync --output streams it and two `cdc-apply --follow` feed on that file, one
-# into a MariaDB database, one into a throwaway PostgreSQL. Every round of a seeded schedule
-# makes two faults at once, drawn from: kill -9 of cdc-sync (which cuts its output back and
-# writes it again when it runs again), SIGTERM to it, kill -9 of either cdc-apply, PostgreSQL
-# stopped with -m immediate and started again, the MariaDB applier's connection killed on the
-# server, and the PostgreSQL applier's backend terminated. The MariaDB applier runs without
+# into a MariaDB server of its own, one into a throwaway PostgreSQL. Every round of a seeded
+# schedule makes two faults at once, drawn from: kill -9 of cdc-sync (which cuts its output back
+# and writes it again when it runs again), SIGTERM to it, kill -9 of either cdc-apply, the
+# MariaDB target killed (kill -9) and started again (InnoDB recovers it), PostgreSQL stopped with
+# -m immediate and started again, the MariaDB applier's connection killed on the server, and the
+# PostgreSQL applier's backend terminated. The MariaDB applier runs without
 # --retry-for (a lost connection is exit 69), the PostgreSQL one with it (it reconnects and
 # commits again, never ends). After each round every process that ended is checked (kill -9, 0
-# after SIGTERM, 69 after the MariaDB applier's connection went; anything else fails the test
+# after SIGTERM, 69 after the MariaDB applier's connection or server went; anything else fails the test
 # with its message) and run again as the same command. Once the load is done,
 # cdc-sync runs to its end, the appliers stop at SIGTERM and run once more to the end; then
 #   both targets equal the source row for row (PostgreSQL through cdc-apply(1)'s mapping, as
@@ -21,10 +22,18 @@ pg_throwaway_bin >/dev/null || { echo "skipped: PostgreSQL is not installed (Deb
 command -v python3 >/dev/null || { echo "skipped: python3 (the load) is not installed" && exit 77; }
 source "$(dirname "$0")/live_lib.sh"
 pg="$work/pg"
-trap 'exit_status=$?; live_cleanup; pg_throwaway_stop "$pg"; remove_work' EXIT
+tgt="$work/tgt"
+trap 'exit_status=$?; live_cleanup; throwaway_stop "$tgt"; pg_throwaway_stop "$pg"; remove_work' EXIT
 require_live_mode
+# The MariaDB target first, on a server of its own that the faults kill; then the source, whose
+# port and socket the rest of the test (and lib.sh's helpers) use.
+throwaway_start "$tgt" || exit 1
+tgt_port=$THROWAWAY_PORT tgt_socket=$THROWAWAY_SOCKET
+mapfile -d '' -t tgt_argv <"/proc/$(cat "$tgt/launcher.pid")/cmdline"
+disown "$(cat "$tgt/launcher.pid")" 2>/dev/null  # killed on purpose: no job report for it
 throwaway_start "$srv" || exit 1
 pg_throwaway_start "$pg" || exit 1
+target() { mariadb_root "$tgt_socket" "$@"; }
 seed=${CDC_APPLY_SEED:-$RANDOM}
 rounds=${CDC_APPLY_ROUNDS:-12}
 echo "     seed $seed (CDC_APPLY_SEED=$seed replays it), $rounds rounds of two faults"
@@ -45,9 +54,9 @@ start_sync() {
     --tables 'a.*' --dir "$work/dir" --chunk-size 40 --output "$stream" >>"$work/sync.out" 2>>"$work/sync.err" &
   pid[sync]=$!
 }
-root -e "CREATE USER applier@'127.0.0.1' IDENTIFIED BY 'applier-secret'; GRANT ALL ON *.* TO applier@'127.0.0.1'"
+target -e "CREATE USER applier@'127.0.0.1' IDENTIFIED BY 'applier-secret'; GRANT ALL ON *.* TO applier@'127.0.0.1'"
 start_maria() {
-  MYSQL_PWD=applier-secret "$apply_bin" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u applier --database b --create-tables --batch-rows 3 --follow \
+  MYSQL_PWD=applier-secret "$apply_bin" -h 127.0.0.1 -P "$tgt_port" -u applier --database b --create-tables --batch-rows 3 --follow \
     "$work/dir/snapshot.ndjson" "$stream" >/dev/null 2>>"$work/maria.err" &
   pid[maria]=$!
 }
@@ -84,16 +93,34 @@ reap() {  # reap NAME: when NAME has ended, checks how, and runs it again
 }
 # The MariaDB applier's connection: the applier account's (cdc-sync and the load use others).
 kill_maria_connection() {
-  root -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = 'applier'" 2>/dev/null |
-    while read -r id; do root -e "KILL $id" 2>/dev/null; done
+  target -N -e "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = 'applier'" 2>/dev/null |
+    while read -r id; do target -e "KILL $id" 2>/dev/null; done
 }
-faults=(kill_sync term_sync kill_maria kill_pg restart_pg maria_connection pg_backend)
+# The MariaDB target killed and started again as it was; back once it answers.
+restart_maria_target() {
+  local launcher i
+  launcher=$(cat "$tgt/launcher.pid")
+  kill -9 "$launcher" 2>/dev/null
+  for ((i = 0; i < 100; i++)); do kill -0 "$launcher" 2>/dev/null || break; sleep 0.05; done
+  "${tgt_argv[@]}" >>"$tgt/stdout.log" 2>&1 &
+  echo $! >"$tgt/launcher.pid"
+  disown $!
+  for ((i = 0; i < 600; i++)); do
+    mariadb-admin --no-defaults --socket="$tgt_socket" -uroot ping >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "the MariaDB target did not start again: $(tail -5 "$tgt/error.log")" >&2
+  return 1
+}
+faults=(kill_sync term_sync kill_maria kill_pg restart_maria restart_pg maria_connection pg_backend)
 fault() {  # fault NAME: makes it, and says what each process may end with
   case $1 in
     kill_sync) kill -9 "${pid[sync]}" 2>/dev/null; expected_end[sync]+=" 137" ;;
     term_sync) kill -TERM "${pid[sync]}" 2>/dev/null; expected_end[sync]+=" 0 143" ;;
     kill_maria) kill -9 "${pid[maria]}" 2>/dev/null; expected_end[maria]+=" 137" ;;
     kill_pg) kill -9 "${pid[pg]}" 2>/dev/null; expected_end[pg]+=" 137" ;;
+    # Without --retry-for the MariaDB applier ends with 69 when its server goes.
+    restart_maria) restart_maria_target || fail "the MariaDB target restarts"; expected_end[maria]+=" 69" ;;
     # The PostgreSQL applier runs with --retry-for: it reconnects and goes on, never ends.
     restart_pg) pg_throwaway_restart "$pg" immediate >/dev/null || fail "PostgreSQL restarts" ;;
     maria_connection) kill_maria_connection; expected_end[maria]+=" 69" ;;
@@ -136,7 +163,7 @@ for name in maria pg; do
 done
 bg_pids=()
 expect "the MariaDB applier, once more to the end: exit 0" 0 \
-  env MYSQL_PWD=applier-secret "$apply_bin" -h 127.0.0.1 -P "$THROWAWAY_PORT" -u applier --database b \
+  env MYSQL_PWD=applier-secret "$apply_bin" -h 127.0.0.1 -P "$tgt_port" -u applier --database b \
   "$work/dir/snapshot.ndjson" "$stream"
 expect "the PostgreSQL applier, once more to the end: exit 0" 0 \
   "$apply_bin" --postgres "$PG_THROWAWAY_CONNINFO" --database b "$work/dir/snapshot.ndjson" "$stream"
@@ -148,13 +175,13 @@ echo "     $(grep -c '"op":"r"' "$work/dir/snapshot.ndjson") snapshot rows, $(gr
 last=$(grep '"op":"commit"' "$stream" | tail -1 | jq -r .position)
 maria_same() {
   local table=$1 order=$2
-  [[ "$(root -N -e "SELECT * FROM a.$table ORDER BY $order")" == "$(root -N -e "SELECT * FROM b.$table ORDER BY $order")" ]]
+  [[ "$(root -N -e "SELECT * FROM a.$table ORDER BY $order")" == "$(target -N -e "SELECT * FROM b.$table ORDER BY $order")" ]]
 }
 assert "MariaDB: a.t == b.t, row for row, every column" maria_same t id
 assert "MariaDB: a.c == b.c (composite key)" maria_same c "k1, k2"
 assert "MariaDB: a.k == b.k as a multiset (no key)" maria_same k "v, w, f"
 assert "MariaDB: the position table holds the last commit's position ($last)" \
-  test "$(root -N -e "SELECT position FROM b.cdc_apply_position")" == "$last"
+  test "$(target -N -e "SELECT position FROM b.cdc_apply_position")" == "$last"
 pg_check_target "PostgreSQL"
 assert "PostgreSQL: the position table holds the last commit's position ($last)" \
   test "$(psql_copy -c "SELECT position FROM b.cdc_apply_position")" == "$last"
