@@ -103,6 +103,9 @@ Result<ReadView> open_read_view(mysql::Connection& connection, bool mariadb, con
     low.ts_ms = wall_clock_ms();
     return view;
   }
+  // The process's first view: a point whose GTID position is known, to advance the low from.
+  if (!gtids.knows_a_point())
+    if (auto sampled = gtids.sample(connection); !sampled) return fail(std::move(sampled).error());
   // One round trip: the table's definition, the view, and the view's binlog point.
   const std::string statements[] = {TableDefinitions::show_create(chunk), "START TRANSACTION WITH CONSISTENT SNAPSHOT",
                                     "SHOW STATUS LIKE 'binlog_snapshot_%'"};

@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <chrono>
+#include <optional>
+#include <utility>
+#include <system_error>
 
 #include "binlog/decoder.h"
 #include "binlog/event_header.h"
@@ -46,6 +50,35 @@ Result<std::string> GtidAtOffset::position(mysql::Connection& sql, const gtid::F
   }
   known_ = Known{point, std::move(*parsed)};
   return known_->state.to_string();
+}
+
+Result<void> GtidAtOffset::sample(mysql::Connection& sql) {
+  if (std::exchange(sample_tried_, true)) return {};  // once a process: a server without GTIDs has none to give
+  static const std::string statements[] = {"SHOW MASTER STATUS", "SELECT @@global.gtid_binlog_pos",
+                                           "SHOW MASTER STATUS"};
+  auto answers = sql.query_batch(statements);
+  if (!answers) {
+    if (answers.error().code == Errc::unavailable) return fail(std::move(answers).error());
+    return {};  // e.g. no BINLOG MONITOR: BINLOG_GTID_POS then, as before
+  }
+  const auto point_of = [](const mysql::QueryResult& status) -> std::optional<gtid::FilePosition> {
+    if (status.rows.empty() || status.rows[0].size() < 2 || !status.rows[0][0] || !status.rows[0][1])
+      return std::nullopt;
+    std::uint64_t offset = 0;
+    const std::string& text = *status.rows[0][1];
+    if (std::from_chars(text.data(), text.data() + text.size(), offset).ec != std::errc{}) return std::nullopt;
+    return gtid::FilePosition{*status.rows[0][0], offset};
+  };
+  const auto before = point_of((*answers)[0]);
+  const auto after = point_of((*answers)[2]);
+  const auto& pos = (*answers)[1];
+  if (!before || !after || !(*before == *after) || pos.rows.empty() || pos.rows[0].empty() || !pos.rows[0][0])
+    return {};  // a transaction was written in between: nothing known
+  auto state = gtid::MariadbGtidPos::parse(*pos.rows[0][0]);
+  if (!state || state->empty()) return {};
+  known_ = Known{*before, std::move(*state)};
+  ++points_sampled_;
+  return {};
 }
 
 Result<gtid::MariadbGtidPos> GtidAtOffset::advance(const Known& from, const gtid::FilePosition& to) {

@@ -11,7 +11,8 @@
 #   3. the server down for longer than --retry-for: exit 69 and a message that says so, no
 #      chunk file published half;
 #   4. under writes: every low watermark is the GTID position the server gives for its binlog
-#      point (BINLOG_GTID_POS), though only the first was asked of it;
+#      point (BINLOG_GTID_POS), though at most the first was asked of it (none, when the point
+#      sampled before the first view was still);
 #   5. cdc-plan: its query is KILLed while it waits for a table lock; it reconnects, runs the
 #      query again and writes the plan of a run without faults;
 #   6. the server SIGKILLed as it wrote a transaction's GTID event and not the rest: the next
@@ -212,8 +213,9 @@ assert "server down: only the chunk read before is published" test "$(ls "$work/
 server_start || exit 1
 
 # ---- 4. the low watermarks under writes: each chunk's GTID position is the one the server
-# gives for its binlog point (BINLOG_GTID_POS), though cdc-snapshot only asked it for the
-# first chunk and advanced it over the binlog for the others. A read view per chunk
+# gives for its binlog point (BINLOG_GTID_POS), though cdc-snapshot asked it at most for the
+# first chunk (not when its sample of the binlog's end before the first view found no commit
+# in between) and advanced it over the binlog for the others. A read view per chunk
 # (--share-view 0), so that every chunk has a low of its own to check ----
 root -e "CREATE TABLE t.w (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB" || exit 1
 ( for ((k = 0; k < 400; k++)); do echo "INSERT INTO t.w (v) VALUES ($k); DO SLEEP(0.005);"; done | root ) &
@@ -226,9 +228,9 @@ root -e "SET GLOBAL general_log = OFF"
 wait "$writer_pid"
 bg_pids=()
 # The server's cost per chunk must not grow with the binlog: BINLOG_GTID_POS, which reads
-# the binlog file from its start, is asked once per process, not once per chunk.
+# the binlog file from its start, is asked at most once per process, not once per chunk.
 asked=$(root -N -e "SELECT COUNT(*) FROM mysql.general_log WHERE user_host LIKE 'cdc[cdc]%' AND argument LIKE 'SELECT BINLOG_GTID_POS%'")
-assert "writes: BINLOG_GTID_POS was asked once, not per chunk ($asked times)" test "$asked" -eq 1
+assert "writes: BINLOG_GTID_POS was asked at most once, not per chunk ($asked times)" test "$asked" -le 1
 grep '^{"op":"low"' "$work/written.ndjson" |
   sed -n 's/.*"position":"\([^"]*\)","file":"\([^"]*\)","offset":\([0-9]*\).*/\1 \2 \3/p' >"$work/lows"
 assert "writes: a low line per chunk" test "$(wc -l <"$work/lows")" -eq "$chunks"

@@ -65,6 +65,79 @@ TEST_CASE("snapshot watermarks: low before high, rows streamed, a commit during 
   CHECK(raw_member(lines.back(), "position") == "\"" + result->high.position + "\"");
 }
 
+namespace {
+
+// Two writers committing single-row inserts into `table` (id INT PRIMARY KEY), each pausing
+// `pause` after its commit, and noting each insert's GTID sequence number (domain 0).
+class GtidWriters {
+ public:
+  GtidWriters(std::string table, std::chrono::microseconds pause)
+      : table_(std::move(table)), pause_(pause), first_(&GtidWriters::write, this, 1), second_(&GtidWriters::write, this, 2) {}
+  GtidWriters(const GtidWriters&) = delete;
+  GtidWriters& operator=(const GtidWriters&) = delete;
+  ~GtidWriters() { stop(); }
+
+  void stop() {
+    stop_ = true;
+    if (first_.joinable()) first_.join();
+    if (second_.joinable()) second_.join();
+  }
+  // After stop().
+  [[nodiscard]] const std::map<int, std::uint64_t>& seq_of() const { return seq_of_; }
+  [[nodiscard]] const std::vector<std::string>& errors() const { return errors_; }
+
+  // "" when every insert is in the chunk read at `low_seq` exactly when its GTID is in the low
+  // (rows are the chunk's ids); else the first that is not.
+  [[nodiscard]] std::string first_wrong(std::uint64_t low_seq, const std::set<int>& rows) const {
+    for (const auto& [id, seq] : seq_of_) {
+      const bool want = seq <= low_seq;
+      if (want == rows.contains(id)) continue;
+      return fmt::format("row {} (inserted by GTID 0-x-{}) {} the chunk read at low 0-x-{}", id, seq,
+                         want ? "is missing from" : "is in, though committed after,", low_seq);
+    }
+    return {};
+  }
+
+ private:
+  void write(int first) {
+    auto writer = cdc::mysql::Connection::open(cdc::test::root_account());
+    if (!writer) {
+      const std::lock_guard lock(mutex_);
+      errors_.push_back(writer.error().message);
+      return;
+    }
+    for (int id = first; !stop_.load(); id += 2) {
+      auto inserted = writer->query(fmt::format("INSERT INTO {} VALUES ({})", table_, id));
+      auto gtid = inserted ? writer->query("SELECT @@last_gtid") : inserted;
+      if (!gtid || gtid->rows.empty() || !gtid->rows[0][0]) {
+        const std::lock_guard lock(mutex_);
+        errors_.push_back(gtid ? "no @@last_gtid" : gtid.error().message);
+        return;
+      }
+      {
+        const std::lock_guard lock(mutex_);
+        seq_of_[id] = domain0_seq(*gtid->rows[0][0]);
+      }
+      // A commit every few hundred microseconds, however fast the reader: every chunk reads
+      // the whole table, which must grow with the test's time and not with how much faster
+      // the writers are than the reader (unthrottled, a sanitized build's reader fell behind
+      // further with every chunk and took minutes).
+      std::this_thread::sleep_for(pause_);
+    }
+  }
+
+  std::string table_;
+  std::chrono::microseconds pause_;
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  std::map<int, std::uint64_t> seq_of_;
+  std::vector<std::string> errors_;
+  std::thread first_;
+  std::thread second_;
+};
+
+}  // namespace
+
 TEST_CASE("snapshot low watermarks under concurrent commits: each chunk holds exactly the transactions up to its low") {
   // Two writers commit single-row inserts as fast as they can, each noting its insert's GTID;
   // one process reads chunk after chunk, as cdc-snapshot does, its low watermarks' GTID
@@ -76,44 +149,13 @@ TEST_CASE("snapshot low watermarks under concurrent commits: each chunk holds ex
   run(connection, "CREATE DATABASE cdc_snapshot_lw");
   run(connection, "CREATE TABLE cdc_snapshot_lw.t (id INT PRIMARY KEY)");
   const cdc::records::Chunk chunk = parse(chunk_line(connection, "cdc_snapshot_lw", "t"));
-  std::atomic<bool> stop{false};
-  std::mutex mutex;
-  std::map<int, std::uint64_t> seq_of;  // id -> its insert's GTID sequence number
-  std::vector<std::string> writer_errors;
-  const auto write = [&](int first) {
-    auto writer = cdc::mysql::Connection::open(cdc::test::root_account());
-    if (!writer) {
-      const std::lock_guard lock(mutex);
-      writer_errors.push_back(writer.error().message);
-      return;
-    }
-    for (int id = first; !stop.load(); id += 2) {
-      auto inserted = writer->query(fmt::format("INSERT INTO cdc_snapshot_lw.t VALUES ({})", id));
-      auto gtid = inserted ? writer->query("SELECT @@last_gtid") : inserted;
-      if (!gtid || gtid->rows.empty() || !gtid->rows[0][0]) {
-        const std::lock_guard lock(mutex);
-        writer_errors.push_back(gtid ? "no @@last_gtid" : gtid.error().message);
-        return;
-      }
-      {
-        const std::lock_guard lock(mutex);
-        seq_of[id] = domain0_seq(*gtid->rows[0][0]);
-      }
-      // A commit every few hundred microseconds, however fast the reader: every chunk reads
-      // the whole table, which must grow with the test's time and not with how much faster
-      // the writers are than the reader (unthrottled, a sanitized build's reader fell behind
-      // further with every chunk and took minutes).
-      std::this_thread::sleep_for(std::chrono::microseconds(500));
-    }
-  };
   // One read view per chunk, or views shared by the chunks read within 60 ms of each other
   // (cdc-snapshot --share-view): either way, each chunk is exactly its low.
   std::chrono::milliseconds share_view{0};
   SUBCASE("a read view per chunk") {}
   SUBCASE("read views shared for 60 ms") { share_view = std::chrono::milliseconds(60); }
   CAPTURE(share_view.count());
-  std::thread first_writer(write, 1);
-  std::thread second_writer(write, 2);
+  GtidWriters writers("cdc_snapshot_lw.t", std::chrono::microseconds(500));
   cdc::snapshot::ChunkReader reader(cdc::test::cdc_account(), share_view);
   struct Read {
     std::uint64_t low_seq = 0;
@@ -133,9 +175,7 @@ TEST_CASE("snapshot low watermarks under concurrent commits: each chunk holds ex
     Collected out;
     auto result = read(connection, chunk, out, &reader);
     if (!result) {
-      stop = true;
-      first_writer.join();
-      second_writer.join();
+      writers.stop();
       FAIL(result.error().message);
     }
     advanced += reader.gtids().last_source() == cdc::snapshot::GtidAtOffset::Source::advanced ? 1 : 0;
@@ -146,10 +186,8 @@ TEST_CASE("snapshot low watermarks under concurrent commits: each chunk holds ex
     reads.push_back(std::move(got));
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  stop = true;
-  first_writer.join();
-  second_writer.join();
-  REQUIRE_MESSAGE(writer_errors.empty(), writer_errors.front());
+  writers.stop();
+  REQUIRE_MESSAGE(writers.errors().empty(), writers.errors().front());
   std::size_t same_low = 0;  // reads whose low is the one before's: a shared view
   for (std::size_t i = 1; i < reads.size(); ++i) if (reads[i].low_seq == reads[i - 1].low_seq) ++same_low;
   if (share_view.count() == 0) {
@@ -170,19 +208,52 @@ TEST_CASE("snapshot low watermarks under concurrent commits: each chunk holds ex
   // One replication connection kept from chunk to chunk, opened again only after each KILL.
   CHECK(killed >= 2);
   CHECK(reader.gtids().streams_opened() == static_cast<std::uint64_t>(killed) + 1);
-  std::size_t wrong = 0;
   std::string first_wrong;
-  for (const Read& got : reads) {
-    for (const auto& [id, seq] : seq_of) {
-      const bool want = seq <= got.low_seq;
-      if (want == got.ids.contains(id)) continue;
-      if (wrong++ == 0)
-        first_wrong = fmt::format("row {} (inserted by GTID 0-x-{}) {} the chunk read at low 0-x-{}", id, seq,
-                                  want ? "is missing from" : "is in, though committed after,", got.low_seq);
+  for (const Read& got : reads)
+    if (first_wrong.empty()) first_wrong = writers.first_wrong(got.low_seq, got.ids);
+  CHECK_MESSAGE(first_wrong.empty(), first_wrong);
+  CHECK(writers.seq_of().size() > 200);  // the writers were busy while the chunks were read
+}
+
+TEST_CASE("snapshot's first low watermark: advanced from a sampled point while commits go on, exact") {
+  // Each process's first low comes from the binlog's end and @@gtid_binlog_pos read between
+  // two SHOW MASTER STATUS, when no commit came in between (else from BINLOG_GTID_POS), and is
+  // advanced from there over the replication protocol: a sampled point one transaction off
+  // would lose or double a row. Fresh readers, as many processes would, while two writers
+  // commit, each more slowly than in the test above so that most samples find a still moment.
+  auto connection = root();
+  run(connection, "DROP DATABASE IF EXISTS cdc_snapshot_first");
+  run(connection, "CREATE DATABASE cdc_snapshot_first");
+  run(connection, "CREATE TABLE cdc_snapshot_first.t (id INT PRIMARY KEY)");
+  const cdc::records::Chunk chunk = parse(chunk_line(connection, "cdc_snapshot_first", "t"));
+  GtidWriters writers("cdc_snapshot_first.t", std::chrono::milliseconds(3));
+  int sampled = 0;
+  std::vector<std::pair<std::uint64_t, std::set<int>>> reads;
+  for (int i = 0; i < 40; ++i) {
+    cdc::snapshot::ChunkReader reader(cdc::test::cdc_account(), std::chrono::milliseconds{0});
+    Collected out;
+    auto result = read(connection, chunk, out, &reader);
+    if (!result) {
+      writers.stop();
+      FAIL(result.error().message);
     }
+    sampled += static_cast<int>(reader.gtids().points_sampled());
+    if (reader.gtids().points_sampled() > 0)
+      CHECK(reader.gtids().last_source() != cdc::snapshot::GtidAtOffset::Source::asked);
+    std::set<int> ids;
+    for (const std::string& line : lines_of(out.text))
+      if (op_of(line) == "\"r\"") ids.insert(std::stoi(raw_member(raw_member(line, "key"), "id")));
+    reads.emplace_back(domain0_seq(result->low.position), std::move(ids));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  CHECK_MESSAGE(wrong == 0, first_wrong);
-  CHECK(seq_of.size() > 200);  // the writers were busy while the chunks were read
+  writers.stop();
+  REQUIRE_MESSAGE(writers.errors().empty(), writers.errors().front());
+  std::string first_wrong;
+  for (const auto& [low_seq, ids] : reads)
+    if (first_wrong.empty()) first_wrong = writers.first_wrong(low_seq, ids);
+  CHECK_MESSAGE(first_wrong.empty(), first_wrong);
+  CHECK_MESSAGE(sampled > 10, "most first lows came from a sampled point, not BINLOG_GTID_POS");
+  CHECK(writers.seq_of().size() > 50);
 }
 
 namespace {
