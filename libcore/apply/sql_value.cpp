@@ -1,7 +1,9 @@
 #include "apply/sql_value.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -136,7 +138,16 @@ Result<void> append_literal(std::string& out, const ColumnSql& column, simdjson:
       // is another number, so the comparison casts the text back to FLOAT first.
       const bool cast = use == LiteralUse::comparison && column.kind == ValueKind::float32;
       if (cast) out.append("CAST(");
-      if (auto done = append_number_literal(out, column, value); !done) return done;
+      double number = 0;
+      if (column.kind == ValueKind::float32 && value.get_double().get(number) == simdjson::SUCCESS &&
+          std::fabs(number) > std::numeric_limits<float>::max() && std::isfinite(number)) {
+        // The largest FLOATs' shortest text (3.4028235e+38) is past FLT_MAX read as a DOUBLE,
+        // which the server does, and strict mode refuses it as out of range: the float's own
+        // value, 3.4028234663852886e+38, is the same FLOAT.
+        fmt::format_to(std::back_inserter(out), "{}", static_cast<double>(static_cast<float>(number)));
+      } else if (auto done = append_number_literal(out, column, value); !done) {
+        return done;
+      }
       if (cast) out.append(" AS FLOAT)");
       return {};
     }

@@ -65,6 +65,18 @@ TEST_CASE("apply values: FLOAT and DOUBLE in their shortest text, FLOAT cast bac
   CHECK(literal("float", "\"x\"").starts_with("ERROR: "));
 }
 
+// Found by tests/integration/apply_types.sh: type_differential.py's FLOAT edge -3.4028234e38,
+// which cdc-stream writes as its shortest text -3.4028235e+38, was "Out of range value for
+// column 'f'" on a MariaDB target (exit 65): the server reads the literal as a DOUBLE, past FLT_MAX.
+TEST_CASE("apply values: the largest FLOATs as the float's own value, which the server reads in range") {
+  CHECK(literal("float", "3.4028235e+38") == "3.4028234663852886e+38");
+  CHECK(literal("float", "-3.4028235e+38") == "-3.4028234663852886e+38");
+  CHECK(literal("float", "-3.4028235e+38", LiteralUse::comparison) == "CAST(-3.4028234663852886e+38 AS FLOAT)");
+  CHECK(literal("float", "3.4028233e+38") == "3.4028233e+38");  // in range: the shortest text still
+  CHECK(literal("float", "1e-45") == "1e-45");
+  CHECK(literal("double", "3.4028235e+38") == "3.4028235e+38");
+}
+
 TEST_CASE("apply values: DECIMAL strings are exact numeric literals, and nothing else passes") {
   CHECK(literal("decimal(8,2)", "\"12.50\"") == "12.50");
   CHECK(literal("decimal(8,2)", "\"-0.50\"") == "-0.50");
