@@ -194,9 +194,12 @@ def tool(args, name, *arguments, expect=0, failures=None):
 
 def make_source(server, rng, db, cols, rows):
     """The tables and their first rows; returns the SQL of the changes that follow the snapshot."""
-    server.run(td.schema_sql(cols, db))
+    # k: t without its key, whose updates and deletes find their row by every column's value
+    server.run(td.schema_sql(cols, db) + f"CREATE TABLE {db}.k LIKE {db}.t; ALTER TABLE {db}.k DROP PRIMARY KEY;\n")
     ids = list(range(1, rows + 1))
-    server.run("".join(td.insert_sql("t", cols, rng, ids[i:i + 10], db) for i in range(0, len(ids), 10)), SESSION)
+    keyless = list(range(1, rows // 4 + 1))
+    server.run("".join(td.insert_sql("t", cols, rng, ids[i:i + 10], db) for i in range(0, len(ids), 10)) +
+               "".join(td.insert_sql("k", cols, rng, keyless[i:i + 10], db) for i in range(0, len(keyless), 10)), SESSION)
     server.run(f"INSERT INTO {db}.sv (id, v, d) VALUES (1, 'one', 1.5), (2, 'two', -2.25), (3, NULL, NULL), (4, 'four', 4);\n"
                f"UPDATE {db}.sv SET v = 'uno' WHERE id = 1;\n"
                f"INSERT INTO {db}.hu VALUES (1, 'one'), (2, REPEAT('long ', 200)), (3, NULL);\n"
@@ -209,6 +212,11 @@ def make_source(server, rng, db, cols, rows):
     changes += "".join(f"UPDATE {db}.t SET id = id + 100000 WHERE id = {key};\n" for key in moved)
     gone = [key for key in every if key not in moved and rng.random() < 0.2]
     changes += f"DELETE FROM {db}.t WHERE id IN ({', '.join(map(str, gone or [0]))});\n"
+    added = list(range(rows // 4 + 1, rows // 3 + 1))
+    changes += "".join(td.insert_sql("k", cols, rng, added[i:i + 10], db) for i in range(0, len(added), 10))
+    changes += "".join(td.update_sql("k", cols, rng, key, db) for key in keyless + added if rng.random() < 0.6)
+    gone = [key for key in keyless + added if rng.random() < 0.2]
+    changes += f"DELETE FROM {db}.k WHERE id IN ({', '.join(map(str, gone or [0]))});\n"
     changes += (f"UPDATE {db}.sv SET v = 'uno!', d = d * 2 WHERE id = 1;\nUPDATE {db}.sv SET v = 'tres' WHERE id = 3;\n"
                 f"DELETE FROM {db}.sv WHERE id = 2;\nINSERT INTO {db}.sv VALUES (5, 'five', 5.5);\n"
                 f"UPDATE {db}.hu SET b = 'uno' WHERE id = 1;\nDELETE FROM {db}.hu WHERE id = 3;\n"
@@ -261,12 +269,20 @@ def main():
             sys.exit(f"FAIL the stream of {db} lacks c, u or d lines: {ops}")
 
     compare = Compare()
-    # MariaDB: the whole proof, into another database of the same server.
-    applied = {"MariaDB": tool(args, "cdc-apply", "-S", args.socket, "-u", "root", "--database", COPY, "--create-tables",
-                               *inputs[SRC], failures=compare.failures) is not None}
-    # PostgreSQL: what it can hold; a zero date stops the run, naming the column.
-    applied["PostgreSQL"] = tool(args, "cdc-apply", "--postgres", args.pg_conninfo, "--database", SRC_PG, "--create-tables",
-                                 *inputs[SRC_PG], failures=compare.failures) is not None
+    # MariaDB: the whole proof, into another database of the same server; PostgreSQL: what it
+    # can hold. Target transactions of one source transaction, a few, or all.
+    targets = {"MariaDB": ["-S", args.socket, "-u", "root", "--database", COPY, *inputs[SRC]],
+               "PostgreSQL": ["--postgres", args.pg_conninfo, "--database", SRC_PG, *inputs[SRC_PG]]}
+    applied = {}
+    for name, arguments in targets.items():
+        batch = str(rng.choice([1, 7, 5000]))
+        print(f"cdc-apply into {name} --batch-rows {batch}", flush=True)
+        applied[name] = tool(args, "cdc-apply", "--create-tables", "--batch-rows", batch, *arguments,
+                             failures=compare.failures) is not None
+        again = tool(args, "cdc-apply", *arguments, failures=compare.failures)
+        if again is not None and "applied 0 transactions (0 rows)" not in again:
+            compare.failures.append(f"cdc-apply into {name} run again applies something: {again[-300:]}")
+    # A zero date into PostgreSQL stops the run, naming the column.
     err = tool(args, "cdc-apply", "--postgres", args.pg_conninfo, "--database", "zero_dates", "--create-tables",
                *inputs[SRC], expect=65)
     if not re.search(r'column "\w+" \((date|datetime|timestamp)(\(\d\))?\): "[0-9: .-]+Z?" has a zero year, month or day',
@@ -275,12 +291,13 @@ def main():
     print(f"applied in {time.monotonic() - started:.1f}s since the start", flush=True)
 
     value_cols = cols[SRC]
-    for label, table, tcols, extra in [("t", "t", value_cols, ""), ("sv", "sv", SV, "FOR SYSTEM_TIME ALL"),
+    for label, table, tcols, extra in [("t", "t", value_cols, ""), ("k", "k", value_cols, ""),
+                                       ("sv", "sv", SV, "FOR SYSTEM_TIME ALL"),
                                        ("hu", "hu", HU, ""), ("sq", "sq", SQ, "")]:
         if applied["MariaDB"]:
             compare.tables(f"MariaDB {label}", tcols, maria_rows(server, SRC, table, tcols, extra),
                            maria_rows(server, COPY, table, tcols))
-        pcols = cols[SRC_PG] if table == "t" else tcols
+        pcols = cols[SRC_PG] if table in ("t", "k") else tcols
         if applied["PostgreSQL"]:
             compare.tables(f"PostgreSQL {label}", pcols, maria_rows(server, SRC_PG, table, pcols, extra),
                            pg_rows(pg, SRC_PG, table, pcols))
