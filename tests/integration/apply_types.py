@@ -93,6 +93,26 @@ def pg_expression(column):
     return f"{name}::text"
 
 
+def mapped_type(column):
+    """The PostgreSQL type cdc-apply(1)'s table (PostgreSQL targets) maps the column to, as
+    format_type() writes it."""
+    definition = column.definition.upper()
+    size = re.search(r"\(([0-9,]+)\)", definition)
+    size = size[1] if size else None
+    kind, unsigned = column.kind, "UNSIGNED" in definition
+    fsp = f"({column.meta['fsp']})" if column.meta.get("fsp") else ""
+    if kind == "integer":
+        bits = column.meta.get("bits", 32)
+        return {8: "smallint", 16: "integer" if unsigned else "smallint", 24: "integer",
+                32: "bigint" if unsigned else "integer", 64: "numeric(20,0)" if unsigned else "bigint"}[bits]
+    if definition.startswith(("VARCHAR", "CHAR")):
+        return f"character varying({size})"
+    return {"decimal": f"numeric({size})", "float": "real", "double": "double precision", "bit": f"bit varying({size})",
+            "year": "smallint", "date": "date", "time": f"interval{fsp}", "datetime": f"timestamp{fsp} without time zone",
+            "timestamp": f"timestamp{fsp} with time zone", "enum": "text", "set": "text", "binary": "bytea",
+            "geometry": "bytea"}.get(kind) or {"INET4": "inet", "INET6": "inet", "UUID": "uuid"}.get(definition, "text")
+
+
 def canonical(column, text, side):
     """The text as compared: floating-point values as the double they read as, BIT's digits
     (PostgreSQL's bit varying) as their number, YEAR as its number."""
@@ -291,6 +311,14 @@ def main():
     print(f"applied in {time.monotonic() - started:.1f}s since the start", flush=True)
 
     value_cols = cols[SRC]
+    for table in ("t", "k"):
+        types = dict(line.split("\t") for line in pg.run(
+            f"SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = '{SRC_PG}.{table}'::regclass"
+            " AND attnum > 0 AND NOT attisdropped;").splitlines())
+        for column in cols[SRC_PG]:
+            if types.get(column.name) != mapped_type(column):
+                compare.failures.append(f"PostgreSQL {table} column {column.name} ({column.definition}): created as "
+                                        f"{types.get(column.name)}, cdc-apply(1) maps it to {mapped_type(column)}")
     for label, table, tcols, extra in [("t", "t", value_cols, ""), ("k", "k", value_cols, ""),
                                        ("sv", "sv", SV, "FOR SYSTEM_TIME ALL"),
                                        ("hu", "hu", HU, ""), ("sq", "sq", SQ, "")]:
