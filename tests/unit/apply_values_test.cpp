@@ -143,6 +143,24 @@ TEST_CASE("apply values: MariaDB's INET4, INET6 and UUID as the text the server 
   CHECK(literal("binary(16)", "\"EjRWeJCrze8SNFZ4kKvN7w==\"") == "X'1234567890ABCDEF1234567890ABCDEF'");
 }
 
+// Found by tests/integration/apply_types.sh (about one run in twenty of 600 rows): the source
+// held the UUID 978c1b0c-7366-8076-80bb-f52adcbc83b4, stored from random bytes, whose text the
+// target refused, "Incorrect uuid value" (exit 65). Its record's bytes write it; a comparison
+// reads values, which are its own bytes. The SQL that showed both, on MariaDB 10.11:
+//   INSERT INTO t (u) VALUES (X'F52ADCBC83B480BB80767366978C1B0C');   -- reads back as the text
+//   SELECT ... WHERE u <=> X'978C1B0C7366807680BBF52ADCBC83B4';         -- finds it
+TEST_CASE("apply values: a UUID only a swapped record holds, as that record, and compared as its bytes") {
+  CHECK(literal("uuid", "\"978c1b0c-7366-8076-80bb-f52adcbc83b4\"") == "X'F52ADCBC83B480BB80767366978C1B0C'");
+  CHECK(literal("uuid", "\"978c1b0c-7366-8076-80bb-f52adcbc83b4\"", LiteralUse::comparison) ==
+        "X'978C1B0C7366807680BBF52ADCBC83B4'");
+  // byte 8 past 0x80, or byte 6 without its high bit: the text, which the server takes
+  CHECK(literal("uuid", "\"978c1b0c-7366-8076-c0bb-f52adcbc83b4\"") == "'978c1b0c-7366-8076-c0bb-f52adcbc83b4'");
+  CHECK(literal("uuid", "\"978c1b0c-7366-7076-80bb-f52adcbc83b4\"") == "'978c1b0c-7366-7076-80bb-f52adcbc83b4'");
+  CHECK(literal("uuid", "\"978c1b0c-7366-8076-00bb-f52adcbc83b4\"") == "'978c1b0c-7366-8076-00bb-f52adcbc83b4'");
+  CHECK(literal("uuid", "\"not a uuid\"") == "'not a uuid'");
+  CHECK(literal("varchar(36)", "\"978c1b0c-7366-8076-80bb-f52adcbc83b4\"") == "'978c1b0c-7366-8076-80bb-f52adcbc83b4'");
+}
+
 TEST_CASE("apply values: NULL in any column") {
   for (const char* type : {"int(11)", "varchar(3)", "blob", "json", "timestamp", "decimal(5,2)", "uuid"})
     CHECK(literal(type, "null") == "NULL");
