@@ -297,7 +297,13 @@ def inet6_values(rng):
 
 
 def uuid_values(rng):
-    return f"CAST(X'{rng.getrandbits(128):032x}' AS UUID)"
+    data = bytearray(rng.getrandbits(128).to_bytes(16, "big"))
+    r = rng.random()
+    if r < 0.15:  # time-based (version 1, RFC 4122 variant): the server swaps its segments in the record
+        data[6], data[8] = 0x10 | data[6] & 0x0F, 0x80 | data[8] & 0x3F
+    elif r < 0.3:  # a record read as swapped whose value has bytes 6 and 8 of 0x80, which text cannot write
+        data[6] = data[8] = 0x80
+    return f"CAST(X'{data.hex()}' AS UUID)"
 
 
 # ---------------------------------------------------------------------------------------------
