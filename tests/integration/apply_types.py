@@ -22,7 +22,7 @@ host(), uuid's text. Floating-point texts are compared as the numbers they read 
 writes 1e308, PostgreSQL 1e+308); everything else byte for byte.
 
 Usage: apply_types.py --socket S --port P --password PW --tools DIR --work DIR --pg-conninfo C
-       --pg-admin C --psql PATH [--seed N] [--rows 200]
+       --pg-admin C --psql PATH [--seed N] [--rows 400]
 Prints the seed; exit 0 when every value agrees, 1 with the first disagreements.
 """
 import argparse
@@ -250,7 +250,7 @@ def main():
     for name in ("socket", "port", "password", "tools", "work", "pg-conninfo", "pg-admin", "psql"):
         parser.add_argument("--" + name, required=True)
     parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--rows", type=int, default=200)
+    parser.add_argument("--rows", type=int, default=400)
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 31)
     print(f"seed {seed} (CDC_TYPE_SEED={seed} replays this run)", flush=True)
@@ -341,7 +341,7 @@ def main():
         for kind, count in sorted(kinds.items()):
             print(f"  {count:5d} {kind}")
         for failure in compare.failures[:60]:
-            print("  " + failure[:600])
+            print("  " + (failure if len(failure) < 900 else failure[:300] + " ... " + failure[-500:]))
         return 1
     return 0
 

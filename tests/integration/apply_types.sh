@@ -4,7 +4,7 @@
 # and deletes in the stream), applied with --create-tables into a MariaDB database and into a
 # throwaway PostgreSQL, each target then equal to its source row for row, the servers rendering
 # every value. On a throwaway MariaDB of its own. CDC_TYPE_SEED replays a run; CDC_TYPE_ROWS
-# (default 200) sets its size. Skipped (77) where PostgreSQL or python3 is not installed.
+# (default 400) sets its size. Skipped (77) where PostgreSQL or python3 is not installed.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 source "$source_dir/scripts/lib/throwaway_postgres.sh"
@@ -21,7 +21,7 @@ seed_args=()
 if python3 "$source_dir/tests/integration/apply_types.py" --socket "$THROWAWAY_SOCKET" --port "$THROWAWAY_PORT" \
     --password "$THROWAWAY_CDC_PASSWORD" --tools "$tools_dir" --work "$work" --pg-conninfo "$PG_THROWAWAY_CONNINFO" \
     --pg-admin "host=$PG_THROWAWAY_SOCKET_DIR port=$PG_THROWAWAY_PORT dbname=copy user=postgres" \
-    --psql "$(pg_throwaway_bin)/psql" --rows "${CDC_TYPE_ROWS:-200}" "${seed_args[@]}"; then
+    --psql "$(pg_throwaway_bin)/psql" --rows "${CDC_TYPE_ROWS:-400}" "${seed_args[@]}"; then
   passes=$((passes + 1))
 else
   fail "a target differs from its source (above)"
