@@ -16,9 +16,8 @@ namespace {
 // escapes; no NO_ZERO_DATE, for the zero dates the source holds. foreign_key_checks: the
 // source checked them; its order of changes within a transaction need not satisfy them
 // row by row (cascades are logged as rows of their own).
-constexpr std::string_view kSession =
-    "SET time_zone='+00:00', sql_mode='STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION', "
-    "foreign_key_checks=0";
+const std::string kSession =
+    fmt::format("SET time_zone='+00:00', sql_mode='{}', foreign_key_checks=0", kMariadbSqlMode);
 
 }  // namespace
 
@@ -104,6 +103,8 @@ Result<void> MariadbTarget::commit(const StatementBatch& batch, const AppliedSta
   }
   if (!applied) {
     (void)connection_.query("ROLLBACK");  // a lost connection rolls back by itself
+    // A statement that failed between a relaxed sql_mode and its restore left it relaxed.
+    (void)connection_.query(kSession);
     return applied;
   }
   return {};

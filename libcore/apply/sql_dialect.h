@@ -14,6 +14,13 @@ namespace cdc::apply {
 
 enum class Dialect : std::uint8_t { mariadb, postgres };
 
+// A MariaDB/MySQL target session's sql_mode (mariadb_target.cpp): strict, so that a value the
+// column cannot hold is an error rather than a warning and another value; NO_AUTO_VALUE_ON_ZERO
+// keeps a source's 0 in an AUTO_INCREMENT column. The relaxed one holds for the statement of a
+// row with an ENUM's error value (statement_batch.h), which strict modes refuse.
+inline constexpr std::string_view kMariadbSqlMode = "STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION";
+inline constexpr std::string_view kMariadbRelaxedSqlMode = "NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION";
+
 // `name` with ` doubled (MariaDB), "name" with " doubled (PostgreSQL).
 [[nodiscard]] std::string quote_name(Dialect dialect, std::string_view name);
 

@@ -1,7 +1,9 @@
 #include "apply/sql_value.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -34,6 +36,37 @@ Result<std::string_view> string_of(const ColumnSql& column, simdjson::dom::eleme
   std::string_view text;
   if (value.get_string().get(text) != simdjson::SUCCESS) return bad_value(column, "expected a string");
   return text;
+}
+
+// MariaDB's UUID keeps a time-based UUID (version 1 to 5, RFC 4122 variant) with its segments
+// swapped in the record, and reads a record whose byte 6 has its high bit set and whose byte 8
+// is 0x01 to 0x80 as a swapped one (plugin/type_uuid/sql_type_uuid.h, mem_need_swap and
+// rec_need_swap). A value read from such a record can have those bytes itself: 0x80 and 0x80,
+// as '978c1b0c-7366-8076-80bb-f52adcbc83b4' has. Its text the server refuses ("Incorrect uuid
+// value"; older versions store a record that reads back as another value). Whether text is
+// such a UUID; its 16 bytes in bytes.
+bool uuid_of_swapped_record(std::string_view text, std::string& bytes) {
+  if (text.size() != 36 || text[8] != '-' || text[13] != '-' || text[18] != '-' || text[23] != '-') return false;
+  bytes.clear();
+  for (std::size_t i = 0; i < text.size(); i += 2) {
+    if (text[i] == '-') ++i;
+    unsigned byte = 0;
+    const auto [end, error] = std::from_chars(text.data() + i, text.data() + i + 2, byte, 16);
+    if (error != std::errc{} || end != text.data() + i + 2) return false;
+    bytes.push_back(static_cast<char>(byte));
+  }
+  const auto at = [&](std::size_t i) { return static_cast<unsigned char>(bytes[i]); };
+  return (at(6) & 0x80U) != 0 && at(8) >= 0x01 && at(8) <= 0x80;
+}
+
+// The record of such a UUID, which the server takes as a value of its own (it is no
+// time-based UUID) and stores as it is: the segments of the text in reverse order, which the
+// server reads back swapped, as the text.
+std::string uuid_record(std::string_view bytes) {
+  std::string record;
+  record.append(bytes.substr(10, 6)).append(bytes.substr(8, 2)).append(bytes.substr(6, 2));
+  record.append(bytes.substr(4, 2)).append(bytes.substr(0, 4));
+  return record;
 }
 
 }  // namespace
@@ -136,7 +169,16 @@ Result<void> append_literal(std::string& out, const ColumnSql& column, simdjson:
       // is another number, so the comparison casts the text back to FLOAT first.
       const bool cast = use == LiteralUse::comparison && column.kind == ValueKind::float32;
       if (cast) out.append("CAST(");
-      if (auto done = append_number_literal(out, column, value); !done) return done;
+      double number = 0;
+      if (column.kind == ValueKind::float32 && value.get_double().get(number) == simdjson::SUCCESS &&
+          std::fabs(number) > std::numeric_limits<float>::max() && std::isfinite(number)) {
+        // The largest FLOATs' shortest text (3.4028235e+38) is past FLT_MAX read as a DOUBLE,
+        // which the server does, and strict mode refuses it as out of range: the float's own
+        // value, 3.4028234663852886e+38, is the same FLOAT.
+        fmt::format_to(std::back_inserter(out), "{}", static_cast<double>(static_cast<float>(number)));
+      } else if (auto done = append_number_literal(out, column, value); !done) {
+        return done;
+      }
       if (cast) out.append(" AS FLOAT)");
       return {};
     }
@@ -207,7 +249,12 @@ Result<void> append_literal(std::string& out, const ColumnSql& column, simdjson:
   // A type this build does not name (MariaDB's INET4, INET6, UUID are among them): its text,
   // its number, or its JSON, which the server reads as it reads its own text.
   if (value.is_string()) {
-    append_quoted(out, value.get_string().value_unsafe());
+    const std::string_view text = value.get_string().value_unsafe();
+    if (column.type.starts_with("uuid") && uuid_of_swapped_record(text, scratch)) {
+      append_hex_literal(out, use == LiteralUse::value ? uuid_record(scratch) : scratch);
+      return {};
+    }
+    append_quoted(out, text);
     return {};
   }
   if (value.is_number()) return append_number_literal(out, column, value);

@@ -78,6 +78,29 @@ void StatementBatch::begin_statement(const TargetTable& table, std::string_view 
   describe(info.first, origin);
 }
 
+void StatementBatch::add_statement(const TargetTable& table, std::string_view kind, std::string_view sql,
+                                   const RowOrigin& origin) {
+  close();
+  begin_statement(table, kind, false, origin);
+  sql_.append(sql);
+  statements_.back().end = sql_.size();
+}
+
+Result<bool> StatementBatch::holds_enum_error(const TargetTable& table, simdjson::dom::object image) {
+  if (table.enum_error_columns.empty()) return false;
+  if (auto gathered = gather(table, image, "after", values_); !gathered) return fail(std::move(gathered).error());
+  for (const std::size_t i : table.enum_error_columns) {
+    const simdjson::dom::element value = values_[i];
+    std::string_view text;
+    std::uint64_t index = 1;
+    // '' by its label, or 0 by its index (a binlog without the labels)
+    if ((value.get_string().get(text) == simdjson::SUCCESS && text.empty()) ||
+        (value.get_uint64().get(index) == simdjson::SUCCESS && index == 0))
+      return true;
+  }
+  return false;
+}
+
 Result<void> StatementBatch::append_row_values(const TargetTable& table, simdjson::dom::object image,
                                                std::string_view image_name) {
   if (auto gathered = gather(table, image, image_name, values_); !gathered) return gathered;
@@ -139,9 +162,30 @@ Result<bool> StatementBatch::add_values_row(const TargetTable& table, simdjson::
   return extend;
 }
 
+Result<void> StatementBatch::insert_alone(const TargetTable& table, simdjson::dom::object after, bool upsert,
+                                          bool relax, const RowOrigin& origin) {
+  const Mark at = mark();
+  if (relax) add_statement(table, "sql_mode", fmt::format("SET SESSION sql_mode='{}'", kMariadbRelaxedSqlMode), origin);
+  if (table.one_row) add_statement(table, "delete", "DELETE FROM " + table.qualified, origin);
+  close();
+  auto added = add_values_row(table, after, false, upsert ? "upsert" : "insert", false, origin);
+  if (!added) {
+    rewind(at);
+    return fail(std::move(added).error());
+  }
+  open_kind_ = upsert ? OpenKind::upsert : OpenKind::insert;
+  ++statements_.back().expected;
+  close();
+  if (relax) add_statement(table, "sql_mode", fmt::format("SET SESSION sql_mode='{}'", kMariadbSqlMode), origin);
+  return {};
+}
+
 Result<void> StatementBatch::insert_row(const TargetTable& table, simdjson::dom::object after, bool upsert,
                                         const RowOrigin& origin) {
   upsert = upsert && !table.keyless();
+  auto relax = holds_enum_error(table, after);
+  if (!relax) return fail(std::move(relax).error());
+  if (*relax || table.one_row) return insert_alone(table, after, upsert, *relax, origin);
   const OpenKind kind = upsert ? OpenKind::upsert : OpenKind::insert;
   // A "c" line also extends a run of changes: one more row counted 1.
   const bool into_changes = !upsert && open_kind_ == OpenKind::changes;
@@ -196,6 +240,18 @@ Result<void> StatementBatch::append_where(const TargetTable& table) {
 
 Result<void> StatementBatch::update_row(const TargetTable& table, simdjson::dom::object before,
                                         simdjson::dom::object after, const RowOrigin& origin) {
+  auto relax = holds_enum_error(table, after);
+  if (!relax) return fail(std::move(relax).error());
+  if (*relax) {
+    const Mark at = mark();
+    add_statement(table, "sql_mode", fmt::format("SET SESSION sql_mode='{}'", kMariadbRelaxedSqlMode), origin);
+    if (auto done = update_statement(table, before, after, origin); !done) {
+      rewind(at);
+      return done;
+    }
+    add_statement(table, "sql_mode", fmt::format("SET SESSION sql_mode='{}'", kMariadbSqlMode), origin);
+    return {};
+  }
   if (table.updates_as_upserts) {
     if (auto gathered = gather(table, after, "after", values_); !gathered) return gathered;
     if (auto gathered = gather(table, before, "before", before_values_); !gathered) return gathered;
@@ -207,6 +263,11 @@ Result<void> StatementBatch::update_row(const TargetTable& table, simdjson::dom:
     // A row whose values stay is counted 1, like an insert: only a change tells the two apart.
     if (same_key && changed) return update_as_upsert(table, after, origin);
   }
+  return update_statement(table, before, after, origin);
+}
+
+Result<void> StatementBatch::update_statement(const TargetTable& table, simdjson::dom::object before,
+                                              simdjson::dom::object after, const RowOrigin& origin) {
   close();
   const std::size_t rollback = sql_.size();
   begin_statement(table, "update", true, origin);

@@ -7,6 +7,11 @@
 // statement each, setting the columns that changed. Updates and deletes must find their rows:
 // the rows they affect are checked.
 //
+// Two kinds of rows stand alone, in statements no other row joins: a row of a SEQUENCE
+// (TargetTable::one_row), after a DELETE of the table's row; and, on MariaDB/MySQL, a row with
+// an ENUM's error value (TargetTable::enum_error_columns), between a SET of the session's
+// sql_mode to kMariadbRelaxedSqlMode and one back to kMariadbSqlMode.
+//
 // The source transaction being read is in the buffer too, after a mark(): rewind() to it drops
 // that transaction's statements (a discard line, an input that ends before its commit, a
 // transaction already applied), restoring an INSERT it had extended. Nothing here allocates
@@ -101,6 +106,10 @@ class StatementBatch {
 
  private:
   void begin_statement(const TargetTable& table, std::string_view kind, bool exact, const RowOrigin& origin);
+  // A statement whose rows are not counted (a SET, the DELETE of a sequence's row): whole at once.
+  void add_statement(const TargetTable& table, std::string_view kind, std::string_view sql, const RowOrigin& origin);
+  // Whether the image holds an ENUM's error value in one of table.enum_error_columns.
+  Result<bool> holds_enum_error(const TargetTable& table, simdjson::dom::object image);
   Result<void> append_row_values(const TargetTable& table, simdjson::dom::object image, std::string_view image_name);
   Result<void> append_where(const TargetTable& table);  // by before_values_
   // The after image as one more row of the open run of the table's INSERT when `joins` says
@@ -118,6 +127,12 @@ class StatementBatch {
   Result<void> insert_row(const TargetTable& table, simdjson::dom::object after, bool upsert, const RowOrigin& origin);
   Result<void> update_row(const TargetTable& table, simdjson::dom::object before, simdjson::dom::object after,
                           const RowOrigin& origin);
+  // UPDATE ... SET what changed WHERE the key: a statement of its own.
+  Result<void> update_statement(const TargetTable& table, simdjson::dom::object before, simdjson::dom::object after,
+                                const RowOrigin& origin);
+  // insert_row and update_row for the rows that stand alone.
+  Result<void> insert_alone(const TargetTable& table, simdjson::dom::object after, bool upsert, bool relax,
+                            const RowOrigin& origin);
   Result<void> delete_row(const TargetTable& table, simdjson::dom::object before, const RowOrigin& origin);
   // "db.t at <position> key {...}: <why>": a row that cannot be written names itself.
   Unexpected row_error(const TargetTable& table, const RowOrigin& origin, const Error& error);

@@ -1,5 +1,9 @@
 #include "apply/target_table.h"
 
+#include <algorithm>
+#include <array>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "apply/pg_schema.h"
@@ -7,12 +11,28 @@
 
 namespace cdc::apply {
 
+bool is_sequence(const records::TableLine& line) {
+  static constexpr std::array<std::string_view, 8> kColumns = {
+      "next_not_cached_value", "minimum_value", "maximum_value", "start_value",
+      "increment",             "cache_size",    "cycle_option",  "cycle_count"};
+  if ((line.key && !line.key->empty()) || line.columns.size() != kColumns.size()) return false;
+  for (std::size_t i = 0; i < kColumns.size(); ++i)
+    if (line.columns[i].name != kColumns[i]) return false;
+  return true;
+}
+
 TargetTable target_table(const records::TableLine& line, const std::string& target_db, Dialect dialect) {
   TargetTable table;
   table.source_name = fmt::format("{}.{}", line.db, line.table);
   table.qualified = quote_name(dialect, target_db) + '.' + quote_name(dialect, line.table);
+  table.one_row = is_sequence(line);
   table.columns.reserve(line.columns.size());
-  for (const records::TableColumn& column : line.columns) table.columns.push_back(column_sql(column, dialect));
+  for (const records::TableColumn& column : line.columns) {
+    table.columns.push_back(column_sql(column, dialect));
+    if (dialect == Dialect::mariadb && table.columns.back().kind == output::ValueKind::enumeration &&
+        std::find(column.values.begin(), column.values.end(), "") == column.values.end())
+      table.enum_error_columns.push_back(table.columns.size() - 1);
+  }
   if (line.key) {
     for (const std::string& name : *line.key)
       for (std::size_t i = 0; i < line.columns.size(); ++i)

@@ -38,9 +38,23 @@ struct TargetTable {
   std::string_view row_equals;
   std::string keyless_where;
   std::string_view keyless_end;
+  // A MariaDB SEQUENCE (is_sequence()): its one row, which the server logs whole at each
+  // change as a new row, a "c" line (the snapshot's: an "r" line), replaces the target's: a
+  // DELETE of the table, then the INSERT.
+  bool one_row = false;
+  // MariaDB/MySQL: the ENUM columns whose members lack '': there '' (or 0) is the error value,
+  // index 0, that a source not in a strict sql_mode stores for a value not among the members,
+  // and that a strict session refuses. A row holding it is written in a statement of its own
+  // under kMariadbRelaxedSqlMode (statement_batch.h).
+  std::vector<std::size_t> enum_error_columns;
 
   [[nodiscard]] bool keyless() const noexcept { return key_columns.empty(); }
 };
+
+// Whether the table line is that of a MariaDB SEQUENCE: no key, and the eight columns of the
+// server's sequence tables (sql/sql_sequence.cc, sequence_structure), which the binary log
+// names no other way.
+[[nodiscard]] bool is_sequence(const records::TableLine& line);
 
 // target_db: where the table goes (--database, else the line's own db; a schema for PostgreSQL).
 [[nodiscard]] TargetTable target_table(const records::TableLine& line, const std::string& target_db,

@@ -297,7 +297,13 @@ def inet6_values(rng):
 
 
 def uuid_values(rng):
-    return f"CAST(X'{rng.getrandbits(128):032x}' AS UUID)"
+    data = bytearray(rng.getrandbits(128).to_bytes(16, "big"))
+    r = rng.random()
+    if r < 0.15:  # time-based (version 1, RFC 4122 variant): the server swaps its segments in the record
+        data[6], data[8] = 0x10 | data[6] & 0x0F, 0x80 | data[8] & 0x3F
+    elif r < 0.3:  # a record read as swapped whose value has bytes 6 and 8 of 0x80, which text cannot write
+        data[6] = data[8] = 0x80
+    return f"CAST(X'{data.hex()}' AS UUID)"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -377,9 +383,9 @@ class Server:
             sys.exit(f"FAIL the server refused: {done.stderr.decode(errors='replace').strip()[-2000:]}")
         return done.stdout.decode("utf-8")
 
-    def rows(self, table, cols, extra=""):
+    def rows(self, table, cols, extra="", db=DB):
         """{id: {column: text or None}}: each column's text, as the server writes it (UTC)."""
-        query = f"SELECT id, {', '.join(c.select() for c in cols)} FROM {DB}.{table} {extra} ORDER BY id;\n"
+        query = f"SELECT id, {', '.join(c.select() for c in cols)} FROM {db}.{table} {extra} ORDER BY id;\n"
         out = {}
         for line in self.run(query, "SET time_zone = '+00:00';").split("\n")[:-1]:
             fields = line.split("\t")
@@ -790,18 +796,29 @@ def tool(args, name, *arguments, stdin=None):
     return done.stdout.decode("utf-8").split("\n")[:-1]
 
 
-def insert_sql(table, cols, rng, ids):
+def insert_sql(table, cols, rng, ids, db=DB):
     settable = [c for c in cols if c.generate]
     names = ", ".join(f"`{c.name}`" for c in settable)
     rows = ",\n".join("(" + ", ".join([str(i)] + [c.generate(rng) for c in settable]) + ")" for i in ids)
-    return f"INSERT INTO {DB}.{table} (id, {names}) VALUES\n{rows};\n"
+    return f"INSERT INTO {db}.{table} (id, {names}) VALUES\n{rows};\n"
 
 
-def update_sql(table, cols, rng, key):
+def update_sql(table, cols, rng, key, db=DB):
     sets = ", ".join(f"`{c.name}` = {c.generate(rng) if rng.random() < 0.9 else 'NULL'}"
                      for c in cols if c.generate and c.nullable) + ", " + \
         ", ".join(f"`{c.name}` = {c.generate(rng)}" for c in cols if c.generate and not c.nullable and c.name != "id")
-    return f"UPDATE {DB}.{table} SET {sets} WHERE id = {key};\n"
+    return f"UPDATE {db}.{table} SET {sets} WHERE id = {key};\n"
+
+
+def schema_sql(cols, db=DB):
+    """The proof's tables: t with every column, a system-versioned table, a sequence, a table
+    with a long UNIQUE key."""
+    return (f"DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db};\n"
+            f"CREATE TABLE {db}.t ({', '.join(f'`{c.name}` {c.definition}' for c in cols)}) ROW_FORMAT=DYNAMIC;\n"
+            f"CREATE TABLE {db}.sv (id INT NOT NULL PRIMARY KEY, v VARCHAR(20), d DECIMAL(8,3)) WITH SYSTEM VERSIONING;\n"
+            f"CREATE SEQUENCE {db}.sq START WITH 100 INCREMENT BY 7 MAXVALUE 1000000 NOCACHE CYCLE;\n"
+            # a long UNIQUE key: the server logs a hidden DB_ROW_HASH_1 column no SELECT shows
+            f"CREATE TABLE {db}.hu (id INT NOT NULL PRIMARY KEY, b TEXT, UNIQUE KEY (b));\n")
 
 
 def main():
@@ -820,12 +837,7 @@ def main():
     cols = columns(charsets, pools)
     value_cols = [c for c in cols if c.name != "id"]
     session = "SET sql_mode = ''; SET time_zone = '+00:00';\n"
-    server.run(f"DROP DATABASE IF EXISTS {DB}; CREATE DATABASE {DB};\n"
-               f"CREATE TABLE {DB}.t ({', '.join(f'`{c.name}` {c.definition}' for c in cols)}) ROW_FORMAT=DYNAMIC;\n"
-               f"CREATE TABLE {DB}.sv (id INT NOT NULL PRIMARY KEY, v VARCHAR(20), d DECIMAL(8,3)) WITH SYSTEM VERSIONING;\n"
-               f"CREATE SEQUENCE {DB}.sq START WITH 100 INCREMENT BY 7 MAXVALUE 1000000 NOCACHE CYCLE;\n"
-               # a long UNIQUE key: the server logs a hidden DB_ROW_HASH_1 column no SELECT shows
-               f"CREATE TABLE {DB}.hu (id INT NOT NULL PRIMARY KEY, b TEXT, UNIQUE KEY (b));\n")
+    server.run(schema_sql(cols))
     start = server.run("SHOW MASTER STATUS;").split("\t")[:2]
     start_gtid = server.run("SELECT @@gtid_binlog_pos;").strip()
 

@@ -65,6 +65,18 @@ TEST_CASE("apply values: FLOAT and DOUBLE in their shortest text, FLOAT cast bac
   CHECK(literal("float", "\"x\"").starts_with("ERROR: "));
 }
 
+// Found by tests/integration/apply_types.sh: type_differential.py's FLOAT edge -3.4028234e38,
+// which cdc-stream writes as its shortest text -3.4028235e+38, was "Out of range value for
+// column 'f'" on a MariaDB target (exit 65): the server reads the literal as a DOUBLE, past FLT_MAX.
+TEST_CASE("apply values: the largest FLOATs as the float's own value, which the server reads in range") {
+  CHECK(literal("float", "3.4028235e+38") == "3.4028234663852886e+38");
+  CHECK(literal("float", "-3.4028235e+38") == "-3.4028234663852886e+38");
+  CHECK(literal("float", "-3.4028235e+38", LiteralUse::comparison) == "CAST(-3.4028234663852886e+38 AS FLOAT)");
+  CHECK(literal("float", "3.4028233e+38") == "3.4028233e+38");  // in range: the shortest text still
+  CHECK(literal("float", "1e-45") == "1e-45");
+  CHECK(literal("double", "3.4028235e+38") == "3.4028235e+38");
+}
+
 TEST_CASE("apply values: DECIMAL strings are exact numeric literals, and nothing else passes") {
   CHECK(literal("decimal(8,2)", "\"12.50\"") == "12.50");
   CHECK(literal("decimal(8,2)", "\"-0.50\"") == "-0.50");
@@ -129,6 +141,24 @@ TEST_CASE("apply values: MariaDB's INET4, INET6 and UUID as the text the server 
   CHECK(literal("inet6", "\"::ffff:10.0.0.1\"") == "'::ffff:10.0.0.1'");
   CHECK(literal("uuid", "\"123e4567-e89b-12d3-a456-426614174000\"") == "'123e4567-e89b-12d3-a456-426614174000'");
   CHECK(literal("binary(16)", "\"EjRWeJCrze8SNFZ4kKvN7w==\"") == "X'1234567890ABCDEF1234567890ABCDEF'");
+}
+
+// Found by tests/integration/apply_types.sh (about one run in twenty of 600 rows): the source
+// held the UUID 978c1b0c-7366-8076-80bb-f52adcbc83b4, stored from random bytes, whose text the
+// target refused, "Incorrect uuid value" (exit 65). Its record's bytes write it; a comparison
+// reads values, which are its own bytes. The SQL that showed both, on MariaDB 10.11:
+//   INSERT INTO t (u) VALUES (X'F52ADCBC83B480BB80767366978C1B0C');   -- reads back as the text
+//   SELECT ... WHERE u <=> X'978C1B0C7366807680BBF52ADCBC83B4';         -- finds it
+TEST_CASE("apply values: a UUID only a swapped record holds, as that record, and compared as its bytes") {
+  CHECK(literal("uuid", "\"978c1b0c-7366-8076-80bb-f52adcbc83b4\"") == "X'F52ADCBC83B480BB80767366978C1B0C'");
+  CHECK(literal("uuid", "\"978c1b0c-7366-8076-80bb-f52adcbc83b4\"", LiteralUse::comparison) ==
+        "X'978C1B0C7366807680BBF52ADCBC83B4'");
+  // byte 8 past 0x80, or byte 6 without its high bit: the text, which the server takes
+  CHECK(literal("uuid", "\"978c1b0c-7366-8076-c0bb-f52adcbc83b4\"") == "'978c1b0c-7366-8076-c0bb-f52adcbc83b4'");
+  CHECK(literal("uuid", "\"978c1b0c-7366-7076-80bb-f52adcbc83b4\"") == "'978c1b0c-7366-7076-80bb-f52adcbc83b4'");
+  CHECK(literal("uuid", "\"978c1b0c-7366-8076-00bb-f52adcbc83b4\"") == "'978c1b0c-7366-8076-00bb-f52adcbc83b4'");
+  CHECK(literal("uuid", "\"not a uuid\"") == "'not a uuid'");
+  CHECK(literal("varchar(36)", "\"978c1b0c-7366-8076-80bb-f52adcbc83b4\"") == "'978c1b0c-7366-8076-80bb-f52adcbc83b4'");
 }
 
 TEST_CASE("apply values: NULL in any column") {
