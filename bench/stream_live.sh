@@ -77,7 +77,7 @@ CDC_PACKAGES+=(python3)
 bench_setup stream_live
 bench_tools_dir cdc-stream
 cdc_stream=$BENCH_TOOLS/cdc-stream
-"$cdc_stream" --help | grep -q -- '--from' || bench_die "$cdc_stream has no live mode (no --from in its --help); rebuild it"
+"$cdc_stream" --help | grep -- '--from' >/dev/null || bench_die "$cdc_stream has no live mode (no --from in its --help); rebuild it"
 bench_mariadb_binlog
 mariadb_binlog=$BENCH_MARIADB_BINLOG
 work=$BENCH_WORK
