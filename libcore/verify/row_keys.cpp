@@ -26,12 +26,16 @@ plan::KeyKind display_kind(const records::ChunkColumn& column) {
 
 }  // namespace
 
-RowKeys RowKeys::of(const plan::TableSplit& split) {
+RowKeys RowKeys::of(const plan::TableSplit& split, Peer peer) {
   RowKeys keys;
   if (split.key.empty()) {
     keys.keyless_ = true;
-    for (const records::ChunkColumn& column : split.columns)
-      keys.columns_.push_back(plan::KeyColumn{column.name, column.type, display_kind(column)});
+    for (const records::ChunkColumn& column : split.columns) {
+      plan::KeyKind kind = display_kind(column);
+      if (peer == Peer::postgres)
+        kind = canonical_is_number(column) ? plan::KeyKind::signed_integer : plan::KeyKind::text;
+      keys.columns_.push_back(plan::KeyColumn{column.name, column.type, kind});
+    }
   } else {
     keys.columns_ = split.key;
     for (const plan::KeyColumn& column : split.key) {

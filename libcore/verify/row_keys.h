@@ -13,17 +13,24 @@
 #include "order/key_order.h"
 #include "plan/chunk.h"
 #include "util/result.h"
+#include "verify/column_text.h"
 #include "verify/row_diff.h"
 
 namespace cdc::verify {
 
 class RowKeys {
  public:
-  // The key columns of the table's split, with their kinds; or every column when it has none.
-  [[nodiscard]] static RowKeys of(const plan::TableSplit& split);
+  // The key columns of the table's split, with their kinds; or every column when it has none,
+  // then written as the row text has them when the peer is PostgreSQL (column_text.h): the
+  // numbers as numbers, anything else as text.
+  [[nodiscard]] static RowKeys of(const plan::TableSplit& split, Peer peer = Peer::mariadb);
 
   // The columns the rows query lists before the hash.
   [[nodiscard]] const std::vector<std::string>& listed() const noexcept { return names_; }
+  [[nodiscard]] bool keyless() const noexcept { return keyless_; }
+  // The key columns and their orders; the orders are empty when not reproduced here.
+  [[nodiscard]] const std::vector<plan::KeyColumn>& columns() const noexcept { return columns_; }
+  [[nodiscard]] const std::vector<order::KeyColumnOrder>& orders() const noexcept { return orders_; }
   // A row of the rows query: the listed columns' values (the server's text; bytes for binary),
   // then the hash. Errc::corrupt_input for a row of another shape.
   [[nodiscard]] Result<RowHash> row(std::span<const std::optional<std::string>> values) const;

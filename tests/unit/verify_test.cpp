@@ -12,7 +12,9 @@
 #include "ndjson/writer.h"
 #include "plan/chunk.h"
 #include "verify/chunk_verdict.h"
+#include "verify/column_text.h"
 #include "verify/digest_sql.h"
+#include "verify/postgres_side.h"
 #include "verify/row_diff.h"
 #include "verify/row_keys.h"
 #include "verify/verify_lines.h"
@@ -107,8 +109,108 @@ TEST_CASE("verify: the MariaDB digest hashes lengths, values and NULL flags, tex
             cdc::verify::MariadbDigestSql::row_hash_sql(columns) +
             " AS h FROM `copy`.`t` WHERE (`id` >= 5)) AS chunk_rows");
   const std::vector<std::string> listed{"id"};
-  CHECK(sql.rows_sql("copy", "t", columns, listed, "") ==
+  CHECK(sql.rows_sql("copy", "t", columns, listed, false, "") ==
         "SELECT `id`," + cdc::verify::MariadbDigestSql::row_hash_sql(columns) + " FROM `copy`.`t`");
+}
+
+TEST_CASE("verify: the PostgreSQL digest hashes the same row text, and sums the halves as unsigned") {
+  const std::vector<cdc::records::ChunkColumn> columns{{"id", "int(11)", 0}, {"name", "varchar(20)", 45},
+                                                       {"b", "varbinary(4)", 63}};
+  CHECK(cdc::verify::PostgresDigestSql::row_hash_sql(columns) ==
+        "md5(concat_ws(',',octet_length(\"id\"::text),\"id\"::text,octet_length(\"name\"::text),\"name\"::text,"
+        "octet_length(encode(\"b\",'hex')),encode(\"b\",'hex'),"
+        "concat((\"id\" IS NULL)::int,(\"name\" IS NULL)::int,(\"b\" IS NULL)::int)))");
+  // The MariaDB side of the same comparison writes the bytes as hex too.
+  CHECK(cdc::verify::MariadbDigestSql::row_hash_sql(columns, cdc::verify::Peer::postgres) ==
+        "MD5(CONCAT_WS(',',LENGTH(`id`),`id`,LENGTH(CONVERT(`name` USING utf8mb4)),CONVERT(`name` USING utf8mb4),"
+        "LENGTH(LOWER(HEX(`b`))),LOWER(HEX(`b`)),CONCAT(ISNULL(`id`),ISNULL(`name`),ISNULL(`b`))))");
+  const cdc::verify::PostgresDigestSql sql;
+  CHECK(sql.digest_sql("copy", "t", columns, "\"id\" >= 5") ==
+        "SELECT count(*),COALESCE(sum(hi::numeric+CASE WHEN hi<0 THEN 18446744073709551616 ELSE 0 END),0),"
+        "COALESCE(sum(lo::numeric+CASE WHEN lo<0 THEN 18446744073709551616 ELSE 0 END),0) FROM "
+        "(SELECT ('x'||left(h,16))::bit(64)::bigint AS hi,('x'||right(h,16))::bit(64)::bigint AS lo FROM (SELECT " +
+            cdc::verify::PostgresDigestSql::row_hash_sql(columns) +
+            " AS h FROM \"copy\".\"t\" WHERE \"id\" >= 5) AS hashes) AS chunk_rows");
+  const std::vector<std::string> key{"id"};
+  CHECK(sql.rows_sql("copy", "t", columns, key, false, "") ==
+        "SELECT \"id\"::text," + cdc::verify::PostgresDigestSql::row_hash_sql(columns) + " FROM \"copy\".\"t\"");
+  // A keyless table's rows are named by their row text on both sides.
+  const std::vector<std::string> every{"id", "name", "b"};
+  CHECK(sql.rows_sql("copy", "t", columns, every, true, "") ==
+        "SELECT \"id\"::text,\"name\"::text,encode(\"b\",'hex')," +
+            cdc::verify::PostgresDigestSql::row_hash_sql(columns) + " FROM \"copy\".\"t\"");
+  const cdc::verify::MariadbDigestSql maria(cdc::verify::Peer::postgres);
+  CHECK(maria.rows_sql("copy", "t", columns, every, true, "").starts_with(
+      "SELECT `id`,CONVERT(`name` USING utf8mb4),LOWER(HEX(`b`)),"));
+  CHECK(maria.rows_sql("copy", "t", columns, key, false, "").starts_with("SELECT `id`,MD5("));
+}
+
+TEST_CASE("verify: each type's text on a MariaDB source and on its PostgreSQL copy") {
+  struct Case {
+    const char* type;
+    std::uint32_t collation_id;
+    const char* mariadb;
+    const char* postgres;
+  };
+  const Case cases[] = {
+      {"bigint(20) unsigned", 0, "`c`", "\"c\"::text"},
+      {"decimal(20,6)", 0, "`c`", "\"c\"::text"},
+      {"bit(10)", 0, "LPAD(BIN(`c`+0),10,'0')", "\"c\"::text"},
+      {"year(4)", 0, "(`c`+0)", "\"c\"::text"},
+      {"date", 0, "`c`", "\"c\"::text"},
+      {"time(3)", 0, "CAST(TIME_TO_SEC(`c`)*1000000 AS SIGNED)", "(extract(epoch from \"c\")*1000000)::bigint::text"},
+      {"datetime", 0, "`c`", "to_char(\"c\",'YYYY-MM-DD HH24:MI:SS')"},
+      {"datetime(6)", 0, "`c`", "left(to_char(\"c\",'YYYY-MM-DD HH24:MI:SS.US'),26)"},
+      {"timestamp(3)", 0, "`c`", "left(to_char((\"c\" AT TIME ZONE 'UTC'),'YYYY-MM-DD HH24:MI:SS.US'),23)"},
+      {"varchar(40)", 8, "CONVERT(`c` USING utf8mb4)", "\"c\"::text"},
+      {"enum('s','m')", 45, "CONVERT(`c` USING utf8mb4)", "\"c\"::text"},
+      {"blob", 63, "LOWER(HEX(`c`))", "encode(\"c\",'hex')"},
+      {"point", 0, "LOWER(HEX(`c`))", "encode(\"c\",'hex')"},
+      {"inet6", 0, "`c`", "host(\"c\")"},
+      {"uuid", 0, "`c`", "\"c\"::text"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.type);
+    const cdc::records::ChunkColumn column{"c", c.type, c.collation_id};
+    CHECK(cdc::verify::mariadb_value_sql(column, cdc::verify::Peer::postgres) == c.mariadb);
+    CHECK(cdc::verify::postgres_value_sql(column) == c.postgres);
+  }
+  // Floats: the same steps on both, from the double's text.
+  const cdc::records::ChunkColumn fl{"c", "float", 0};
+  CHECK(cdc::verify::mariadb_value_sql(fl, cdc::verify::Peer::postgres).find("LOWER(CAST(`c` AS DOUBLE))") !=
+        std::string::npos);
+  CHECK(cdc::verify::postgres_value_sql(fl).find("lower(\"c\"::float8::text)") != std::string::npos);
+  CHECK(cdc::verify::postgres_value_sql({"c", "double", 0}).starts_with("CASE WHEN rtrim(ltrim("));
+  CHECK_FALSE(cdc::verify::postgres_comparable({"c", "vector(3)", 0}).has_value());
+  // A TIME key as MariaDB prints it; binary keys as hex.
+  CHECK(cdc::verify::postgres_key_sql({"c", "time", 0}).find("||':'||") != std::string::npos);
+  CHECK(cdc::verify::postgres_key_is_hex({"c", "varbinary(4)", 63}));
+  CHECK_FALSE(cdc::verify::postgres_key_is_hex({"c", "varchar(4)", 45}));
+}
+
+TEST_CASE("verify: a chunk's range on PostgreSQL, for keys that order alike") {
+  using cdc::plan::KeyColumn;
+  using cdc::plan::KeyKind;
+  cdc::records::Chunk chunk;
+  chunk.db = "a";
+  chunk.table = "t";
+  chunk.start = std::vector<std::string>{"5"};
+  chunk.end = std::vector<std::string>{"10"};
+  const std::vector<KeyColumn> id{{"id", "int(11)", KeyKind::signed_integer}};
+  CHECK(cdc::verify::PostgresTargetSide::range_sql(chunk, id).value() == "\"id\" >= 5 AND \"id\" < 10");
+  chunk.start.reset();
+  CHECK(cdc::verify::PostgresTargetSide::range_sql(chunk, id).value() == "\"id\" < 10");
+  chunk.end.reset();
+  CHECK(cdc::verify::PostgresTargetSide::range_sql(chunk, id).value().empty());
+  const std::vector<KeyColumn> composite{{"d", "decimal(10,2)", KeyKind::decimal},
+                                         {"ts", "timestamp(3)", KeyKind::timestamp},
+                                         {"b", "varbinary(4)", KeyKind::binary}};
+  chunk.start = std::vector<std::string>{"\"-1.50\"", "\"2024-01-01 00:00:00.000Z\"", "\"AP8=\""};
+  CHECK(cdc::verify::PostgresTargetSide::range_sql(chunk, composite).value() ==
+        "(\"d\",\"ts\",\"b\") >= (-1.50,'2024-01-01 00:00:00.000','\\x00ff'::bytea)");
+  // Only the characters of its kind go into the SQL.
+  chunk.start = std::vector<std::string>{"\"1; DROP\"", "\"x\"", "\"AP8=\""};
+  CHECK_FALSE(cdc::verify::PostgresTargetSide::range_sql(chunk, composite).has_value());
 }
 
 TEST_CASE("verify: the rows of the target that differ from both reads of the source") {
