@@ -185,6 +185,17 @@ Result<void> PostgresTargetSide::set_table(const plan::TableSplit& split, const 
                 fmt::format("{}.{}: its key orders otherwise on PostgreSQL, and its order on the source (the key's "
                             "type or collation) is not one cdc reproduces, so its chunks cannot be told apart",
                             split.database, split.table));
+  ranges_.clear();
+  pass_digests_.clear();
+  pass_taken_.clear();
+  pass_position_.reset();
+  if (!ranges_in_sql_) {
+    for (std::size_t i = 0; i < split.chunks.size(); ++i) {
+      auto range = sort_range(plan::chunk_record(split, i));
+      if (!range) return fail(range.error());
+      ranges_.push_back(std::move(*range));
+    }
+  }
   hex_.clear();
   for (const std::string& name : keys->listed()) {
     bool hex = false;
@@ -197,6 +208,19 @@ Result<void> PostgresTargetSide::set_table(const plan::TableSplit& split, const 
 }
 
 std::string PostgresTargetSide::schema_of(const records::Chunk& chunk) const { return schema_ ? *schema_ : chunk.db; }
+
+std::optional<std::size_t> PostgresTargetSide::chunk_holding(std::span<const order::KeyRange> ranges,
+                                                              std::string_view sort_key) {
+  // The last chunk whose range starts at or before the key; its end tells.
+  const auto after = std::upper_bound(ranges.begin(), ranges.end(), sort_key,
+                                      [](std::string_view key, const order::KeyRange& range) {
+                                        return range.start && key < *range.start;
+                                      });
+  if (after == ranges.begin()) return std::nullopt;
+  const auto at = static_cast<std::size_t>(after - ranges.begin()) - 1;
+  if (!ranges[at].contains(sort_key)) return std::nullopt;
+  return at;
+}
 
 Result<std::string> PostgresTargetSide::range_sql(const records::Chunk& chunk, std::span<const plan::KeyColumn> key) {
   std::string names;
@@ -288,31 +312,55 @@ Result<DigestRead> PostgresTargetSide::digest(const records::Chunk& chunk) {
     read_digest.position = std::move(*position);
     return read_digest;
   }
-  // Each row's key and hash, summed here for the rows whose key is in the chunk's range.
-  auto range = sort_range(chunk);
-  if (!range) return fail(range.error());
-  unsigned __int128 high = 0;
-  unsigned __int128 low = 0;
-  std::uint64_t count = 0;
+  // A text key: the last pass's digest, unless this chunk took it already (then a new pass).
+  if (chunk.index >= ranges_.size())
+    return fail(Errc::internal, fmt::format("{}: a chunk the table's split does not have", chunk.describe()));
+  if (!pass_position_ || pass_taken_[chunk.index])
+    if (auto passed = read_every_chunk(chunk); !passed) return fail(passed.error());
+  pass_taken_[chunk.index] = true;
+  read_digest.digest = pass_digests_[chunk.index];
+  read_digest.position = *pass_position_;
+  return read_digest;
+}
+
+Result<void> PostgresTargetSide::read_every_chunk(const records::Chunk& chunk) {
+  struct Sums {
+    std::uint64_t rows = 0;
+    unsigned __int128 high = 0;
+    unsigned __int128 low = 0;
+  };
+  std::vector<Sums> sums(ranges_.size());
+  pass_position_.reset();
+  RowKeys::Scratch scratch;
+  std::string sort_key;
   auto position = read(sql_.rows_sql(schema_of(chunk), chunk.table, chunk.columns, keys_->listed(), false, ""),
                        [&](postgres::Rows& rows) -> Result<void> {
                          for (auto& values : rows) {
-                           auto row = row_of(values);
-                           if (!row) return fail(row.error());
-                           if (!range->contains(row->sort_key)) continue;
-                           if (row->hash.size() != 32) return fail(Errc::internal, "a row hash of other than 32 digits");
-                           ++count;
-                           high += hex_u64(std::string_view(row->hash).substr(0, 16));
-                           low += hex_u64(std::string_view(row->hash).substr(16));
+                           for (std::size_t i = 0; i < hex_.size() && i < values.size(); ++i)
+                             if (hex_[i] && values[i] && !decode_hex(*values[i]))
+                               return fail(Errc::corrupt_input,
+                                           fmt::format("the key column {} is not hex", keys_->listed()[i]));
+                           if (auto keyed = keys_->sort_key(values, scratch, sort_key); !keyed)
+                             return fail(keyed.error());
+                           const std::optional<std::string>& hash = values.back();
+                           if (!hash || hash->size() != 32)
+                             return fail(Errc::internal, "a row hash of other than 32 digits");
+                           const auto at = chunk_holding(ranges_, sort_key);
+                           if (!at) continue;
+                           Sums& chunk_sums = sums[*at];
+                           ++chunk_sums.rows;
+                           chunk_sums.high += hex_u64(std::string_view(*hash).substr(0, 16));
+                           chunk_sums.low += hex_u64(std::string_view(*hash).substr(16));
                          }
                          return {};
                        });
   if (!position) return fail(position.error());
-  read_digest.digest.rows = count;
-  read_digest.digest.high = decimal_text(high);
-  read_digest.digest.low = decimal_text(low);
-  read_digest.position = std::move(*position);
-  return read_digest;
+  pass_digests_.clear();
+  for (const Sums& chunk_sums : sums)
+    pass_digests_.push_back(Digest{chunk_sums.rows, decimal_text(chunk_sums.high), decimal_text(chunk_sums.low)});
+  pass_taken_.assign(ranges_.size(), false);
+  pass_position_ = std::move(*position);
+  return {};
 }
 
 Result<RowsRead> PostgresTargetSide::rows(const records::Chunk& chunk, std::span<const KeyDifference>) {

@@ -11,9 +11,13 @@
 //     goes into the WHERE, and PostgreSQL computes the digest itself (PostgresDigestSql).
 //   - Text keys (and INET6, UUID) order otherwise under PostgreSQL's collations: every row's
 //     key and hash are read, and each row is put in the chunk whose range holds its key under
-//     the source's order (order/key_order.h, as cdc-merge does), the digest summed here. Each
-//     read of such a chunk reads the whole table's keys and hashes, one FETCH batch at a time
-//     (memory: a batch, and the chunk's rows for a read of rows).
+//     the source's order (order/key_order.h, as cdc-merge does), the digest summed here. One
+//     such pass gives every chunk's digest at one position: a chunk's first digest is taken
+//     from the last pass, each later one (after waiting for the target) from a new pass, which
+//     the chunks after it take theirs from in turn. Equal digests mean equal rows whenever the
+//     target was read, so an older pass only costs a wait when the chunk changed since. A read
+//     of rows reads the whole table too, keeping the chunk's. Memory: a FETCH batch, three
+//     numbers per chunk, and the chunk's rows for a read of rows.
 
 #include <chrono>
 #include <functional>
@@ -53,6 +57,9 @@ class PostgresTargetSide final : public TargetSide {
   [[nodiscard]] Result<RowsRead> rows(const records::Chunk& chunk, std::span<const KeyDifference> only) override;
   [[nodiscard]] Result<std::optional<gtid::Position>> wait_for(const gtid::Position& position) override;
 
+  // Which of the chunks (their ranges in key order, covering every key) holds the sort key.
+  [[nodiscard]] static std::optional<std::size_t> chunk_holding(std::span<const order::KeyRange> ranges,
+                                                                std::string_view sort_key);
   // The chunk's range in PostgreSQL's SQL, for keys that order alike: (k1,k2) >= (..) AND
   // (k1,k2) < (..); "" for an open range.
   [[nodiscard]] static Result<std::string> range_sql(const records::Chunk& chunk,
@@ -78,8 +85,17 @@ class PostgresTargetSide final : public TargetSide {
   TargetWait wait_;
   PostgresDigestSql sql_;
   const RowKeys* keys_ = nullptr;
+  // One pass over a text-keyed table: every chunk's digest (see the top).
+  [[nodiscard]] Result<void> read_every_chunk(const records::Chunk& chunk);
+
   bool ranges_in_sql_ = true;  // the key orders alike on both servers
   std::vector<bool> hex_;      // per listed column: PostgreSQL sends it as hex
+  // A text-keyed table's chunks: their ranges over the sort keys, in key order, and the last
+  // pass's digests, each marked once a chunk took it.
+  std::vector<order::KeyRange> ranges_;
+  std::vector<Digest> pass_digests_;
+  std::vector<bool> pass_taken_;
+  std::optional<gtid::Position> pass_position_;
 };
 
 }  // namespace cdc::verify

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ndjson/writer.h"
 #include "order/key_order.h"
 #include "plan/chunk.h"
 #include "util/result.h"
@@ -34,6 +35,17 @@ class RowKeys {
   // A row of the rows query: the listed columns' values (the server's text; bytes for binary),
   // then the hash. Errc::corrupt_input for a row of another shape.
   [[nodiscard]] Result<RowHash> row(std::span<const std::optional<std::string>> values) const;
+  // What sort_key() reuses from row to row, so a pass over a table allocates nothing per row.
+  struct Scratch {
+    ndjson::Writer json;
+    std::vector<std::size_t> ends;
+    std::vector<std::string_view> views;
+  };
+  // Only the sort key of a row of the rows query (the listed values, then the hash), in out;
+  // for a key whose order is reproduced (orders() not empty). Errc::corrupt_input for a row
+  // of another shape or a value the order cannot read.
+  [[nodiscard]] Result<void> sort_key(std::span<const std::optional<std::string>> values, Scratch& scratch,
+                                      std::string& out) const;
   // The condition that selects only the rows of these keys: (`k` IN (..)), or (`a` = .. AND
   // `b` = ..) OR ... for a composite key; "" when none are given or the table has no key (its
   // rows are then all read again).

@@ -205,6 +205,29 @@ assert "  the other chunks are equal" \
   test "$(jq -s '[.[] | select(.op == "verify" and .status == "equal")] | length' "$work/out")" -gt 0
 echo "     $(tail -1 "$work/err")"
 
+differing=$(jq 'select(.op == "verify_summary") | .differs' "$work/out")
+
+expect "--verify-max-keys 1: exit 1" 1 verify --verify-max-keys 1
+assert "  at most one key listed per chunk, all counted" \
+  test "$(jq -s '[.[] | select(.op == "verify" and .status == "differs") | (.keys | length) <= 1] | all' \
+    "$work/out") $(jq 'select(.op == "verify_summary") | .keys_total' "$work/out")" \
+  == "true $(wc -l <"$work/expected_keys")"
+
+# cdc-apply stopped while the source goes on (the heartbeat): the chunks that differ cannot be
+# told from ones the target is behind on: unsettled (exit 75), the others equal.
+kill -TERM "$follower" && wait "$follower"
+expect "cdc-apply stopped: exit 75 (unsettled)" 75 verify --verify-wait 3
+assert "  the $differing chunks that differ are unsettled, the others equal" \
+  test "$(jq -r 'select(.op == "verify_summary") | "\(.unsettled) \(.differs) \(.chunks - .equal)"' "$work/out")" \
+  == "$differing 0 $differing"
+
+# A target database not in UTF8 is refused (exit 78): its text would not hash as UTF-8 does.
+psql_copy -d postgres -c "CREATE DATABASE latin OWNER cdc ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0" \
+  >/dev/null || fail "a LATIN1 database"
+expect "a target database in LATIN1: exit 78" 78 "$apply_bin" --postgres "${PG_THROWAWAY_CONNINFO/dbname=copy/dbname=latin}" \
+  --database b --verify --source-defaults-file "$work/source.cnf" --tables 'a.*'
+assert "  it says why" grep -q "encoding is LATIN1, not UTF8" "$work/err"
+
 for pid in "${bg_pids[@]}"; do kill -TERM "$pid" 2>/dev/null; done
 for pid in "${bg_pids[@]}"; do wait "$pid" 2>/dev/null; done
 bg_pids=()

@@ -278,6 +278,50 @@ TEST_CASE("verify: keys are written as the chunk lines write them and ordered by
   CHECK_FALSE(keys.row(short_row).has_value());
 }
 
+TEST_CASE("verify: a PostgreSQL row of a text key goes to the chunk whose range holds it in the source's order") {
+  cdc::plan::TableSplit split;
+  split.key = {{"k", "varchar(10)", cdc::plan::KeyKind::text}};
+  split.columns = {{"k", "varchar(10)", 45}, {"v", "int(11)", 0}};
+  const auto keys = cdc::verify::RowKeys::of(split, cdc::verify::Peer::postgres);
+  // The sort key alone, reusing its scratch, is the one row() gives.
+  cdc::verify::RowKeys::Scratch scratch;
+  std::string sort_key;
+  const auto key_of = [&](const char* k) {
+    const std::vector<std::optional<std::string>> values{k, "0123456789abcdef0123456789abcdef"};
+    REQUIRE(keys.sort_key(values, scratch, sort_key).has_value());
+    CHECK(sort_key == keys.row(values).value().sort_key);
+    return sort_key;
+  };
+  // Chunks [-, "b"), ["b", "M"), ["M", -) under utf8mb4_general_ci: PostgreSQL's C order would
+  // put "B" and "Z" before "a".
+  std::vector<cdc::order::KeyRange> ranges(3);
+  ranges[0].end = key_of("b");
+  ranges[1].start = ranges[0].end;
+  ranges[1].end = key_of("M");
+  ranges[2].start = ranges[1].end;
+  using cdc::verify::PostgresTargetSide;
+  CHECK(PostgresTargetSide::chunk_holding(ranges, key_of("A")) == 0);
+  CHECK(PostgresTargetSide::chunk_holding(ranges, key_of("a")) == 0);
+  CHECK(PostgresTargetSide::chunk_holding(ranges, key_of("B")) == 1);
+  CHECK(PostgresTargetSide::chunk_holding(ranges, key_of("l")) == 1);
+  CHECK(PostgresTargetSide::chunk_holding(ranges, key_of("m")) == 2);
+  CHECK(PostgresTargetSide::chunk_holding(ranges, key_of("Z")) == 2);
+  // Ranges that leave a gap hold nothing there.
+  ranges[1].end = key_of("c");
+  CHECK_FALSE(PostgresTargetSide::chunk_holding(ranges, key_of("d")).has_value());
+  const std::vector<std::optional<std::string>> null_key{std::nullopt, "0123456789abcdef0123456789abcdef"};
+  CHECK_FALSE(keys.sort_key(null_key, scratch, sort_key).has_value());
+}
+
+TEST_CASE("verify: against PostgreSQL, a table without a key names its rows by the row text") {
+  cdc::plan::TableSplit split;
+  split.columns = {{"v", "int(11)", 0}, {"f", "float", 0}, {"b", "blob", 63}};
+  const auto keys = cdc::verify::RowKeys::of(split, cdc::verify::Peer::postgres);
+  CHECK(keys.keyless());
+  const std::vector<std::optional<std::string>> values{"5", "11e-1", "00ff", "0123456789abcdef0123456789abcdef"};
+  CHECK(keys.row(values).value().key_json == "{\"v\":5,\"f\":11e-1,\"b\":\"00ff\"}");
+}
+
 TEST_CASE("verify: a table without a key names its rows by every column, NULL as null") {
   cdc::plan::TableSplit split;
   split.columns = {{"v", "int(11)", 0}, {"w", "varchar(10)", 45}, {"g", "point", 63}};
