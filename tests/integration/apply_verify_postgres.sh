@@ -3,7 +3,8 @@
 # keeps compared with its MariaDB source while changes flow. cdc-sync --output streams a.*
 # (apply_lib.sh's tables and load: most column types, a composite key with a text column, a
 # keyless table with duplicates; plus a.s, keyed by a case-insensitive text, with BIT(64),
-# TIME(6), DATETIME, YEAR, BIGINT UNSIGNED, FLOAT, DOUBLE, SET and latin1 text) and cdc-apply
+# TIME(6), DATETIME, YEAR, BIGINT UNSIGNED, FLOAT, DOUBLE, SET and latin1 text; and a.d, keyed
+# by an integer, a DATETIME(3) and bytes, whose order PostgreSQL shares) and cdc-apply
 # --postgres --follow applies it into schema b of a throwaway PostgreSQL, while a throttled
 # random load runs; then
 #   --verify, run several times during the load, finds every chunk equal: the digest of each
@@ -11,9 +12,12 @@
 #   chunk's digest (integer keys) or the rows are put into chunks by the source's collation
 #   (text keys);
 #   rows changed, deleted and inserted behind cdc-apply's back, in the target and in the source
-#   with sql_log_bin=0, are reported, every one and nothing else, each with its side, exit 1;
+#   with sql_log_bin=0, are reported, every one and nothing else, each with its side, exit 1
+#   (and --verify-max-keys caps the keys listed);
 #   a key changed only in case in the target is one key under the source's collation, whose
-#   row differs.
+#   row differs;
+#   cdc-apply stopped, the differing chunks are unsettled (exit 75); a target database not in
+#   UTF8 is refused (exit 78).
 # CDC_VERIFY_SEED replays a run. Skipped (77) where PostgreSQL is not installed.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
@@ -35,6 +39,8 @@ psql_copy() { pg_throwaway_psql "$pg" -A -t -F $'\t' -P null=NULL "$@"; }
 apply_source_schema
 root <<'SQL' || exit 1
 CREATE TABLE a.hb (id INT PRIMARY KEY, n BIGINT NOT NULL);
+CREATE TABLE a.d (g INT NOT NULL, at DATETIME(3) NOT NULL, bk VARBINARY(4) NOT NULL, v VARCHAR(10),
+  PRIMARY KEY (g, at, bk)) ENGINE=InnoDB;
 CREATE TABLE a.s (
   k VARCHAR(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci NOT NULL PRIMARY KEY,
   lt VARCHAR(30) CHARACTER SET latin1, b64 BIT(64), t6 TIME(6), dt0 DATETIME, y YEAR, ub BIGINT UNSIGNED,
@@ -80,8 +86,13 @@ for n in range(count):
         out.append("DELETE FROM a.s WHERE k LIKE '%%%03d';" % i)
 print("\n".join(out))
 PY
+# a.d: a composite key whose order is PostgreSQL's too (an integer, a DATETIME, bytes): its
+# ranges go into PostgreSQL's WHERE.
+python3 -c '
+print("INSERT INTO a.d VALUES " + ",".join("(%d,\x27202%d-0%d-01 0%d:00:00.%03d\x27,X\x27%02x%02x\x27,\x27v%d\x27)"
+      % (i % 3, i % 5, i % 9 + 1, i % 7, i, i % 256, 255 - i % 256, i) for i in range(150)) + ";")' >"$work/initial_d.sql"
 python3 "$work/load.py" "$seed" 0 0 0 >"$work/initial.sql" && python3 "$work/load_s.py" "$seed" 0 0 >>"$work/initial.sql" &&
-  root <"$work/initial.sql" >/dev/null || fail "the initial load"
+  cat "$work/initial_d.sql" >>"$work/initial.sql" && root <"$work/initial.sql" >/dev/null || fail "the initial load"
 python3 "$work/load.py" "$seed" 1 600 0 >"$work/load.sql"
 python3 "$work/load_s.py" "$seed" 1 300 >"$work/load_s.sql"
 
@@ -153,7 +164,7 @@ assert "  a verify line per chunk, all equal, then the summary" \
   test "$(jq -r 'select(.op == "verify_summary") | "\(.chunks == .equal) \(.differs) \(.unsettled)"' "$work/out")" \
   == "true 0 0"
 assert "  every table compared, a.s in several chunks" \
-  test "$(jq -r 'select(.op == "verify_summary") | .tables' "$work/out") $(jq -s '[.[] | select(.op == "verify" and .table == "s")] | length > 1' "$work/out")" == "4 true"
+  test "$(jq -r 'select(.op == "verify_summary") | .tables' "$work/out") $(jq -s '[.[] | select(.op == "verify" and (.table == "s" or .table == "d"))] | length > 4' "$work/out")" == "5 true"
 echo "     $(tail -1 "$work/err")"
 
 # Behind cdc-apply's back: in the target (b, PostgreSQL), and in the source (a) without the binlog.
@@ -170,6 +181,7 @@ INSERT INTO b.k VALUES (NULL, 'zz', NULL);
 UPDATE b.s SET k = CASE WHEN k = upper(k) THEN lower(k) ELSE upper(k) END WHERE k = '$s_cased';
 UPDATE b.s SET fl = 0.5, db = 1e-300 WHERE k = '$s_updated';
 INSERT INTO b.s (k, v) VALUES ('only-in-target', 1);
+UPDATE b.d SET v = 'changed' WHERE v = 'v10';
 SQL
 root <<SQL || fail "the changes behind its back, in the source"
 SET SESSION sql_log_bin = 0;
@@ -177,6 +189,7 @@ UPDATE a.t SET de = IFNULL(de, 0) + 1 WHERE id IN ($source_updated);
 DELETE FROM a.t WHERE id IN ($source_deleted);
 INSERT INTO a.t (id, vc) VALUES (800001, 'only in the source');
 UPDATE a.s SET b64 = b'101' WHERE k = '$s_source';
+DELETE FROM a.d WHERE v = 'v100';
 SQL
 c_key=$(psql_copy -c "SELECT json_build_object('k1', k1, 'k2', k2) FROM b.c WHERE v LIKE '%!'")
 s_json() { jq -cn --arg k "$1" '{k: $k}'; }
@@ -191,13 +204,17 @@ s_json() { jq -cn --arg k "$1" '{k: $k}'; }
   echo 'k {"v":null,"w":"zz","f":null} false true'
   for k in "$s_cased" "$s_updated" "$s_source"; do echo "s $(s_json "$k") true true"; done
   echo 's {"k":"only-in-target"} false true'
+  # a.d's rows 10 and 100 (initial_d.sql), their bytes in base64
+  echo 'd {"g":1,"at":"2020-02-01 03:00:00.010","bk":"CvU="} true true'
+  echo 'd {"g":1,"at":"2020-02-01 02:00:00.100","bk":"ZJs="} false true'
 } | sort >"$work/expected_keys"
 
 expect "--verify after the changes behind its back: exit 1 (differs)" 1 verify --verify-max-keys 1000
 jq -r 'select(.op == "verify" and .status == "differs") | .table as $t | .keys[] |
   "\($t) \(.key | tojson) \(.source) \(.target)"' "$work/out" | sort >"$work/found_keys"
 assert "  it reports exactly the rows changed behind its back ($(wc -l <"$work/expected_keys")), each with its side" \
-  diff "$work/expected_keys" "$work/found_keys" || diff "$work/expected_keys" "$work/found_keys" | head -20
+  diff "$work/expected_keys" "$work/found_keys"
+cmp -s "$work/expected_keys" "$work/found_keys" || diff "$work/expected_keys" "$work/found_keys" | head -20
 assert "  no chunk unsettled, and the summary counts the keys" \
   test "$(jq -r 'select(.op == "verify_summary") | "\(.unsettled) \(.keys_total)"' "$work/out")" \
   == "0 $(wc -l <"$work/expected_keys")"
