@@ -37,34 +37,33 @@ unsigned parameter_of(const std::string& type, unsigned fallback) {
 }
 
 // The pieces of the float text's normal form (column_text.h) in one dialect's functions: t is
-// the value's text, lower-cased. MariaDB and PostgreSQL differ in names only; the steps are
-// the same, each spelled out again where used (neither has a per-row variable).
+// the value's text, lower-cased. MariaDB and PostgreSQL differ in names only. Neither has a
+// per-row variable, so each piece is written out again where used and evaluated again: the
+// steps are chosen to use t few times (7 per value).
 struct FloatSteps {
-  std::string (*unsigned_text)(const std::string& t);         // t without its '-'
-  std::string (*mantissa)(const std::string& a);              // before the 'e'
-  std::string (*exponent)(const std::string& a);              // after it, as an integer; 0 without
-  std::string (*integer_part)(const std::string& m);          // before the '.'
-  std::string (*fraction)(const std::string& m);              // after it; '' without
-  std::string (*strip_leading)(const std::string& digits);    // leading zeros off
-  std::string (*strip_trailing)(const std::string& digits);   // trailing zeros off
-  std::string (*length)(const std::string& text);             // as a signed integer
-  std::string (*concat)(const std::string& a, const std::string& b);
+  std::string (*unsigned_text)(const std::string& t);       // t without its '-'
+  std::string (*mantissa)(const std::string& a);            // before the 'e'
+  std::string (*exponent)(const std::string& a);            // after it, as an integer; 0 without
+  std::string (*integer_part)(const std::string& m);        // before the '.'
+  std::string (*digits)(const std::string& m);              // without the '.'
+  std::string (*strip_zeros)(const std::string& digits);    // leading and trailing zeros off
+  std::string (*strip_trailing)(const std::string& digits); // trailing zeros off
+  std::string (*length)(const std::string& text);           // as a signed integer
   std::string (*result)(const std::string& t, const std::string& digits, const std::string& exponent);
 };
 
 const FloatSteps kMariadbSteps{
-    [](const std::string& t) { return fmt::format("IF(LEFT({0},1)='-',SUBSTRING({0},2),{0})", t); },
+    [](const std::string& t) { return fmt::format("TRIM(LEADING '-' FROM {})", t); },
     [](const std::string& a) { return fmt::format("SUBSTRING_INDEX({},'e',1)", a); },
     [](const std::string& a) {
       return fmt::format("IF(LOCATE('e',{0})>0,CAST(SUBSTRING_INDEX({0},'e',-1) AS SIGNED),0)", a);
     },
     [](const std::string& m) { return fmt::format("SUBSTRING_INDEX({},'.',1)", m); },
-    [](const std::string& m) { return fmt::format("IF(LOCATE('.',{0})>0,SUBSTRING_INDEX({0},'.',-1),'')", m); },
-    [](const std::string& d) { return fmt::format("TRIM(LEADING '0' FROM {})", d); },
+    [](const std::string& m) { return fmt::format("REPLACE({},'.','')", m); },
+    [](const std::string& d) { return fmt::format("TRIM(BOTH '0' FROM {})", d); },
     [](const std::string& d) { return fmt::format("TRIM(TRAILING '0' FROM {})", d); },
     // LENGTH is unsigned: a difference below zero would be an error, not a number.
     [](const std::string& s) { return fmt::format("CAST(LENGTH({}) AS SIGNED)", s); },
-    [](const std::string& a, const std::string& b) { return fmt::format("CONCAT({},{})", a, b); },
     [](const std::string& t, const std::string& d, const std::string& x) {
       // A NULL value: D is NULL, D='' is not true, and CONCAT gives NULL.
       return fmt::format("IF({1}='','0',CONCAT(IF(LEFT({0},1)='-','-',''),{1},'e',{2}))", t, d, x);
@@ -76,30 +75,28 @@ const FloatSteps kPostgresSteps{
     [](const std::string& a) { return fmt::format("split_part({},'e',1)", a); },
     [](const std::string& a) { return fmt::format("COALESCE(NULLIF(split_part({},'e',2),'')::int,0)", a); },
     [](const std::string& m) { return fmt::format("split_part({},'.',1)", m); },
-    [](const std::string& m) { return fmt::format("split_part({},'.',2)", m); },
-    [](const std::string& d) { return fmt::format("ltrim({},'0')", d); },
+    [](const std::string& m) { return fmt::format("replace({},'.','')", m); },
+    [](const std::string& d) { return fmt::format("btrim({},'0')", d); },
     [](const std::string& d) { return fmt::format("rtrim({},'0')", d); },
     [](const std::string& s) { return fmt::format("length({})", s); },
-    [](const std::string& a, const std::string& b) { return fmt::format("({}||{})", a, b); },
     [](const std::string& t, const std::string& d, const std::string& x) {
       // || with a NULL is NULL, as the value was.
-      return fmt::format("CASE WHEN {1}='' THEN '0' ELSE CASE WHEN left({0},1)='-' THEN '-' ELSE '' END||{1}||'e'||({2})::text END",
-                         t, d, x);
+      return fmt::format(
+          "CASE WHEN {1}='' THEN '0' ELSE CASE WHEN left({0},1)='-' THEN '-' ELSE '' END||{1}||'e'||({2})::text END", t,
+          d, x);
     },
 };
 
-// value = D x 10^X: the digits of mantissa and fraction without the point, D those without
-// their leading and trailing zeros, X the exponent less the fraction's digits plus the
-// trailing zeros taken off.
+// value = D x 10^X: the text is [-]I[.F][eE]; its digits I F stand for IF x 10^(E - |F|);
+// D is them without their leading and trailing zeros, and X = E - |F| + the trailing zeros
+// taken off = E + |I| - |IF without its trailing zeros|.
 std::string float_text(const FloatSteps& steps, const std::string& lowered) {
   const std::string a = steps.unsigned_text(lowered);
   const std::string m = steps.mantissa(a);
-  const std::string f = steps.fraction(m);
-  const std::string d1 = steps.strip_leading(steps.concat(steps.integer_part(m), f));
-  const std::string digits = steps.strip_trailing(d1);
-  const std::string exponent = fmt::format("{}-{}+{}-{}", steps.exponent(a), steps.length(f), steps.length(d1),
-                                           steps.length(digits));
-  return steps.result(lowered, digits, exponent);
+  const std::string digits = steps.digits(m);
+  const std::string exponent = fmt::format("{}+{}-{}", steps.exponent(a), steps.length(steps.integer_part(m)),
+                                           steps.length(steps.strip_trailing(digits)));
+  return steps.result(lowered, steps.strip_zeros(digits), exponent);
 }
 
 std::string postgres_datetime(const std::string& value, unsigned digits) {
