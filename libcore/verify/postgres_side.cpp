@@ -257,11 +257,11 @@ Result<order::KeyRange> PostgresTargetSide::sort_range(const records::Chunk& chu
   return range;
 }
 
-Result<RowHash> PostgresTargetSide::row_of(std::vector<std::optional<std::string>>& values) const {
+Result<void> PostgresTargetSide::decode_keys(std::vector<std::optional<std::string>>& values) const {
   for (std::size_t i = 0; i < hex_.size() && i < values.size(); ++i)
     if (hex_[i] && values[i] && !decode_hex(*values[i]))
       return fail(Errc::corrupt_input, fmt::format("the key column {} is not hex", keys_->listed()[i]));
-  return keys_->row(values);
+  return {};
 }
 
 Result<gtid::Position> PostgresTargetSide::read(const std::string& sql, const OnRows& on_rows) {
@@ -336,10 +336,7 @@ Result<void> PostgresTargetSide::read_every_chunk(const records::Chunk& chunk) {
   auto position = read(sql_.rows_sql(schema_of(chunk), chunk.table, chunk.columns, keys_->listed(), false, ""),
                        [&](postgres::Rows& rows) -> Result<void> {
                          for (auto& values : rows) {
-                           for (std::size_t i = 0; i < hex_.size() && i < values.size(); ++i)
-                             if (hex_[i] && values[i] && !decode_hex(*values[i]))
-                               return fail(Errc::corrupt_input,
-                                           fmt::format("the key column {} is not hex", keys_->listed()[i]));
+                           if (auto decoded = decode_keys(values); !decoded) return fail(decoded.error());
                            if (auto keyed = keys_->sort_key(values, scratch, sort_key); !keyed)
                              return fail(keyed.error());
                            const std::optional<std::string>& hash = values.back();
@@ -377,13 +374,20 @@ Result<RowsRead> PostgresTargetSide::rows(const records::Chunk& chunk, std::span
     range = std::move(*sorted);
   }
   RowsRead read_rows;
+  RowKeys::Scratch scratch;
+  std::string sort_key;
   auto position = read(
       sql_.rows_sql(schema_of(chunk), chunk.table, chunk.columns, keys_->listed(), keys_->keyless(), condition),
       [&](postgres::Rows& rows) -> Result<void> {
         for (auto& values : rows) {
-          auto row = row_of(values);
+          if (auto decoded = decode_keys(values); !decoded) return fail(decoded.error());
+          // The whole table is read: only the chunk's rows are kept, and made RowHashes.
+          if (range) {
+            if (auto keyed = keys_->sort_key(values, scratch, sort_key); !keyed) return fail(keyed.error());
+            if (!range->contains(sort_key)) continue;
+          }
+          auto row = keys_->row(values);
           if (!row) return fail(row.error());
-          if (range && !range->contains(row->sort_key)) continue;
           read_rows.rows.push_back(std::move(*row));
         }
         return {};

@@ -72,8 +72,8 @@ class PostgresTargetSide final : public TargetSide {
   // One read: the position, then sql's rows, a batch at a time.
   [[nodiscard]] Result<gtid::Position> read(const std::string& sql, const OnRows& on_rows);
   [[nodiscard]] Result<gtid::Position> position_of(postgres::Rows rows) const;
-  // A row of the rows query as RowKeys reads it (hex keys decoded to their bytes).
-  [[nodiscard]] Result<RowHash> row_of(std::vector<std::optional<std::string>>& values) const;
+  // A row of the rows query made as RowKeys reads it: hex keys decoded to their bytes.
+  [[nodiscard]] Result<void> decode_keys(std::vector<std::optional<std::string>>& values) const;
   // The chunk's range over the key's sort keys (rows put in chunks here).
   [[nodiscard]] Result<order::KeyRange> sort_range(const records::Chunk& chunk) const;
   [[nodiscard]] std::string schema_of(const records::Chunk& chunk) const;
