@@ -239,7 +239,8 @@ Result<std::string> PostgresTargetSide::range_sql(const records::Chunk& chunk, s
     }
     if (!sql.empty()) sql += " AND ";
     // PostgreSQL compares rows column by column, as the source's (k1,k2) >= (..) does.
-    sql += key.size() == 1 ? fmt::format("{} {} {}", names, op, values) : fmt::format("({}) {} ({})", names, op, values);
+    sql += key.size() == 1 ? fmt::format("{} {} {}", names, op, values)
+                           : fmt::format("({}) {} ({})", names, op, values);
   }
   return sql;
 }
