@@ -13,15 +13,16 @@
 // BIGINT UNSIGNED is exact (DECIMAL) on the server. Order does not matter, so the server reads
 // the rows in any order and nothing is sorted.
 //
-// Each kind of target has its own text of a row (DigestSql); both sides of a comparison use
-// the same one only when they are the same kind of server. MariaDB to MariaDB (or MySQL) is
-// the one written so far.
+// Each kind of server has its own SQL (DigestSql); both sides of a comparison write the same
+// row text: MariaDB to MariaDB (or MySQL) the values as MariaDB prints them, MariaDB to
+// PostgreSQL each column's text of column_text.h, which both servers can write.
 
 #include <span>
 #include <string>
 #include <string_view>
 
 #include "records/chunk.h"
+#include "verify/column_text.h"
 
 namespace cdc::verify {
 
@@ -37,11 +38,14 @@ class DigestSql {
   [[nodiscard]] virtual std::string digest_sql(std::string_view db, std::string_view table,
                                                std::span<const records::ChunkColumn> columns,
                                                std::string_view condition) const = 0;
-  // SELECT the listed columns (the key, or every column of a table without one), then the row
-  // hash as 32 hex digits, of the same rows; in no particular order.
+  // SELECT the listed columns (the key, or every column of a table without one: keyless), then
+  // the row hash as 32 hex digits, of the same rows; in no particular order. Each listed column
+  // as both sides write it the same: a key as MariaDB's client receives it, a keyless table's
+  // columns as the row text has them.
   [[nodiscard]] virtual std::string rows_sql(std::string_view db, std::string_view table,
                                              std::span<const records::ChunkColumn> columns,
-                                             std::span<const std::string> listed, std::string_view condition) const = 0;
+                                             std::span<const std::string> listed, bool keyless,
+                                             std::string_view condition) const = 0;
 };
 
 // MariaDB and MySQL. The session must run with time_zone '+00:00' on both sides, so that
@@ -49,16 +53,42 @@ class DigestSql {
 // target column of another character set with the same characters hashes the same; other
 // columns hash as the server prints them (numbers, dates) or as their bytes (binary strings,
 // BIT, GEOMETRY).
+// With a PostgreSQL peer, each value is written as column_text.h says.
 class MariadbDigestSql final : public DigestSql {
+ public:
+  explicit MariadbDigestSql(Peer peer = Peer::mariadb) : peer_(peer) {}
+  [[nodiscard]] std::string digest_sql(std::string_view db, std::string_view table,
+                                       std::span<const records::ChunkColumn> columns,
+                                       std::string_view condition) const override;
+  [[nodiscard]] std::string rows_sql(std::string_view db, std::string_view table,
+                                     std::span<const records::ChunkColumn> columns,
+                                     std::span<const std::string> listed, bool keyless,
+                                     std::string_view condition) const override;
+
+  // MD5(CONCAT_WS(',', LENGTH(v1), v1, ..., CONCAT(ISNULL(c1), ...))): the row hash expression.
+  [[nodiscard]] static std::string row_hash_sql(std::span<const records::ChunkColumn> columns,
+                                                Peer peer = Peer::mariadb);
+
+ private:
+  Peer peer_;
+};
+
+// A PostgreSQL target filled by cdc-apply --postgres (its type mapping, apply/pg_schema.h), its
+// session in UTF-8 with TimeZone UTC, DateStyle ISO and extra_float_digits 1 (the shortest
+// digits of a float). The same row text as MariadbDigestSql(Peer::postgres) for the same row:
+// md5(concat_ws(',', octet_length(v1), v1, ..., concat(flags))), concat_ws skipping NULLs as
+// CONCAT_WS does. The halves are read as bigint (signed): 2^64 is added back to the negative
+// ones, so the sums are those of the unsigned halves, as MariaDB's. db is the schema.
+class PostgresDigestSql final : public DigestSql {
  public:
   [[nodiscard]] std::string digest_sql(std::string_view db, std::string_view table,
                                        std::span<const records::ChunkColumn> columns,
                                        std::string_view condition) const override;
   [[nodiscard]] std::string rows_sql(std::string_view db, std::string_view table,
                                      std::span<const records::ChunkColumn> columns,
-                                     std::span<const std::string> listed, std::string_view condition) const override;
+                                     std::span<const std::string> listed, bool keyless,
+                                     std::string_view condition) const override;
 
-  // MD5(CONCAT_WS(',', LENGTH(v1), v1, ..., CONCAT(ISNULL(c1), ...))): the row hash expression.
   [[nodiscard]] static std::string row_hash_sql(std::span<const records::ChunkColumn> columns);
 };
 

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <thread>
-
 #include "apply/applied_state.h"
 #include "apply/applier.h"
 #include "snapshot/chunk.h"
@@ -11,10 +9,6 @@
 namespace cdc::verify {
 
 namespace {
-
-// Short: the target is read as soon as it has applied the source's position, so that few
-// changes after that position are in it (each one a row compared again).
-constexpr auto kPollEvery = std::chrono::milliseconds(20);
 
 std::string first_value(const mysql::QueryResult& result) {
   if (result.rows.empty() || result.rows[0].empty() || !result.rows[0][0]) return {};
@@ -70,7 +64,7 @@ Result<MariadbSide::Answers> MariadbSide::read(const records::Chunk& chunk, bool
   if (!narrowed->empty()) *condition = condition->empty() ? *narrowed : *condition + " AND " + *narrowed;
   const std::string& db = database_ ? *database_ : chunk.db;
   std::string query = digest ? sql_.digest_sql(db, chunk.table, chunk.columns, *condition)
-                             : sql_.rows_sql(db, chunk.table, chunk.columns, keys_->listed(), *condition);
+                             : sql_.rows_sql(db, chunk.table, chunk.columns, keys_->listed(), keys_->keyless(), *condition);
   std::vector<std::string> statements{"START TRANSACTION WITH CONSISTENT SNAPSHOT"};
   Answers answers;
   if (position_first) {
@@ -134,8 +128,8 @@ Result<RowsRead> MariadbSide::read_rows(const records::Chunk& chunk, bool positi
   return RowsRead{std::move(*rows), std::move(*position)};
 }
 
-MariadbSource::MariadbSource(mysql::Connection connection, gtid::Position::Kind kind)
-    : MariadbSide(std::move(connection), std::nullopt), kind_(kind), position_sql_(position_sql_for(kind)) {}
+MariadbSource::MariadbSource(mysql::Connection connection, gtid::Position::Kind kind, Peer peer)
+    : MariadbSide(std::move(connection), std::nullopt, peer), kind_(kind), position_sql_(position_sql_for(kind)) {}
 
 Result<gtid::Position> MariadbSource::position_of(const mysql::QueryResult& result) const {
   return source_position(result, kind_);
@@ -181,23 +175,7 @@ Result<RowsRead> MariadbTargetSide::rows(const records::Chunk& chunk, std::span<
 }
 
 Result<std::optional<gtid::Position>> MariadbTargetSide::wait_for(const gtid::Position& wanted) {
-  const auto deadline = std::chrono::steady_clock::now() + wait_;
-  for (bool first = true;; first = false) {
-    auto held = position();
-    if (!held) return fail(held.error());
-    auto applied = apply::already_applied(*held, wanted);
-    if (!applied) return fail(applied.error());
-    if (*applied) return std::optional<gtid::Position>(std::move(*held));
-    if (first && stalled_wanted_ && held->to_string() == stalled_at_ &&
-        gtid::includes(wanted, *stalled_wanted_).value_or(false))
-      return std::optional<gtid::Position>();
-    if (std::chrono::steady_clock::now() >= deadline) {
-      stalled_wanted_ = wanted;
-      stalled_at_ = held->to_string();
-      return std::optional<gtid::Position>();
-    }
-    std::this_thread::sleep_for(kPollEvery);
-  }
+  return wait_.wait_for(wanted, [this] { return position(); });
 }
 
 }  // namespace cdc::verify

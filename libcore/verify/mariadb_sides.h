@@ -26,6 +26,7 @@
 #include "verify/chunk_verdict.h"
 #include "verify/digest_sql.h"
 #include "verify/row_keys.h"
+#include "verify/target_wait.h"
 
 namespace cdc::verify {
 
@@ -38,8 +39,9 @@ class MariadbSide {
  public:
   // target_database: where the chunk's table is on this side (cdc-apply's --database); nullopt:
   // the chunk's own database.
-  MariadbSide(mysql::Connection connection, std::optional<std::string> target_database)
-      : connection_(std::move(connection)), database_(std::move(target_database)) {}
+  // peer: the other side's kind of server, whose row text this side writes (digest_sql.h).
+  MariadbSide(mysql::Connection connection, std::optional<std::string> target_database, Peer peer = Peer::mariadb)
+      : connection_(std::move(connection)), database_(std::move(target_database)), sql_(peer) {}
   // The key columns of the table now verified (set before its chunks).
   void set_keys(const RowKeys* keys) noexcept { keys_ = keys; }
   [[nodiscard]] mysql::Connection& connection() noexcept { return connection_; }
@@ -74,8 +76,9 @@ class MariadbSide {
 
 class MariadbSource final : public Side, public MariadbSide {
  public:
-  // kind: the form of the target's position table, which the source's position must have.
-  MariadbSource(mysql::Connection connection, gtid::Position::Kind kind);
+  // kind: the form of the target's position table, which the source's position must have;
+  // peer: the target's kind of server.
+  MariadbSource(mysql::Connection connection, gtid::Position::Kind kind, Peer peer);
   [[nodiscard]] Result<DigestRead> digest(const records::Chunk& chunk) override;
   [[nodiscard]] Result<RowsRead> rows(const records::Chunk& chunk, std::span<const KeyDifference> only) override;
 
@@ -100,13 +103,7 @@ class MariadbTargetSide final : public TargetSide, public MariadbSide {
   [[nodiscard]] Result<gtid::Position> position_of(const mysql::QueryResult& result) const;
   std::string position_table_;
   std::string position_sql_;
-  std::chrono::milliseconds wait_;
-  // The last wait that timed out: what it waited for and where the target stood. A later wait
-  // for as much or more, with the target still there, gives up at once: on a source whose
-  // last transactions were not selected the target only moves with the next selected change,
-  // and each differing chunk would otherwise wait --verify-wait again.
-  std::optional<gtid::Position> stalled_wanted_;
-  std::string stalled_at_;
+  TargetWait wait_;
 };
 
 }  // namespace cdc::verify

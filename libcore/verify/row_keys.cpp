@@ -26,12 +26,16 @@ plan::KeyKind display_kind(const records::ChunkColumn& column) {
 
 }  // namespace
 
-RowKeys RowKeys::of(const plan::TableSplit& split) {
+RowKeys RowKeys::of(const plan::TableSplit& split, Peer peer) {
   RowKeys keys;
   if (split.key.empty()) {
     keys.keyless_ = true;
-    for (const records::ChunkColumn& column : split.columns)
-      keys.columns_.push_back(plan::KeyColumn{column.name, column.type, display_kind(column)});
+    for (const records::ChunkColumn& column : split.columns) {
+      plan::KeyKind kind = display_kind(column);
+      if (peer == Peer::postgres)
+        kind = canonical_is_number(column) ? plan::KeyKind::signed_integer : plan::KeyKind::text;
+      keys.columns_.push_back(plan::KeyColumn{column.name, column.type, kind});
+    }
   } else {
     keys.columns_ = split.key;
     for (const plan::KeyColumn& column : split.key) {
@@ -84,6 +88,29 @@ Result<RowHash> RowKeys::row(std::span<const std::optional<std::string>> values)
     row.sort_key = "\xff" + row.key_json;
   }
   return row;
+}
+
+Result<void> RowKeys::sort_key(std::span<const std::optional<std::string>> values, Scratch& scratch,
+                               std::string& out) const {
+  if (orders_.empty() || values.size() != columns_.size() + 1)
+    return fail(Errc::internal, "a sort key asked for a row of another shape, or a key without its order");
+  // Each value's JSON text, as row() writes it, then its sort key.
+  scratch.json.clear();
+  scratch.ends.clear();
+  scratch.json.begin_object();
+  for (std::size_t i = 0; i < columns_.size(); ++i) {
+    if (!values[i]) return fail(Errc::corrupt_input, fmt::format("the key column {} is NULL", columns_[i].name));
+    scratch.json.key(columns_[i].name);
+    scratch.ends.push_back(scratch.json.bytes_buffered());
+    plan::write_value(columns_[i], *values[i], scratch.json);
+    scratch.ends.push_back(scratch.json.bytes_buffered());
+  }
+  const std::string_view text = scratch.json.buffered();
+  scratch.views.clear();
+  for (std::size_t i = 0; i < scratch.ends.size(); i += 2)
+    scratch.views.push_back(text.substr(scratch.ends[i], scratch.ends[i + 1] - scratch.ends[i]));
+  out.clear();
+  return order::append_row_sort_key(orders_, scratch.views, out);
 }
 
 Result<std::string> RowKeys::only_sql(std::span<const KeyDifference> keys) const {

@@ -10,6 +10,7 @@
 #include "util/exit_code.h"
 #include "util/table_filter.h"
 #include "verify/mariadb_sides.h"
+#include "verify/postgres_side.h"
 #include "verify/verify_lines.h"
 
 namespace cdc::verify {
@@ -49,21 +50,38 @@ Result<VerifySummary> run(const VerifyOptions& options, int out_fd) {
   apply::RunOptions apply_options;
   apply_options.database = options.database;
   apply_options.position_table = options.position_table;
+  apply_options.postgres = options.postgres;
   auto table = apply::position_table_name(apply_options);
   if (!table) return fail(table.error());
   const auto started = std::chrono::steady_clock::now();
 
-  auto target_connection = connect(options.target, "the target");
-  if (!target_connection) return fail(target_connection.error());
-  MariadbTargetSide target(std::move(*target_connection), options.database, table->qualified,
-                           std::chrono::seconds(options.wait_seconds));
+  // The target: MariaDB/MySQL, or PostgreSQL (--postgres), whose row text differs (digest_sql.h).
+  const Peer peer = options.postgres ? Peer::postgres : Peer::mariadb;
+  std::unique_ptr<MariadbTargetSide> mariadb_target;
+  std::unique_ptr<PostgresTargetSide> postgres_target;
+  TargetSide* target = nullptr;
+  Result<gtid::Position> held = fail(Errc::internal, "no target");
+  if (options.postgres) {
+    auto opened = PostgresTargetSide::open(*options.postgres, options.database, table->qualified,
+                                           std::chrono::seconds(options.wait_seconds));
+    if (!opened) return fail(opened.error());
+    postgres_target = std::move(*opened);
+    target = postgres_target.get();
+    held = postgres_target->position();
+  } else {
+    auto target_connection = connect(options.target, "the target");
+    if (!target_connection) return fail(target_connection.error());
+    mariadb_target = std::make_unique<MariadbTargetSide>(std::move(*target_connection), options.database,
+                                                         table->qualified, std::chrono::seconds(options.wait_seconds));
+    target = mariadb_target.get();
+    held = mariadb_target->position();
+  }
   // The source's position must have the form of the target's (a GTID position, a GTID set or
   // FILE:OFFSET, as its commit lines had), to be compared with it.
-  auto held = target.position();
   if (!held) return fail(held.error());
   auto source_connection = connect(options.source, "the source");
   if (!source_connection) return fail(source_connection.error());
-  MariadbSource source(std::move(*source_connection), held->kind);
+  MariadbSource source(std::move(*source_connection), held->kind, peer);
 
   // Tables and chunks as cdc-plan finds them, on the source.
   mysql::Connection& planner = source.connection();
@@ -85,13 +103,15 @@ Result<VerifySummary> run(const VerifyOptions& options, int out_fd) {
     if (!split) return fail(split.error());
     // The current rows only: cdc-apply applies a system-versioned table's changes, not its history.
     split->all_versions = false;
-    const RowKeys keys = RowKeys::of(*split);
+    const RowKeys keys = RowKeys::of(*split, peer);
     source.set_keys(&keys);
-    target.set_keys(&keys);
+    if (mariadb_target) mariadb_target->set_keys(&keys);
+    if (postgres_target)
+      if (auto set = postgres_target->set_table(*split, &keys); !set) return fail(set.error());
     ++summary.tables;
     for (std::size_t i = 0; i < split->chunks.size(); ++i) {
       const records::Chunk chunk = plan::chunk_record(*split, i);
-      auto verdict = verify_chunk(chunk, source, target, verdict_options);
+      auto verdict = verify_chunk(chunk, source, *target, verdict_options);
       if (!verdict) return fail(verdict.error().with_context(chunk.describe()));
       ++summary.chunks;
       switch (verdict->status) {

@@ -18,6 +18,7 @@ namespace cdc::verify {
 
 struct VerifyOptions {
   mysql::ConnectionOptions target;  // cdc-apply's connection options
+  std::optional<std::string> postgres;  // cdc-apply's --postgres: the target is PostgreSQL (its conninfo)
   mysql::ConnectionOptions source;  // --source-defaults-file, --source-defaults-group
   std::optional<std::string> database;        // cdc-apply's --database
   std::optional<std::string> position_table;  // cdc-apply's --position-table

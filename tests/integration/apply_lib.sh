@@ -1,6 +1,7 @@
-# Shared by the cdc-apply tests (apply_mariadb.sh, apply_postgres.sh, apply_verify.sh): the
-# source tables, a random load over most column types (a keyed table a.t, a composite key a.c,
-# a keyless table a.k with duplicates), and cdc-sync --output reading them under that load.
+# Shared by the cdc-apply tests (apply_mariadb.sh, apply_postgres.sh, apply_verify.sh,
+# apply_verify_postgres.sh): the source tables, a random load over most column types (a keyed
+# table a.t, a composite key a.c, a keyless table a.k with duplicates), and cdc-sync --output
+# reading them under that load.
 # Not a test itself.
 # Usage, after lib.sh and live_lib.sh, with the throwaway MariaDB started:
 #   source "$(dirname "$0")/apply_lib.sh"

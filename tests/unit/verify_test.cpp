@@ -12,7 +12,9 @@
 #include "ndjson/writer.h"
 #include "plan/chunk.h"
 #include "verify/chunk_verdict.h"
+#include "verify/column_text.h"
 #include "verify/digest_sql.h"
+#include "verify/postgres_side.h"
 #include "verify/row_diff.h"
 #include "verify/row_keys.h"
 #include "verify/verify_lines.h"
@@ -105,10 +107,127 @@ TEST_CASE("verify: the MariaDB digest hashes lengths, values and NULL flags, tex
         "SELECT COUNT(*),COALESCE(SUM(CAST(CONV(LEFT(h,16),16,10) AS UNSIGNED)),0),"
         "COALESCE(SUM(CAST(CONV(RIGHT(h,16),16,10) AS UNSIGNED)),0) FROM (SELECT " +
             cdc::verify::MariadbDigestSql::row_hash_sql(columns) +
-            " AS h FROM `copy`.`t` WHERE (`id` >= 5)) AS chunk_rows");
+            " AS h FROM `copy`.`t` WHERE (`id` >= 5) LIMIT 18446744073709551615) AS chunk_rows");
   const std::vector<std::string> listed{"id"};
-  CHECK(sql.rows_sql("copy", "t", columns, listed, "") ==
+  CHECK(sql.rows_sql("copy", "t", columns, listed, false, "") ==
         "SELECT `id`," + cdc::verify::MariadbDigestSql::row_hash_sql(columns) + " FROM `copy`.`t`");
+}
+
+TEST_CASE("verify: the PostgreSQL digest hashes the same row text, and sums the halves as unsigned") {
+  const std::vector<cdc::records::ChunkColumn> columns{{"id", "int(11)", 0}, {"name", "varchar(20)", 45},
+                                                       {"b", "varbinary(4)", 63}};
+  CHECK(cdc::verify::PostgresDigestSql::row_hash_sql(columns) ==
+        "md5(concat_ws(',',octet_length(\"id\"::text),\"id\"::text,octet_length(\"name\"::text),\"name\"::text,"
+        "octet_length(encode(\"b\",'hex')),encode(\"b\",'hex'),"
+        "concat((\"id\" IS NULL)::int,(\"name\" IS NULL)::int,(\"b\" IS NULL)::int)))");
+  // The MariaDB side of the same comparison writes the bytes as hex too.
+  CHECK(cdc::verify::MariadbDigestSql::row_hash_sql(columns, cdc::verify::Peer::postgres) ==
+        "MD5(CONCAT_WS(',',LENGTH(`id`),`id`,LENGTH(CONVERT(`name` USING utf8mb4)),CONVERT(`name` USING utf8mb4),"
+        "LENGTH(LOWER(HEX(`b`))),LOWER(HEX(`b`)),CONCAT(ISNULL(`id`),ISNULL(`name`),ISNULL(`b`))))");
+  const cdc::verify::PostgresDigestSql sql;
+  CHECK(sql.digest_sql("copy", "t", columns, "\"id\" >= 5") ==
+        "SELECT count(*),COALESCE(sum(hi::numeric+CASE WHEN hi<0 THEN 18446744073709551616 ELSE 0 END),0),"
+        "COALESCE(sum(lo::numeric+CASE WHEN lo<0 THEN 18446744073709551616 ELSE 0 END),0) FROM "
+        "(SELECT ('x'||left(h,16))::bit(64)::bigint AS hi,('x'||right(h,16))::bit(64)::bigint AS lo FROM (SELECT " +
+            cdc::verify::PostgresDigestSql::row_hash_sql(columns) +
+            " AS h FROM \"copy\".\"t\" WHERE \"id\" >= 5 OFFSET 0) AS hashes OFFSET 0) AS chunk_rows");
+  const std::vector<std::string> key{"id"};
+  CHECK(sql.rows_sql("copy", "t", columns, key, false, "") ==
+        "SELECT \"id\"::text," + cdc::verify::PostgresDigestSql::row_hash_sql(columns) + " FROM \"copy\".\"t\"");
+  // A keyless table's rows are named by their row text on both sides.
+  const std::vector<std::string> every{"id", "name", "b"};
+  CHECK(sql.rows_sql("copy", "t", columns, every, true, "") ==
+        "SELECT \"id\"::text,\"name\"::text,encode(\"b\",'hex')," +
+            cdc::verify::PostgresDigestSql::row_hash_sql(columns) + " FROM \"copy\".\"t\"");
+  const cdc::verify::MariadbDigestSql maria(cdc::verify::Peer::postgres);
+  CHECK(maria.rows_sql("copy", "t", columns, every, true, "").starts_with(
+      "SELECT `id`,CONVERT(`name` USING utf8mb4),LOWER(HEX(`b`)),"));
+  CHECK(maria.rows_sql("copy", "t", columns, key, false, "").starts_with("SELECT `id`,MD5("));
+}
+
+TEST_CASE("verify: each type's text on a MariaDB source and on its PostgreSQL copy") {
+  struct Case {
+    const char* type;
+    std::uint32_t collation_id;
+    const char* mariadb;
+    const char* postgres;
+  };
+  const Case cases[] = {
+      {"bigint(20) unsigned", 0, "`c`", "\"c\"::text"},
+      {"decimal(20,6)", 0, "`c`", "\"c\"::text"},
+      {"bit(10)", 0, "LPAD(BIN(`c`+0),10,'0')", "\"c\"::text"},
+      {"year(4)", 0, "(`c`+0)", "\"c\"::text"},
+      {"date", 0, "`c`", "\"c\"::text"},
+      {"time(3)", 0, "CAST(TIME_TO_SEC(`c`)*1000000 AS SIGNED)", "(extract(epoch from \"c\")*1000000)::bigint::text"},
+      {"datetime", 0, "`c`", "to_char(\"c\",'YYYY-MM-DD HH24:MI:SS')"},
+      {"datetime(6)", 0, "`c`", "left(to_char(\"c\",'YYYY-MM-DD HH24:MI:SS.US'),26)"},
+      {"timestamp(3)", 0, "`c`", "left(to_char((\"c\" AT TIME ZONE 'UTC'),'YYYY-MM-DD HH24:MI:SS.US'),23)"},
+      {"varchar(40)", 8, "CONVERT(`c` USING utf8mb4)", "\"c\"::text"},
+      {"enum('s','m')", 45, "CONVERT(`c` USING utf8mb4)", "\"c\"::text"},
+      {"blob", 63, "LOWER(HEX(`c`))", "encode(\"c\",'hex')"},
+      {"point", 0, "LOWER(HEX(`c`))", "encode(\"c\",'hex')"},
+      {"inet6", 0, "`c`", "host(\"c\")"},
+      {"uuid", 0, "`c`", "\"c\"::text"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.type);
+    const cdc::records::ChunkColumn column{"c", c.type, c.collation_id};
+    CHECK(cdc::verify::mariadb_value_sql(column, cdc::verify::Peer::postgres) == c.mariadb);
+    CHECK(cdc::verify::postgres_value_sql(column) == c.postgres);
+  }
+  // Floats: the same steps on both, from the double's text.
+  const cdc::records::ChunkColumn fl{"c", "float", 0};
+  CHECK(cdc::verify::mariadb_value_sql(fl, cdc::verify::Peer::postgres).find("LOWER(CAST(`c` AS DOUBLE))") !=
+        std::string::npos);
+  CHECK(cdc::verify::postgres_value_sql(fl).find("lower(\"c\"::float8::text)") != std::string::npos);
+  // A DOUBLE: [-]digits, 'e', the power of ten, the same steps in each dialect (checked
+  // against both servers: 1.1, -3.4e38, 1e-45, 5e-324, 1.7976931348623157e308, 1e20, 0.1).
+  CHECK(cdc::verify::postgres_value_sql({"c", "double", 0}) ==
+        "CASE WHEN btrim(replace(split_part(ltrim(lower(\"c\"::text),'-'),'e',1),'.',''),'0')='' THEN '0' ELSE "
+        "CASE WHEN left(lower(\"c\"::text),1)='-' THEN '-' ELSE '' END||"
+        "btrim(replace(split_part(ltrim(lower(\"c\"::text),'-'),'e',1),'.',''),'0')||'e'||"
+        "(COALESCE(NULLIF(split_part(ltrim(lower(\"c\"::text),'-'),'e',2),'')::int,0)+"
+        "length(split_part(split_part(ltrim(lower(\"c\"::text),'-'),'e',1),'.',1))-"
+        "length(rtrim(replace(split_part(ltrim(lower(\"c\"::text),'-'),'e',1),'.',''),'0')))::text END");
+  CHECK(cdc::verify::mariadb_value_sql({"c", "double", 0}, cdc::verify::Peer::postgres) ==
+        "IF(TRIM(BOTH '0' FROM REPLACE(SUBSTRING_INDEX(TRIM(LEADING '-' FROM LOWER(`c`)),'e',1),'.',''))='','0',"
+        "CONCAT(IF(LEFT(LOWER(`c`),1)='-','-',''),"
+        "TRIM(BOTH '0' FROM REPLACE(SUBSTRING_INDEX(TRIM(LEADING '-' FROM LOWER(`c`)),'e',1),'.','')),'e',"
+        "IF(LOCATE('e',TRIM(LEADING '-' FROM LOWER(`c`)))>0,"
+        "CAST(SUBSTRING_INDEX(TRIM(LEADING '-' FROM LOWER(`c`)),'e',-1) AS SIGNED),0)+"
+        "CAST(LENGTH(SUBSTRING_INDEX(SUBSTRING_INDEX(TRIM(LEADING '-' FROM LOWER(`c`)),'e',1),'.',1)) AS SIGNED)-"
+        "CAST(LENGTH(TRIM(TRAILING '0' FROM REPLACE(SUBSTRING_INDEX(TRIM(LEADING '-' FROM LOWER(`c`)),'e',1),'.',''))) "
+        "AS SIGNED)))");
+  CHECK_FALSE(cdc::verify::postgres_comparable({"c", "vector(3)", 0}).has_value());
+  // A TIME key as MariaDB prints it; binary keys as hex.
+  CHECK(cdc::verify::postgres_key_sql({"c", "time", 0}).find("||':'||") != std::string::npos);
+  CHECK(cdc::verify::postgres_key_is_hex({"c", "varbinary(4)", 63}));
+  CHECK_FALSE(cdc::verify::postgres_key_is_hex({"c", "varchar(4)", 45}));
+}
+
+TEST_CASE("verify: a chunk's range on PostgreSQL, for keys that order alike") {
+  using cdc::plan::KeyColumn;
+  using cdc::plan::KeyKind;
+  cdc::records::Chunk chunk;
+  chunk.db = "a";
+  chunk.table = "t";
+  chunk.start = std::vector<std::string>{"5"};
+  chunk.end = std::vector<std::string>{"10"};
+  const std::vector<KeyColumn> id{{"id", "int(11)", KeyKind::signed_integer}};
+  CHECK(cdc::verify::PostgresTargetSide::range_sql(chunk, id).value() == "\"id\" >= 5 AND \"id\" < 10");
+  chunk.start.reset();
+  CHECK(cdc::verify::PostgresTargetSide::range_sql(chunk, id).value() == "\"id\" < 10");
+  chunk.end.reset();
+  CHECK(cdc::verify::PostgresTargetSide::range_sql(chunk, id).value().empty());
+  const std::vector<KeyColumn> composite{{"d", "decimal(10,2)", KeyKind::decimal},
+                                         {"ts", "timestamp(3)", KeyKind::timestamp},
+                                         {"b", "varbinary(4)", KeyKind::binary}};
+  chunk.start = std::vector<std::string>{"\"-1.50\"", "\"2024-01-01 00:00:00.000Z\"", "\"AP8=\""};
+  CHECK(cdc::verify::PostgresTargetSide::range_sql(chunk, composite).value() ==
+        "(\"d\",\"ts\",\"b\") >= (-1.50,'2024-01-01 00:00:00.000','\\x00ff'::bytea)");
+  // Only the characters of its kind go into the SQL.
+  chunk.start = std::vector<std::string>{"\"1; DROP\"", "\"x\"", "\"AP8=\""};
+  CHECK_FALSE(cdc::verify::PostgresTargetSide::range_sql(chunk, composite).has_value());
 }
 
 TEST_CASE("verify: the rows of the target that differ from both reads of the source") {
@@ -174,6 +293,50 @@ TEST_CASE("verify: keys are written as the chunk lines write them and ordered by
   CHECK(keys_of(cdc::verify::diff_rows(source, target)) == std::vector<std::string>{a->key_json + "+s+t"});
   const std::vector<std::optional<std::string>> short_row{"a", "-5"};
   CHECK_FALSE(keys.row(short_row).has_value());
+}
+
+TEST_CASE("verify: a PostgreSQL row of a text key goes to the chunk whose range holds it in the source's order") {
+  cdc::plan::TableSplit split;
+  split.key = {{"k", "varchar(10)", cdc::plan::KeyKind::text}};
+  split.columns = {{"k", "varchar(10)", 45}, {"v", "int(11)", 0}};
+  const auto keys = cdc::verify::RowKeys::of(split, cdc::verify::Peer::postgres);
+  // The sort key alone, reusing its scratch, is the one row() gives.
+  cdc::verify::RowKeys::Scratch scratch;
+  std::string sort_key;
+  const auto key_of = [&](const char* k) {
+    const std::vector<std::optional<std::string>> values{k, "0123456789abcdef0123456789abcdef"};
+    REQUIRE(keys.sort_key(values, scratch, sort_key).has_value());
+    CHECK(sort_key == keys.row(values).value().sort_key);
+    return sort_key;
+  };
+  // Chunks [-, "b"), ["b", "M"), ["M", -) under utf8mb4_general_ci: PostgreSQL's C order would
+  // put "B" and "Z" before "a".
+  std::vector<cdc::order::KeyRange> ranges(3);
+  ranges[0].end = key_of("b");
+  ranges[1].start = ranges[0].end;
+  ranges[1].end = key_of("M");
+  ranges[2].start = ranges[1].end;
+  using cdc::verify::PostgresTargetSide;
+  CHECK(PostgresTargetSide::chunk_holding(ranges, key_of("A")) == 0);
+  CHECK(PostgresTargetSide::chunk_holding(ranges, key_of("a")) == 0);
+  CHECK(PostgresTargetSide::chunk_holding(ranges, key_of("B")) == 1);
+  CHECK(PostgresTargetSide::chunk_holding(ranges, key_of("l")) == 1);
+  CHECK(PostgresTargetSide::chunk_holding(ranges, key_of("m")) == 2);
+  CHECK(PostgresTargetSide::chunk_holding(ranges, key_of("Z")) == 2);
+  // Ranges that leave a gap hold nothing there.
+  ranges[1].end = key_of("c");
+  CHECK_FALSE(PostgresTargetSide::chunk_holding(ranges, key_of("d")).has_value());
+  const std::vector<std::optional<std::string>> null_key{std::nullopt, "0123456789abcdef0123456789abcdef"};
+  CHECK_FALSE(keys.sort_key(null_key, scratch, sort_key).has_value());
+}
+
+TEST_CASE("verify: against PostgreSQL, a table without a key names its rows by the row text") {
+  cdc::plan::TableSplit split;
+  split.columns = {{"v", "int(11)", 0}, {"f", "float", 0}, {"b", "blob", 63}};
+  const auto keys = cdc::verify::RowKeys::of(split, cdc::verify::Peer::postgres);
+  CHECK(keys.keyless());
+  const std::vector<std::optional<std::string>> values{"5", "11e-1", "00ff", "0123456789abcdef0123456789abcdef"};
+  CHECK(keys.row(values).value().key_json == "{\"v\":5,\"f\":11e-1,\"b\":\"00ff\"}");
 }
 
 TEST_CASE("verify: a table without a key names its rows by every column, NULL as null") {

@@ -79,8 +79,7 @@ int main(int argc, char** argv) {
                                    "Compare the target's tables with the source's, chunk by chunk, while changes "
                                    "flow; one verify line per chunk (exit 0 equal, 1 differs, 75 unsettled)")
                           ->group("Verify");
-  // The digests are MariaDB's SQL (verify/digest_sql.h): a PostgreSQL target needs its own.
-  verify_flag->excludes(inputs)->excludes(follow)->excludes(until)->excludes(create_tables)->excludes(postgres);
+  verify_flag->excludes(inputs)->excludes(follow)->excludes(until)->excludes(create_tables);
   app.add_option("--source-defaults-file", source_file,
                  "The source's connection options: an option file ([client] and --source-defaults-group)")
       ->check(cdc::cli::readable_file())
@@ -137,6 +136,7 @@ int main(int argc, char** argv) {
   options.notice = [&cli](std::string_view text) { cli.diagnostic("notice", text); };
   if (verify) {
     check.target = options.connection;
+    check.postgres = options.postgres;
     check.source.defaults_file = source_file.empty() ? std::nullopt : std::optional<std::string>(source_file);
     check.source.connect_timeout_seconds = options.connection.connect_timeout_seconds;
     check.database = options.database;
