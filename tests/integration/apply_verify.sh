@@ -148,9 +148,12 @@ assert "  at most one key listed per chunk, all counted" \
 kill -TERM "$follower" && wait "$follower"
 started=$SECONDS
 expect "cdc-apply stopped: exit 75 (unsettled)" 75 verify --verify-wait 3
-assert "  the $differing chunks that differ are unsettled, the others equal" \
-  test "$(jq -r 'select(.op == "verify_summary") | "\(.unsettled) \(.differs) \(.chunks - .equal)"' "$work/out")" \
-  == "$differing 0 $differing"
+# (Not necessarily the same $differing chunks: cdc-plan splits the tables again, and the rows
+# changed behind cdc-apply's back may move a chunk's bounds, so a changed row may fall in
+# another chunk, or two in one.)
+unsettled_summary=$(jq -r 'select(.op == "verify_summary") | "\(.unsettled) \(.differs) \(.chunks - .equal)"' "$work/out")
+assert "  the chunks that differ ($differing before) are unsettled, none differs, the others equal ($unsettled_summary)" \
+  test "$(awk '{ print ($1 > 0 && $2 == 0 && $1 == $3) }' <<<"$unsettled_summary")" == 1
 assert "  the reason names the positions" \
   grep -q '"reason":"the target did not apply the source.s position 0-' "$work/out"
 assert "  one wait of --verify-wait, not one per chunk ($((SECONDS - started)) s)" test $((SECONDS - started)) -lt 9

@@ -36,7 +36,8 @@ expect() {
   fi
 }
 
-# assert NAME CONDITION...: evaluates a test command; records the result.
+# assert NAME CONDITION...: evaluates a test command; records the result, and returns it, so
+# that `assert ... || show-why` shows why.
 assert() {
   local name=$1
   shift
@@ -45,6 +46,7 @@ assert() {
     echo "ok   $name"
   else
     fail "$name"
+    return 1
   fi
 }
 
