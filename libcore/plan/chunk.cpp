@@ -29,9 +29,18 @@ bool all_of_chars(std::string_view text, std::string_view allowed) {
 void write_value(const KeyColumn& column, std::string_view value, ndjson::Writer& out) {
   switch (column.kind) {
     case KeyKind::signed_integer:
-    case KeyKind::unsigned_integer:
-      out.raw_number(value);
+    case KeyKind::unsigned_integer: {
+      // The server writes YEAR 0 as 0000, which JSON does not take as a number.
+      const bool negative = value.starts_with('-');
+      std::string_view digits = value.substr(negative ? 1 : 0);
+      while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);
+      if (digits.size() + (negative ? 1 : 0) == value.size()) {
+        out.raw_number(value);
+      } else {
+        out.raw_number(negative ? "-" + std::string(digits) : std::string(digits));
+      }
       return;
+    }
     case KeyKind::binary:
       out.string_base64(value);
       return;

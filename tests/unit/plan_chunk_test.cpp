@@ -205,3 +205,13 @@ TEST_CASE("--chunk-key DB.TABLE=COL[,COL]") {
     CHECK(parsed.error().code == cdc::Errc::usage);
   }
 }
+
+TEST_CASE("an integer key's value is a JSON number, also YEAR 0, which the server writes 0000") {
+  const KeyColumn year{"y", "year", KeyKind::signed_integer};
+  for (const auto& [text, json] : std::vector<std::pair<std::string, std::string>>{
+           {"0000", "0"}, {"0", "0"}, {"2024", "2024"}, {"0069", "69"}, {"-5", "-5"}, {"-007", "-7"}}) {
+    cdc::ndjson::Writer out;
+    cdc::plan::write_value(year, text, out);
+    CHECK(out.buffered() == json);
+  }
+}
