@@ -28,9 +28,13 @@ Result<std::optional<gtid::Position>> applied_past(TargetSide& target, const gti
   return target.wait_for(position);
 }
 
-Verdict not_reached(const gtid::Position& source, const gtid::Position& target) {
+// `rows_source`, `rows_target`: the digests' counts, which the line reports however it ends.
+Verdict not_reached(const gtid::Position& source, const gtid::Position& target, std::uint64_t rows_source,
+                    std::uint64_t rows_target) {
   Verdict verdict;
   verdict.status = Status::unsettled;
+  verdict.rows_source = rows_source;
+  verdict.rows_target = rows_target;
   verdict.source_position = source.to_string();
   verdict.target_position = target.to_string();
   verdict.reason = fmt::format("the target did not apply the source's position {} in time (--verify-wait); it "
@@ -61,7 +65,9 @@ Result<Verdict> verify_chunk(const records::Chunk& chunk, Side& source, TargetSi
   if (source_digest->digest == target_digest->digest) return decided(Status::equal, *source_digest, *target_digest);
   auto reached = applied_past(target, target_digest->position, source_digest->position);
   if (!reached) return fail(reached.error());
-  if (!*reached) return not_reached(source_digest->position, target_digest->position);
+  if (!*reached)
+    return not_reached(source_digest->position, target_digest->position, source_digest->digest.rows,
+                       target_digest->digest.rows);
   if ((*reached)->to_string() != target_digest->position.to_string()) {  // it waited: read again
     target_digest = target.digest(chunk);
     if (!target_digest) return fail(target_digest.error());
@@ -78,7 +84,9 @@ Result<Verdict> verify_chunk(const records::Chunk& chunk, Side& source, TargetSi
   for (unsigned round = 1; round <= options.rounds; ++round) {
     auto waited = target.wait_for(before.position);
     if (!waited) return fail(waited.error());
-    if (!*waited) return not_reached(before.position, target_digest->position);
+    if (!*waited)
+      return not_reached(before.position, target_digest->position, source_digest->digest.rows,
+                         target_digest->digest.rows);
     auto target_rows = target.rows(chunk, only);
     if (!target_rows) return fail(target_rows.error());
     auto after = source.rows(chunk, only);

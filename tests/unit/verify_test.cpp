@@ -453,12 +453,14 @@ TEST_CASE("verify: a difference that holds still once only is not enough") {
 TEST_CASE("verify: a target that does not reach the source's position in time leaves the chunk unsettled") {
   ScriptedSource source;
   ScriptedTarget target;
-  source.digests = {digest_at(1, "1", "0-1-50")};
-  target.digests = {digest_at(1, "2", "0-1-40")};
+  source.digests = {digest_at(3, "1", "0-1-50")};
+  target.digests = {digest_at(2, "2", "0-1-40")};
   auto verdict = cdc::verify::verify_chunk({}, source, target, {});
   REQUIRE(verdict.has_value());
   CHECK(verdict->status == Status::unsettled);
   CHECK(verdict->reason.find("0-1-50") != std::string::npos);
+  CHECK(verdict->rows_source == 3);  // the digests' counts, as on every verify line
+  CHECK(verdict->rows_target == 2);
   SUBCASE("positions of another form are an error") {
     ScriptedTarget other;
     other.digests = {digest_at(1, "2", "binlog.000001:400")};
