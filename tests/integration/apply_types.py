@@ -21,9 +21,21 @@ dates and timestamps (at UTC) by to_char, an interval as TIME's text, bytea as b
 host(), uuid's text. Floating-point texts are compared as the numbers they read as (MariaDB
 writes 1e308, PostgreSQL 1e+308); everything else byte for byte.
 
-Usage: apply_types.py --socket S --port P --password PW --tools DIR --work DIR --pg-conninfo C
-       --pg-admin C --psql PATH [--seed N] [--rows 400]
-Prints the seed; exit 0 when every value agrees, 1 with the first disagreements.
+The same tables and comparison serve tests/integration/fault_apply.sh, which carries them
+through its faults: make-source makes them (the PostgreSQL-safe values) in a database that
+exists, named with a prefix beside its tables, and writes the scripts of their random changes
+(rows of every table inserted, updated, moved to other keys and deleted; NEXTVAL), which the
+test runs during its faults; compare then compares a MariaDB target on a server of its own and
+a PostgreSQL schema with them as above.
+
+Usage: apply_types.py run --socket S --port P --password PW --tools DIR --work DIR --pg-conninfo C
+         --pg-admin C --psql PATH [--seed N] [--rows 400]
+       apply_types.py make-source --socket S --db DB --prefix P --seed N [--rows 60] [--parts 8]
+         [--transactions 20] --out PATH        (writes PATH.1.sql to PATH.<parts>.sql)
+       apply_types.py compare --socket S --db DB --prefix P --target-socket S --target-db DB
+         --pg-admin C --psql PATH --pg-schema SCHEMA
+run prints the seed; run and compare exit 0 when every value agrees, 1 with the first
+disagreements.
 """
 import argparse
 import ipaddress
@@ -212,20 +224,35 @@ def tool(args, name, *arguments, expect=0, failures=None):
     return done.stderr.decode(errors="replace")
 
 
-def make_source(server, rng, db, cols, rows):
-    """The tables and their first rows; returns the SQL of the changes that follow the snapshot."""
+def names(db, prefix=None):
+    """The proof's tables in db, as SQL names: t, its keyless copy k, sv, hu and the sequence
+    sq, each named prefix + t and so on with a prefix."""
+    return {table: f"{db}.{prefix or ''}{table}" for table in ("t", "k", "sv", "hu", "sq")}
+
+
+def make_tables(server, rng, db, cols, rows, prefix=None):
+    """The tables and their first rows (rows in t, a quarter as many in k): a new database db,
+    or, with a prefix, the tables beside those db has."""
+    p, n = prefix or "", names(db, prefix)
     # k: t without its key, whose updates and deletes find their row by every column's value
-    server.run(td.schema_sql(cols, db) + f"CREATE TABLE {db}.k LIKE {db}.t; ALTER TABLE {db}.k DROP PRIMARY KEY;\n")
+    server.run(td.schema_sql(cols, db, prefix) + f"CREATE TABLE {n['k']} LIKE {n['t']}; ALTER TABLE {n['k']} DROP PRIMARY KEY;\n")
     ids = list(range(1, rows + 1))
     keyless = list(range(1, rows // 4 + 1))
-    server.run("".join(td.insert_sql("t", cols, rng, ids[i:i + 10], db) for i in range(0, len(ids), 10)) +
-               "".join(td.insert_sql("k", cols, rng, keyless[i:i + 10], db) for i in range(0, len(keyless), 10)), SESSION)
-    server.run(f"INSERT INTO {db}.sv (id, v, d) VALUES (1, 'one', 1.5), (2, 'two', -2.25), (3, NULL, NULL), (4, 'four', 4);\n"
-               f"UPDATE {db}.sv SET v = 'uno' WHERE id = 1;\n"
-               f"INSERT INTO {db}.hu VALUES (1, 'one'), (2, REPEAT('long ', 200)), (3, NULL);\n"
-               f"SELECT NEXTVAL({db}.sq); SELECT NEXTVAL({db}.sq);\n", SESSION)
+    server.run("".join(td.insert_sql(p + "t", cols, rng, ids[i:i + 10], db) for i in range(0, len(ids), 10)) +
+               "".join(td.insert_sql(p + "k", cols, rng, keyless[i:i + 10], db) for i in range(0, len(keyless), 10)), SESSION)
+    server.run(f"INSERT INTO {n['sv']} (id, v, d) VALUES (1, 'one', 1.5), (2, 'two', -2.25), (3, NULL, NULL), (4, 'four', 4);\n"
+               f"UPDATE {n['sv']} SET v = 'uno' WHERE id = 1;\n"
+               f"INSERT INTO {n['hu']} VALUES (1, 'one'), (2, REPEAT('long ', 200)), (3, NULL);\n"
+               f"SELECT NEXTVAL({n['sq']}); SELECT NEXTVAL({n['sq']});\n", SESSION)
+
+
+def first_changes(rng, db, cols, rows):
+    """The SQL of the changes the run makes once the snapshot is read, to the tables make_tables
+    made with as many rows: inserts, updates and deletes of every table, keys moved."""
     added = list(range(rows + 1, rows + rows // 2 + 1))
     changes = "".join(td.insert_sql("t", cols, rng, added[i:i + 10], db) for i in range(0, len(added), 10))
+    ids = list(range(1, rows + 1))
+    keyless = list(range(1, rows // 4 + 1))
     every = ids + added
     changes += "".join(td.update_sql("t", cols, rng, key, db) for key in every if rng.random() < 0.6)
     moved = [key for key in every if rng.random() < 0.05]
@@ -245,13 +272,134 @@ def make_source(server, rng, db, cols, rows):
     return changes
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    for name in ("socket", "port", "password", "tools", "work", "pg-conninfo", "pg-admin", "psql"):
-        parser.add_argument("--" + name, required=True)
-    parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--rows", type=int, default=400)
-    args = parser.parse_args()
+def random_changes(rng, db, cols, rows, parts, transactions, prefix=None):
+    """parts scripts (SESSION first) of transactions transactions each, of 1 to 4 statements over
+    the tables make_tables made with as many rows, run one after the other: rows of t inserted,
+    updated (every column a new random value or NULL), moved to another key and deleted, of k
+    (found by every column) inserted, updated and deleted, one change of sv (whose history
+    grows) or hu; NEXTVAL of the sequence between some. Which keys exist is followed, so that
+    each statement finds its row."""
+    p, n = prefix or "", names(db, prefix)
+    live = {"t": list(range(1, rows + 1)), "k": list(range(1, rows // 4 + 1)), "sv": [1, 2, 3, 4], "hu": [1, 2, 3]}
+    last = {"t": 100000, "k": 100000, "sv": 4, "hu": 3}
+
+    def fresh(table):
+        last[table] += 1
+        live[table].append(last[table])
+        return last[table]
+
+    def taken(table):  # a key that exists, no longer in live
+        return live[table].pop(rng.randrange(len(live[table])))
+
+    def hu_text(key):  # unique: the key is in it
+        return "NULL" if rng.random() < 0.1 else f"'row {key} {'ab' * rng.randint(0, 400)}'"
+
+    def statement(versioned):
+        r = rng.random()
+        table = "t" if r < 0.6 else "k" if r < 0.83 else "hu" if versioned or r < 0.91 else "sv"
+        r = rng.random()
+        if table in ("t", "k"):
+            if r < 0.3 or len(live[table]) < 3:
+                return td.insert_sql(p + table, cols, rng, [fresh(table) for _ in range(rng.randint(1, 3))], db)
+            if r < 0.75:
+                return td.update_sql(p + table, cols, rng, rng.choice(live[table]), db)
+            if r < 0.85 and table == "t":
+                old = taken("t")
+                return f"UPDATE {n['t']} SET id = {fresh('t')} WHERE id = {old};\n"
+            return f"DELETE FROM {n[table]} WHERE id = {taken(table)};\n"
+        if table == "hu":
+            if r < 0.4 or len(live["hu"]) < 2:
+                key = fresh("hu")
+                return f"INSERT INTO {n['hu']} VALUES ({key}, {hu_text(key)});\n"
+            if r < 0.8:
+                key = rng.choice(live["hu"])
+                return f"UPDATE {n['hu']} SET b = {hu_text(key)} WHERE id = {key};\n"
+            return f"DELETE FROM {n['hu']} WHERE id = {taken('hu')};\n"
+        # sv: one change a transaction (its history rows carry the transaction's time)
+        v = "NULL" if rng.random() < 0.2 else f"'v{rng.randint(0, 10 ** 6)}'"
+        d = "NULL" if rng.random() < 0.2 else f"{rng.randint(-99999999, 99999999) / 1000:.3f}"
+        if r < 0.3 or len(live["sv"]) < 2:
+            return f"INSERT INTO {n['sv']} VALUES ({fresh('sv')}, {v}, {d});\n"
+        if r < 0.8:
+            return f"UPDATE {n['sv']} SET v = {v}, d = {d} WHERE id = {rng.choice(live['sv'])};\n"
+        return f"DELETE FROM {n['sv']} WHERE id = {taken('sv')};\n"
+
+    scripts = []
+    for _ in range(parts):
+        script = [SESSION]
+        for _ in range(transactions):
+            body = []
+            for _ in range(rng.randint(1, 4)):
+                body.append(statement(any(f" {n['sv']} " in s for s in body)))
+            script.append("BEGIN;\n" + "".join(body) + "COMMIT;\n")
+            if rng.random() < 0.2:
+                script.append(f"SELECT NEXTVAL({n['sq']});\n")
+        scripts.append("".join(script))
+    return scripts
+
+
+def proof_tables(value_cols):
+    """The proof's tables as compared: (name, columns, what the source's SELECT adds)."""
+    return [("t", value_cols, ""), ("k", value_cols, ""), ("sv", SV, "FOR SYSTEM_TIME ALL"), ("hu", HU, ""),
+            ("sq", SQ, "")]
+
+
+def compare_mariadb(compare, source, db, target, target_db, cols, prefix=None):
+    """Each table of db (named with prefix) against the one of target_db on the target server."""
+    for table, tcols, extra in proof_tables(cols):
+        name = (prefix or "") + table
+        compare.tables(f"MariaDB {table}", tcols, maria_rows(source, db, name, tcols, extra),
+                       maria_rows(target, target_db, name, tcols))
+
+
+def compare_postgres(compare, source, db, pg, schema, cols, prefix=None):
+    """Each table of db (named with prefix) against the one of the PostgreSQL schema, whose
+    columns of t and k must have the types cdc-apply(1) maps them to."""
+    for table in ("t", "k"):
+        name = (prefix or "") + table
+        types = dict(line.split("\t") for line in pg.run(
+            f"SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = '\"{schema}\".\"{name}\"'::regclass"
+            " AND attnum > 0 AND NOT attisdropped;").splitlines())
+        for column in cols:
+            if types.get(column.name) != mapped_type(column):
+                compare.failures.append(f"PostgreSQL {table} column {column.name} ({column.definition}): created as "
+                                        f"{types.get(column.name)}, cdc-apply(1) maps it to {mapped_type(column)}")
+    for table, tcols, extra in proof_tables(cols):
+        name = (prefix or "") + table
+        compare.tables(f"PostgreSQL {table}", tcols, maria_rows(source, db, name, tcols, extra),
+                       pg_rows(pg, schema, name, tcols))
+
+
+def report(compare, cols, charsets, started):
+    """The count of values compared, then the failures; 0 when there are none, else 1."""
+    print(f"{compare.values} values compared ({compare.non_null} not NULL): {len(cols)} columns of t, {len(charsets)} character sets, "
+          f"in {time.monotonic() - started:.1f}s")
+    if compare.failures:
+        print(f"FAIL {len(compare.failures)} values differ; the first ones:")
+        kinds = {}
+        for failure in compare.failures:
+            kind = re.sub(r" id=\S+", "", failure.split(": the source")[0])
+            kinds[kind] = kinds.get(kind, 0) + 1
+        for kind, count in sorted(kinds.items()):
+            print(f"  {count:5d} {kind}")
+        for failure in compare.failures[:60]:
+            print("  " + (failure if len(failure) < 900 else failure[:300] + " ... " + failure[-500:]))
+        return 1
+    return 0
+
+
+def proof_columns(charsets, pools, pg_safe):
+    """The columns of t; with pg_safe, their generators write no zero date."""
+    cols = td.columns(charsets, pools)
+    if pg_safe:
+        for column in cols:
+            if column.kind in ("date", "datetime", "timestamp") and column.generate:
+                column.generate = without_zero_dates(column.generate)
+    return cols
+
+
+def run(args):
+    """The proof of its own (apply_types.sh): above."""
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 31)
     print(f"seed {seed} (CDC_TYPE_SEED={seed} replays this run)", flush=True)
     rng = random.Random(seed)
@@ -259,15 +407,13 @@ def main():
     server = td.Server(args)
     pg = Postgres(args)
     charsets, pools = td.character_pools(server)
-    cols = {SRC: td.columns(charsets, pools), SRC_PG: td.columns(charsets, pools)}
-    for column in cols[SRC_PG]:
-        if column.kind in ("date", "datetime", "timestamp") and column.generate:
-            column.generate = without_zero_dates(column.generate)
+    cols = {SRC: proof_columns(charsets, pools, False), SRC_PG: proof_columns(charsets, pools, True)}
 
     connection = ["-h", "127.0.0.1", "-P", args.port, "-u", "cdc"]
     inputs = {}
     for db in (SRC, SRC_PG):
-        changes = make_source(server, rng, db, cols[db], args.rows)
+        make_tables(server, rng, db, cols[db], args.rows)
+        changes = first_changes(rng, db, cols[db], args.rows)
         directory = os.path.join(args.work, "sync-" + db)
         # the snapshot, then the changes, then the stream from the snapshot's position up to them
         tool(args, "cdc-sync", *connection, "--tables", f"{db}.*", "--dir", directory, "--mode", "initial_only",
@@ -310,40 +456,67 @@ def main():
         compare.failures.append(f"cdc-apply into PostgreSQL of zero dates: exit 65 but not naming a date column: {err[-500:]}")
     print(f"applied in {time.monotonic() - started:.1f}s since the start", flush=True)
 
-    value_cols = cols[SRC]
-    for table in ("t", "k"):
-        types = dict(line.split("\t") for line in pg.run(
-            f"SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = '{SRC_PG}.{table}'::regclass"
-            " AND attnum > 0 AND NOT attisdropped;").splitlines())
-        for column in cols[SRC_PG]:
-            if types.get(column.name) != mapped_type(column):
-                compare.failures.append(f"PostgreSQL {table} column {column.name} ({column.definition}): created as "
-                                        f"{types.get(column.name)}, cdc-apply(1) maps it to {mapped_type(column)}")
-    for label, table, tcols, extra in [("t", "t", value_cols, ""), ("k", "k", value_cols, ""),
-                                       ("sv", "sv", SV, "FOR SYSTEM_TIME ALL"),
-                                       ("hu", "hu", HU, ""), ("sq", "sq", SQ, "")]:
-        if applied["MariaDB"]:
-            compare.tables(f"MariaDB {label}", tcols, maria_rows(server, SRC, table, tcols, extra),
-                           maria_rows(server, COPY, table, tcols))
-        pcols = cols[SRC_PG] if table in ("t", "k") else tcols
-        if applied["PostgreSQL"]:
-            compare.tables(f"PostgreSQL {label}", pcols, maria_rows(server, SRC_PG, table, pcols, extra),
-                           pg_rows(pg, SRC_PG, table, pcols))
+    if applied["MariaDB"]:
+        compare_mariadb(compare, server, SRC, server, COPY, cols[SRC])
+    if applied["PostgreSQL"]:
+        compare_postgres(compare, server, SRC_PG, pg, SRC_PG, cols[SRC_PG])
+    return report(compare, cols[SRC], charsets, started)
 
-    print(f"{compare.values} values compared ({compare.non_null} not NULL): {len(value_cols)} columns of t, {len(charsets)} character sets, "
-          f"in {time.monotonic() - started:.1f}s")
-    if compare.failures:
-        print(f"FAIL {len(compare.failures)} values differ; the first ones:")
-        kinds = {}
-        for failure in compare.failures:
-            kind = re.sub(r" id=\S+", "", failure.split(": the source")[0])
-            kinds[kind] = kinds.get(kind, 0) + 1
-        for kind, count in sorted(kinds.items()):
-            print(f"  {count:5d} {kind}")
-        for failure in compare.failures[:60]:
-            print("  " + (failure if len(failure) < 900 else failure[:300] + " ... " + failure[-500:]))
-        return 1
+
+def make_source(args):
+    """make-source (fault_apply.sh): the tables with values both targets can hold, prefixed in a
+    database that exists, and the scripts of the changes that follow, PREFIX.1.sql and on."""
+    rng = random.Random(args.seed)
+    server = td.Server(args)
+    charsets, pools = td.character_pools(server)
+    cols = proof_columns(charsets, pools, True)
+    make_tables(server, rng, args.db, cols, args.rows, args.prefix)
+    scripts = random_changes(rng, args.db, cols, args.rows, args.parts, args.transactions, args.prefix)
+    for part, script in enumerate(scripts, 1):
+        with open(f"{args.out}.{part}.sql", "w", encoding="utf-8") as out:
+            out.write(script)
+    print(f"{args.db}.{args.prefix}t: {len(cols)} columns, {len(charsets)} character sets, {args.rows} rows; "
+          f"{args.parts * args.transactions} transactions to come", flush=True)
     return 0
+
+
+def compare_targets(args):
+    """compare (fault_apply.sh): the tables make-source made against a MariaDB target on a server
+    of its own and a PostgreSQL one."""
+    started = time.monotonic()
+    server = td.Server(args)
+    charsets, pools = td.character_pools(server)
+    cols = proof_columns(charsets, pools, True)
+    compare = Compare()
+    compare_mariadb(compare, server, args.db, td.Server(argparse.Namespace(socket=args.target_socket)),
+                    args.target_db, cols, args.prefix)
+    compare_postgres(compare, server, args.db, Postgres(args), args.pg_schema, cols, args.prefix)
+    return report(compare, cols, charsets, started)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    proof = commands.add_parser("run", help="the proof of its own: make, read, apply, compare")
+    for name in ("socket", "port", "password", "tools", "work", "pg-conninfo", "pg-admin", "psql"):
+        proof.add_argument("--" + name, required=True)
+    proof.add_argument("--seed", type=int, default=None)
+    proof.add_argument("--rows", type=int, default=400)
+    source = commands.add_parser("make-source", help="the tables and the scripts of their changes")
+    compare = commands.add_parser("compare", help="the targets against the tables make-source made")
+    for sub in (source, compare):
+        sub.add_argument("--socket", required=True)
+        sub.add_argument("--db", required=True)
+        sub.add_argument("--prefix", required=True)
+    source.add_argument("--seed", type=int, required=True)
+    source.add_argument("--rows", type=int, default=60)
+    source.add_argument("--parts", type=int, default=8)
+    source.add_argument("--transactions", type=int, default=20)
+    source.add_argument("--out", required=True)
+    for name in ("target-socket", "target-db", "pg-admin", "psql", "pg-schema"):
+        compare.add_argument("--" + name, required=True)
+    args = parser.parse_args()
+    return {"run": run, "make-source": make_source, "compare": compare_targets}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@
 # throwaway PostgreSQL, each target then equal to its source row for row, the servers rendering
 # every value. On a throwaway MariaDB of its own. CDC_TYPE_SEED replays a run; CDC_TYPE_ROWS
 # (default 400) sets its size. Skipped (77) where PostgreSQL or python3 is not installed.
+# fault_apply.sh carries the same tables through its faults (apply_types.py make-source and
+# compare); this test alone applies the zero dates (MariaDB) and refuses them (PostgreSQL).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 source "$source_dir/scripts/lib/throwaway_postgres.sh"
@@ -18,7 +20,7 @@ throwaway_start "$srv" || exit 1
 pg_throwaway_start "$pg" || exit 1
 seed_args=()
 [[ -n ${CDC_TYPE_SEED:-} ]] && seed_args=(--seed "$CDC_TYPE_SEED")
-if python3 "$source_dir/tests/integration/apply_types.py" --socket "$THROWAWAY_SOCKET" --port "$THROWAWAY_PORT" \
+if python3 "$source_dir/tests/integration/apply_types.py" run --socket "$THROWAWAY_SOCKET" --port "$THROWAWAY_PORT" \
     --password "$THROWAWAY_CDC_PASSWORD" --tools "$tools_dir" --work "$work" --pg-conninfo "$PG_THROWAWAY_CONNINFO" \
     --pg-admin "host=$PG_THROWAWAY_SOCKET_DIR port=$PG_THROWAWAY_PORT dbname=copy user=postgres" \
     --psql "$(pg_throwaway_bin)/psql" --rows "${CDC_TYPE_ROWS:-400}" "${seed_args[@]}"; then

@@ -810,15 +810,17 @@ def update_sql(table, cols, rng, key, db=DB):
     return f"UPDATE {db}.{table} SET {sets} WHERE id = {key};\n"
 
 
-def schema_sql(cols, db=DB):
+def schema_sql(cols, db=DB, prefix=None):
     """The proof's tables: t with every column, a system-versioned table, a sequence, a table
-    with a long UNIQUE key."""
-    return (f"DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db};\n"
-            f"CREATE TABLE {db}.t ({', '.join(f'`{c.name}` {c.definition}' for c in cols)}) ROW_FORMAT=DYNAMIC;\n"
-            f"CREATE TABLE {db}.sv (id INT NOT NULL PRIMARY KEY, v VARCHAR(20), d DECIMAL(8,3)) WITH SYSTEM VERSIONING;\n"
-            f"CREATE SEQUENCE {db}.sq START WITH 100 INCREMENT BY 7 MAXVALUE 1000000 NOCACHE CYCLE;\n"
+    with a long UNIQUE key. In a new database db; or, with prefix, named prefix + t and so on
+    in db as it is (apply_types.py make-source: beside fault_apply.sh's tables)."""
+    p = prefix or ""
+    return (("" if prefix else f"DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db};\n") +
+            f"CREATE TABLE {db}.{p}t ({', '.join(f'`{c.name}` {c.definition}' for c in cols)}) ROW_FORMAT=DYNAMIC;\n"
+            f"CREATE TABLE {db}.{p}sv (id INT NOT NULL PRIMARY KEY, v VARCHAR(20), d DECIMAL(8,3)) WITH SYSTEM VERSIONING;\n"
+            f"CREATE SEQUENCE {db}.{p}sq START WITH 100 INCREMENT BY 7 MAXVALUE 1000000 NOCACHE CYCLE;\n"
             # a long UNIQUE key: the server logs a hidden DB_ROW_HASH_1 column no SELECT shows
-            f"CREATE TABLE {db}.hu (id INT NOT NULL PRIMARY KEY, b TEXT, UNIQUE KEY (b));\n")
+            f"CREATE TABLE {db}.{p}hu (id INT NOT NULL PRIMARY KEY, b TEXT, UNIQUE KEY (b));\n")
 
 
 def main():
