@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # cdc-apply's exactly-once under faults that coincide (issue 32): a random load runs on the
 # source while cdc-sync --output streams it and two `cdc-apply --follow` feed on that file, one
-# into a MariaDB server of its own, one into a throwaway PostgreSQL. Every round of a seeded
+# into a MariaDB server of its own, one into a throwaway PostgreSQL. The load is apply_lib.sh's
+# (a.t over most types, a.c with a composite key, a.k without a key) and, beside it, the type
+# proof's tables (apply_types.py make-source: type_differential.py's table of every type as
+# a.ty_t and its keyless copy a.ty_k, the system-versioned a.ty_sv, the long-UNIQUE a.ty_hu, the
+# sequence a.ty_sq; random and edge values both targets can hold, no zero dates), whose rows are
+# inserted, updated, moved to other keys and deleted during the rounds. Every round of a seeded
 # schedule makes two faults at once, drawn from: kill -9 of cdc-sync (which cuts its output back
 # and writes it again when it runs again), SIGTERM to it, kill -9 of either cdc-apply, the
 # MariaDB target killed (kill -9) and started again (InnoDB recovers it), PostgreSQL stopped with
@@ -13,8 +18,13 @@
 # with its message) and run again as the same command. Once the load is done,
 # cdc-sync runs to its end, the appliers stop at SIGTERM and run once more to the end; then
 #   both targets equal the source row for row (PostgreSQL through cdc-apply(1)'s mapping, as
-#   apply_postgres.sh compares), and both position tables hold the stream's last commit.
-# CDC_APPLY_SEED replays a run (the schedule and the load); CDC_APPLY_ROUNDS sets the rounds.
+#   apply_postgres.sh compares), and both position tables hold the stream's last commit;
+#   the type proof's tables too, as apply_types.py compare renders them: each server writes
+#   every value (PostgreSQL through SQL that follows cdc-apply(1)'s mapping), and the column
+#   types PostgreSQL got are those the mapping names.
+# CDC_APPLY_SEED replays a run (the schedule and the load); CDC_APPLY_ROUNDS sets the rounds;
+# CDC_APPLY_TYPE_ROWS (default 60) and CDC_APPLY_TYPE_TRANSACTIONS (default 25 a part, 8 parts)
+# size the type tables and their changes.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 source "$source_dir/scripts/lib/throwaway_postgres.sh"
@@ -45,6 +55,12 @@ apply_source_schema
 apply_write_load
 python3 "$work/load.py" "$seed" 0 0 0 | root >/dev/null || fail "the initial load"
 for part in 1 2 3 4 5 6 7 8; do python3 "$work/load.py" "$seed" "$part" 120 0 >"$work/load.$part.sql"; done
+# The type proof's tables beside them (a.ty_t, a.ty_k, a.ty_sv, a.ty_hu, a.ty_sq), with values
+# both targets can hold, and their changes in as many parts as the load's.
+types_py=$source_dir/tests/integration/apply_types.py
+python3 "$types_py" make-source --socket "$THROWAWAY_SOCKET" --db a --prefix ty_ --seed "$seed" \
+  --rows "${CDC_APPLY_TYPE_ROWS:-60}" --parts 8 --transactions "${CDC_APPLY_TYPE_TRANSACTIONS:-25}" \
+  --out "$work/types" | sed 's/^/     /' || fail "the type proof's tables"
 
 # The processes, each run again as the same command: cdc-sync, and the two appliers.
 stream=$work/stream.ndjson
@@ -67,11 +83,14 @@ start_pg() {
 }
 start() { "start_$1"; started[$1]=$((${started[$1]:-0} + 1)); bg_pids+=("${pid[$1]}"); }
 
-# The load, in parts with pauses, beside everything else.
+# The load, in parts with pauses, beside everything else; the type tables' changes beside it.
 (for part in 1 2 3 4 5 6 7 8; do root <"$work/load.$part.sql" >/dev/null || exit 1; sleep 0.4; done) \
   2>"$work/load.err" &
 loader=$!
-bg_pids+=("$loader")
+(for part in 1 2 3 4 5 6 7 8; do root <"$work/types.$part.sql" >/dev/null || exit 1; sleep 0.4; done) \
+  2>"$work/types.err" &
+types_loader=$!
+bg_pids+=("$loader" "$types_loader")
 start sync
 wait_until 60 test -s "$work/dir/snapshot.ndjson" || fail "cdc-sync wrote no snapshot: $(tail -3 "$work/sync.err")"
 wait_until 10 test -e "$stream" || fail "cdc-sync wrote no stream file"
@@ -145,6 +164,7 @@ for ((round = 1; round <= rounds; round++)); do
 done
 echo "     faults: ${made[*]}"
 wait "$loader" || fail "the load: $(head -c 300 "$work/load.err")"
+wait "$types_loader" || fail "the type tables' changes: $(head -c 300 "$work/types.err")"
 until=$(gtid_pos)
 
 # To the end: cdc-sync past the load, then each applier stopped (SIGTERM: exit 0) and run once
@@ -170,7 +190,8 @@ expect "the PostgreSQL applier, once more to the end: exit 0" 0 \
 echo "     started: cdc-sync ${started[sync]} times, the MariaDB applier ${started[maria]}, the PostgreSQL one" \
   "${started[pg]} (which reconnected $(grep -c 'reconnecting in' "$work/pg.err") times, --retry-for)"
 echo "     $(grep -c '"op":"r"' "$work/dir/snapshot.ndjson") snapshot rows, $(grep -c '"op":"[cud]"' "$stream") changes in" \
-  "$(grep -c '"op":"commit"' "$stream") transactions"
+  "$(grep -c '"op":"commit"' "$stream") transactions ($(grep '"op":"[cud]"' "$stream" | grep -c '"table":"ty_') changes" \
+  "of the type tables)"
 
 last=$(grep '"op":"commit"' "$stream" | tail -1 | jq -r .position)
 maria_same() {
@@ -186,4 +207,13 @@ pg_check_target "PostgreSQL"
 assert "PostgreSQL: the position table holds the last commit's position ($last)" \
   test "$(psql_copy -c "SELECT position FROM b.cdc_apply_position")" == "$last"
 assert "the source tables are not empty" test "$(root -N -e 'SELECT COUNT(*) FROM a.t')" -gt 100
+# The type proof's tables: each server renders every value (apply_types.py's comparison).
+if python3 "$types_py" compare --socket "$THROWAWAY_SOCKET" --db a --prefix ty_ --target-socket "$tgt_socket" \
+    --target-db b --pg-admin "host=$PG_THROWAWAY_SOCKET_DIR port=$PG_THROWAWAY_PORT dbname=copy user=postgres" \
+    --psql "$(pg_throwaway_bin)/psql" --pg-schema b | sed 's/^/     /'; then
+  passes=$((passes + 1))
+  echo "ok   MariaDB and PostgreSQL: the type proof's tables equal the source, every value as the servers render it"
+else
+  fail "a target's type proof tables differ from the source (above)"
+fi
 finish
