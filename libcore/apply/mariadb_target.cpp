@@ -76,13 +76,10 @@ Result<void> MariadbTarget::run_statements(const StatementBatch& batch) {
     for (std::size_t i = first; i < last; ++i) {
       const StatementInfo& info = statements[i];
       if (info.exact && affected_[i - first] != info.expected)
-        return fail(Errc::corrupt_input,
-                    fmt::format("{} for the {}: the target differs from the source; nothing of this target "
-                                "transaction was applied",
-                                info.kind == "insert or update"
-                                    ? "the target has no row to update, or already a row to insert,"
-                                    : "the target has no row",
-                                describe(info)));
+        return unexpected_count(batch, i, affected_[i - first],
+                                [this](std::string_view text, std::size_t count, std::vector<std::uint64_t>& counts) {
+                                  return connection_.execute_batch(text, count, counts);
+                                });
     }
     begin = statements[last - 1].end + 1;  // past the ';'
     first = last;

@@ -86,13 +86,11 @@ Result<void> PostgresTarget::run_statements(const StatementBatch& batch) {
     for (std::size_t i = first; i < last; ++i) {
       const StatementInfo& info = statements[i];
       if (info.exact && affected_[i - first + skip] != info.expected)
-        return fail(Errc::corrupt_input,
-                    fmt::format("{} for the {}: the target differs from the source; nothing of this target "
-                                "transaction was applied",
-                                info.kind == "insert or update"
-                                    ? "the target has no row to update, or already a row to insert,"
-                                    : "the target has no row",
-                                describe(info)));
+        return unexpected_count(batch, i, affected_[i - first + skip],
+                                [this](std::string_view text, std::size_t count, std::vector<std::uint64_t>& counts) {
+                                  const std::string terminated(text);  // PQsendQuery reads up to a NUL
+                                  return connection_.execute_batch(terminated.c_str(), count, counts);
+                                });
     }
     begin = end + 1;  // past the ';'
     first = last;

@@ -1,5 +1,8 @@
 #include "apply/statement_batch.h"
 
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 
 namespace cdc::apply {
@@ -72,6 +75,8 @@ void StatementBatch::begin_statement(const TargetTable& table, std::string_view 
                                      const RowOrigin& origin) {
   if (!statements_.empty()) sql_.push_back(';');
   StatementInfo& info = statements_.emplace_back();
+  info.start = sql_.size();
+  info.rows_from = info.rows_to = rows_noted_.size();
   info.exact = exact;
   info.kind = kind;
   info.table = &table;
@@ -119,6 +124,27 @@ Unexpected StatementBatch::row_error(const TargetTable& table, const RowOrigin& 
   return fail(error.code, fmt::format("{} at {}: {}", table.source_name, scratch_, error.message));
 }
 
+void StatementBatch::note_row(std::size_t begin, std::uint64_t expected, const RowOrigin& origin) {
+  StatementRow& row = rows_noted_.emplace_back();
+  row.begin = begin;
+  row.end = sql_.size();
+  row.expected = expected;
+  row.origin_begin = origins_.size();
+  describe(scratch_, origin);
+  origins_.append(scratch_);
+  row.origin_end = origins_.size();
+  statements_.back().rows_to = rows_noted_.size();
+}
+
+std::string StatementBatch::one_row_sql(const StatementInfo& info, const StatementRow& row) const {
+  const StatementRow& first = rows_noted_[info.rows_from];
+  const StatementRow& last = rows_noted_[info.rows_to - 1];
+  std::string sql(std::string_view(sql_).substr(info.start, first.begin - info.start));
+  sql.append(std::string_view(sql_).substr(row.begin, row.end - row.begin));
+  sql.append(std::string_view(sql_).substr(last.end, info.end - last.end));
+  return sql;
+}
+
 Result<void> StatementBatch::add_insert(const TargetTable& table, simdjson::dom::object after, bool upsert,
                                         const RowOrigin& origin) {
   if (auto done = insert_row(table, after, upsert, origin); !done) return row_error(table, origin, done.error());
@@ -149,12 +175,14 @@ Result<bool> StatementBatch::add_values_row(const TargetTable& table, simdjson::
     open_start_ = sql_.size();
     sql_.append(table.insert_prefix);
   }
+  const std::size_t row_begin = sql_.size();
   if (auto done = append_row_values(table, after, "after"); !done) {
     sql_.resize(rollback);
     if (!extend) statements_.pop_back();
     return fail(std::move(done).error());
   }
-  if (extend) describe(statements_.back().last, origin);
+  note_row(row_begin, 1, origin);  // an insert counts 1; update_as_upsert makes it 2
+  if (extend) statements_.back().last.assign(this->origin(rows_noted_.back()));
   open_table_ = &table;
   ++statements_.back().rows;
   ++rows_;
@@ -208,6 +236,7 @@ Result<void> StatementBatch::update_as_upsert(const TargetTable& table, simdjson
   info.kind = "insert or update";
   info.exact = true;
   info.expected += 2;
+  rows_noted_.back().expected = 2;  // an update found its row
   open_kind_ = OpenKind::changes;
   return {};
 }
@@ -322,13 +351,15 @@ Result<void> StatementBatch::delete_row(const TargetTable& table, simdjson::dom:
       sql_.append(table.columns[key].quoted);
       sql_.append(" IN (");
     }
+    const std::size_t row_begin = sql_.size();
     if (auto done = append_literal(sql_, table.columns[key], before_values_[key], LiteralUse::comparison, scratch_);
         !done) {
       sql_.resize(rollback);
       if (!extend) statements_.pop_back();
       return bad_row(done.error().message);
     }
-    if (extend) describe(statements_.back().last, origin);
+    note_row(row_begin, 1, origin);
+    if (extend) statements_.back().last.assign(this->origin(rows_noted_.back()));
     open_table_ = &table;
     open_kind_ = OpenKind::delete_in;
     ++statements_.back().rows;
@@ -366,6 +397,8 @@ StatementBatch::Mark StatementBatch::mark() const {
   Mark at;
   at.sql_size = sql_.size();
   at.statements = statements_.size();
+  at.rows_noted = rows_noted_.size();
+  at.origins_size = origins_.size();
   at.rows = rows_;
   at.open_table = open_table_;
   at.open_kind = static_cast<int>(open_kind_);
@@ -383,6 +416,8 @@ StatementBatch::Mark StatementBatch::mark() const {
 void StatementBatch::rewind(const Mark& mark) {
   sql_.resize(mark.sql_size);
   statements_.resize(mark.statements);
+  rows_noted_.resize(mark.rows_noted);
+  origins_.resize(mark.origins_size);
   rows_ = mark.rows;
   open_table_ = mark.open_table;
   open_kind_ = static_cast<OpenKind>(mark.open_kind);
@@ -395,6 +430,7 @@ void StatementBatch::rewind(const Mark& mark) {
     statements_.back().kind = mark.open_name;
     statements_.back().last = mark.open_last;
     statements_.back().end = sql_.size();
+    statements_.back().rows_to = std::min(statements_.back().rows_to, rows_noted_.size());
   }
 }
 
@@ -402,7 +438,44 @@ void StatementBatch::clear() {
   sql_.clear();
   statements_.clear();
   rows_ = 0;
+  rows_noted_.clear();
+  origins_.clear();
   open_table_ = nullptr;
+}
+
+Unexpected unexpected_count(const StatementBatch& batch, std::size_t index, std::uint64_t counted,
+                            const RunStatements& run) {
+  const StatementInfo& info = batch.statements()[index];
+  const std::string_view why = info.kind == "insert or update"
+                                   ? "the target has no row to update, or already a row to insert,"
+                                   : "the target has no row";
+  const auto message = [&](std::string_view which) {
+    return fail(Errc::corrupt_input, fmt::format("{} for the {}: the target differs from the source; nothing of this "
+                                                 "target transaction was applied",
+                                                 why, which));
+  };
+  if (info.rows_to - info.rows_from < 2) return message(describe(info));
+  // The statements before it again, then its rows one by one: the first that counts other
+  // than its own share is the row; all rolled back.
+  std::vector<std::uint64_t> affected;
+  std::optional<std::string> found;
+  if (run("ROLLBACK", 1, affected) && run("BEGIN", 1, affected)) {
+    const auto& statements = batch.statements();
+    bool replayed = true;
+    if (index > 0) replayed = static_cast<bool>(run(batch.sql().substr(0, statements[index - 1].end), index, affected));
+    for (std::size_t r = info.rows_from; replayed && r < info.rows_to && !found; ++r) {
+      const StatementRow& row = batch.row(r);
+      affected.clear();
+      if (!run(batch.one_row_sql(info, row), 1, affected) || affected.size() != 1) break;
+      if (affected[0] != row.expected)
+        found = fmt::format("{} of {} at {} (counted {}, {} expected; one of the {} rows of a statement that counted "
+                            "{}, {} expected)",
+                            info.kind, info.table != nullptr ? info.table->source_name : "?", batch.origin(row),
+                            affected[0], row.expected, info.rows, counted, info.expected);
+    }
+    (void)run("ROLLBACK", 1, affected);
+  }
+  return message(found ? *found : describe(info));
 }
 
 }  // namespace cdc::apply

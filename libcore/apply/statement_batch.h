@@ -16,9 +16,14 @@
 // that transaction's statements (a discard line, an input that ends before its commit, a
 // transaction already applied), restoring an INSERT it had extended. Nothing here allocates
 // per row once the buffers have grown, but for the description of an update or delete.
+//
+// Each row of a multi-row statement is noted (where its text is, what the server must count for
+// it, and where it comes from), so that when the statement counts other than it should, the row
+// that did can be found and named (unexpected_count()).
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +58,20 @@ struct StatementInfo {
   const TargetTable* table = nullptr;
   std::string first;           // the first row's origin and key, for messages
   std::string last;            // the last row's, when there are several
+  std::size_t start = 0;       // where its text starts in sql()
+  std::size_t rows_from = 0;   // its rows in StatementBatch::row(), when it has several
+  std::size_t rows_to = 0;
+};
+
+// One row of a multi-row statement: its text in sql() (a "(...)" of an INSERT's VALUES, a key of
+// a DELETE's IN list), what the server must count for it alone (0: not checked), and its origin
+// and key as the messages write them, in StatementBatch::origins().
+struct StatementRow {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  std::uint64_t expected = 0;
+  std::size_t origin_begin = 0;
+  std::size_t origin_end = 0;
 };
 
 // "update of db.t at <position> key {...}" (and "(one of N rows, the last at ...)"): the
@@ -64,6 +83,8 @@ class StatementBatch {
   struct Mark {
     std::size_t sql_size = 0;
     std::size_t statements = 0;
+    std::size_t rows_noted = 0;
+    std::size_t origins_size = 0;
     std::uint64_t rows = 0;
     std::uint64_t open_rows = 0;  // the rows of an open INSERT
     std::uint64_t open_expected = 0;
@@ -100,6 +121,13 @@ class StatementBatch {
   [[nodiscard]] const std::vector<StatementInfo>& statements() const noexcept { return statements_; }
   [[nodiscard]] std::uint64_t rows() const noexcept { return rows_; }
   [[nodiscard]] bool empty() const noexcept { return statements_.empty(); }
+  [[nodiscard]] const StatementRow& row(std::size_t index) const noexcept { return rows_noted_[index]; }
+  [[nodiscard]] std::string_view origin(const StatementRow& row) const noexcept {
+    return std::string_view(origins_).substr(row.origin_begin, row.origin_end - row.origin_begin);
+  }
+  // The statement `info` with only its row `row` (one of info's): its text before its first
+  // row, that row's, and its text after its last row.
+  [[nodiscard]] std::string one_row_sql(const StatementInfo& info, const StatementRow& row) const;
 
   // A multi-row statement is ended at about this many bytes, below the server's max_allowed_packet.
   static constexpr std::size_t kMaxStatementBytes = std::size_t{1} << 20;
@@ -136,10 +164,14 @@ class StatementBatch {
   Result<void> delete_row(const TargetTable& table, simdjson::dom::object before, const RowOrigin& origin);
   // "db.t at <position> key {...}: <why>": a row that cannot be written names itself.
   Unexpected row_error(const TargetTable& table, const RowOrigin& origin, const Error& error);
+  // Notes the row of the open statement whose text runs from `begin` to the end of sql_.
+  void note_row(std::size_t begin, std::uint64_t expected, const RowOrigin& origin);
 
   std::string sql_;
   std::vector<StatementInfo> statements_;
   std::uint64_t rows_ = 0;
+  std::vector<StatementRow> rows_noted_;
+  std::string origins_;
   // The multi-row statement that the next row of this table and kind extends.
   // changes: a run of "c" and "u" lines of a table with updates_as_upserts, once it holds an
   // update; it ends with the upsert clause.
@@ -151,5 +183,19 @@ class StatementBatch {
   std::vector<simdjson::dom::element> values_;         // gather()'s: the after image
   std::vector<simdjson::dom::element> before_values_;  // the before image
 };
+
+// How a target runs SQL text of `count` statements joined by ';', giving each one's count of
+// rows (the targets' execute_batch()).
+using RunStatements =
+    std::function<Result<void>(std::string_view sql, std::size_t count, std::vector<std::uint64_t>& affected)>;
+
+// The error for statement `index` of `batch`, which counted `counted` rows where it should have
+// counted info.expected (exit 65: the target differs from the source). A statement of several
+// rows is run again row by row to name the one that counted wrong: the transaction it was in is
+// rolled back, then in a new one the statements before it and each of its rows alone, and that
+// one is rolled back too. When that finds no single row (or fails), the message names the
+// statement's first and last rows.
+[[nodiscard]] Unexpected unexpected_count(const StatementBatch& batch, std::size_t index, std::uint64_t counted,
+                                          const RunStatements& run);
 
 }  // namespace cdc::apply
