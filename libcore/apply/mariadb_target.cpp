@@ -72,7 +72,7 @@ Result<void> MariadbTarget::run_statements(const StatementBatch& batch) {
     while (last < statements.size() && statements[last].end - begin <= kRoundTripBytes) ++last;
     affected_.clear();
     auto done = connection_.execute_batch(sql.substr(begin, statements[last - 1].end - begin), last - first, affected_);
-    if (!done) return fail(target_error(done.error(), describe(statements[std::min(first + affected_.size(), last - 1)])));
+    if (!done) return fail(target_error(done.error(), batch.describe(statements[std::min(first + affected_.size(), last - 1)])));
     for (std::size_t i = first; i < last; ++i) {
       const StatementInfo& info = statements[i];
       if (info.exact && affected_[i - first] != info.expected)

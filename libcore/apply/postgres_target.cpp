@@ -80,7 +80,7 @@ Result<void> PostgresTarget::run_statements(const StatementBatch& batch) {
     if (!done) {
       if (affected_.size() < skip) return fail(target_error(done.error(), "BEGIN"));
       const std::size_t failed = std::min(first + affected_.size() - skip, last - 1);
-      return fail(target_error(done.error(), describe(statements[failed])));
+      return fail(target_error(done.error(), batch.describe(statements[failed])));
     }
     begun = true;
     for (std::size_t i = first; i < last; ++i) {

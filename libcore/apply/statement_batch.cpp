@@ -30,10 +30,12 @@ bool same_value(simdjson::dom::element a, simdjson::dom::element b) {
 
 }  // namespace
 
-std::string describe(const StatementInfo& info) {
+std::string StatementBatch::describe(const StatementInfo& info) const {
   std::string text = fmt::format("{} of {} at {}", info.kind, info.table != nullptr ? info.table->source_name : "?",
                                  info.first);
-  if (info.rows > 1) text += fmt::format(" (one of {} rows, the last at {})", info.rows, info.last);
+  // Only statements of noted rows have several.
+  if (info.rows > 1 && info.rows_to > info.rows_from)
+    text += fmt::format(" (one of {} rows, the last at {})", info.rows, origin(rows_noted_[info.rows_to - 1]));
   return text;
 }
 
@@ -182,7 +184,6 @@ Result<bool> StatementBatch::add_values_row(const TargetTable& table, simdjson::
     return fail(std::move(done).error());
   }
   note_row(row_begin, 1, origin);  // an insert counts 1; update_as_upsert makes it 2
-  if (extend) statements_.back().last.assign(this->origin(rows_noted_.back()));
   open_table_ = &table;
   ++statements_.back().rows;
   ++rows_;
@@ -359,8 +360,7 @@ Result<void> StatementBatch::delete_row(const TargetTable& table, simdjson::dom:
       return bad_row(done.error().message);
     }
     note_row(row_begin, 1, origin);
-    if (extend) statements_.back().last.assign(this->origin(rows_noted_.back()));
-    open_table_ = &table;
+      open_table_ = &table;
     open_kind_ = OpenKind::delete_in;
     ++statements_.back().rows;
     ++statements_.back().expected;
@@ -408,7 +408,6 @@ StatementBatch::Mark StatementBatch::mark() const {
     at.open_expected = statements_.back().expected;
     at.open_exact = statements_.back().exact;
     at.open_name = statements_.back().kind;
-    at.open_last = statements_.back().last;
   }
   return at;
 }
@@ -428,7 +427,6 @@ void StatementBatch::rewind(const Mark& mark) {
     statements_.back().expected = mark.open_expected;
     statements_.back().exact = mark.open_exact;
     statements_.back().kind = mark.open_name;
-    statements_.back().last = mark.open_last;
     statements_.back().end = sql_.size();
     statements_.back().rows_to = std::min(statements_.back().rows_to, rows_noted_.size());
   }
@@ -454,7 +452,7 @@ Unexpected unexpected_count(const StatementBatch& batch, std::size_t index, std:
                                                  "target transaction was applied",
                                                  why, which));
   };
-  if (info.rows_to - info.rows_from < 2) return message(describe(info));
+  if (info.rows_to - info.rows_from < 2) return message(batch.describe(info));
   // The statements before it again, then its rows one by one: the first that counts other
   // than its own share is the row; all rolled back.
   std::vector<std::uint64_t> affected;
@@ -475,7 +473,7 @@ Unexpected unexpected_count(const StatementBatch& batch, std::size_t index, std:
     }
     (void)run("ROLLBACK", 1, affected);
   }
-  return message(found ? *found : describe(info));
+  return message(found ? *found : batch.describe(info));
 }
 
 }  // namespace cdc::apply

@@ -57,7 +57,6 @@ struct StatementInfo {
   std::string_view kind;       // "insert", "upsert", "update", "delete"
   const TargetTable* table = nullptr;
   std::string first;           // the first row's origin and key, for messages
-  std::string last;            // the last row's, when there are several
   std::size_t start = 0;       // where its text starts in sql()
   std::size_t rows_from = 0;   // its rows in StatementBatch::row(), when it has several
   std::size_t rows_to = 0;
@@ -74,9 +73,6 @@ struct StatementRow {
   std::size_t origin_end = 0;
 };
 
-// "update of db.t at <position> key {...}" (and "(one of N rows, the last at ...)"): the
-// statement as the target's errors name it.
-[[nodiscard]] std::string describe(const StatementInfo& info);
 
 class StatementBatch {
  public:
@@ -90,7 +86,6 @@ class StatementBatch {
     std::uint64_t open_expected = 0;
     bool open_exact = false;
     std::string_view open_name;
-    std::string open_last;
     const TargetTable* open_table = nullptr;
     int open_kind = 0;
     std::size_t open_start = 0;
@@ -125,6 +120,9 @@ class StatementBatch {
   [[nodiscard]] std::string_view origin(const StatementRow& row) const noexcept {
     return std::string_view(origins_).substr(row.origin_begin, row.origin_end - row.origin_begin);
   }
+  // "update of db.t at <position> key {...}" (and "(one of N rows, the last at ...)"): the
+  // statement as the target's errors name it.
+  [[nodiscard]] std::string describe(const StatementInfo& info) const;
   // The statement `info` with only its row `row` (one of info's): its text before its first
   // row, that row's, and its text after its last row.
   [[nodiscard]] std::string one_row_sql(const StatementInfo& info, const StatementRow& row) const;

@@ -151,13 +151,7 @@ MariadbTargetSide::MariadbTargetSide(mysql::Connection connection, std::optional
       wait_(wait) {}
 
 Result<gtid::Position> MariadbTargetSide::position_of(const mysql::QueryResult& result) const {
-  auto state = apply::parse_position_rows(result);
-  if (!state) return fail(state.error());
-  if (state->position.empty())
-    return fail(Errc::config, fmt::format("the target's position table {} holds no position: cdc-apply has applied "
-                                          "nothing there yet, so there is nothing to verify",
-                                          position_table_));
-  return gtid::Position::parse(state->position);
+  return held_position(result, position_table_);
 }
 
 Result<gtid::Position> MariadbTargetSide::position() {

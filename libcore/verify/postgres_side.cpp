@@ -154,13 +154,7 @@ Result<std::unique_ptr<PostgresTargetSide>> PostgresTargetSide::open(const std::
 Result<gtid::Position> PostgresTargetSide::position_of(postgres::Rows rows) const {
   mysql::QueryResult result;
   result.rows = std::move(rows);
-  auto state = apply::parse_position_rows(result);
-  if (!state) return fail(state.error());
-  if (state->position.empty())
-    return fail(Errc::config, fmt::format("the target's position table {} holds no position: cdc-apply has applied "
-                                          "nothing there yet, so there is nothing to verify",
-                                          position_table_));
-  return gtid::Position::parse(state->position);
+  return held_position(result, position_table_);
 }
 
 Result<gtid::Position> PostgresTargetSide::position() {

@@ -1,7 +1,10 @@
 #include "verify/target_wait.h"
 
+#include <fmt/format.h>
+
 #include <thread>
 
+#include "apply/applied_state.h"
 #include "apply/applier.h"
 
 namespace cdc::verify {
@@ -13,6 +16,16 @@ namespace {
 constexpr auto kPollEvery = std::chrono::milliseconds(20);
 
 }  // namespace
+
+Result<gtid::Position> held_position(const mysql::QueryResult& rows, std::string_view position_table) {
+  auto state = apply::parse_position_rows(rows);
+  if (!state) return fail(state.error());
+  if (state->position.empty())
+    return fail(Errc::config, fmt::format("the target's position table {} holds no position: cdc-apply has applied "
+                                          "nothing there yet, so there is nothing to verify",
+                                          position_table));
+  return gtid::Position::parse(state->position);
+}
 
 Result<std::optional<gtid::Position>> TargetWait::wait_for(const gtid::Position& wanted,
                                                            const std::function<Result<gtid::Position>()>& position) {

@@ -1,7 +1,7 @@
 #pragma once
 
 // Waiting for a target of cdc-apply --verify to apply a source position, by reading its
-// position table again and again (every kind of target the same way).
+// position table again and again (every kind of target the same way); and what that table holds.
 
 #include <chrono>
 #include <functional>
@@ -9,9 +9,15 @@
 #include <string>
 
 #include "gtid/position.h"
+#include "mysql/connection.h"
 #include "util/result.h"
 
 namespace cdc::verify {
+
+// The position a target's position table `position_table` holds, from its rows as
+// apply::read_position_sql() selects them: Errc::config when it holds none (cdc-apply has
+// applied nothing there yet).
+[[nodiscard]] Result<gtid::Position> held_position(const mysql::QueryResult& rows, std::string_view position_table);
 
 class TargetWait {
  public:
